@@ -1,0 +1,19 @@
+/* reg-backend-info-private.h: making backend info snapshots
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include "reg-backend-info.h"
+
+G_BEGIN_DECLS
+
+RegBackendInfo *_reg_backend_info_new (const char         *name,
+                                       const char * const *tags,
+                                       const char         *description,
+                                       const char         *module_path,
+                                       gboolean            loaded,
+                                       RegBackendOrigin    origin);
+
+G_END_DECLS

@@ -1,0 +1,48 @@
+/* reg-backend-info.h: a snapshot of what the registry knows of a backend
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#if !defined (REG_INSIDE) && !defined (REG_COMPILATION)
+# error "Only <reg.h> can be included directly."
+#endif
+
+#include <glib-object.h>
+
+#include "reg-version-macros.h"
+
+G_BEGIN_DECLS
+
+/**
+ * RegBackendOrigin:
+ * @REG_BACKEND_ORIGIN_RUNTIME: registered by the application at run time
+ * @REG_BACKEND_ORIGIN_MODULE: declared by a module manifest (loaded or not)
+ *
+ * Where a backend comes from.
+ */
+typedef enum {
+  REG_BACKEND_ORIGIN_RUNTIME,
+  REG_BACKEND_ORIGIN_MODULE,
+} RegBackendOrigin;
+
+#define REG_TYPE_BACKEND_INFO (reg_backend_info_get_type ())
+
+REG_AVAILABLE_IN_ALL
+G_DECLARE_FINAL_TYPE (RegBackendInfo, reg_backend_info, REG, BACKEND_INFO, GObject)
+
+REG_AVAILABLE_IN_ALL
+const char         *reg_backend_info_get_name        (RegBackendInfo *self);
+REG_AVAILABLE_IN_ALL
+const char * const *reg_backend_info_get_tags        (RegBackendInfo *self);
+REG_AVAILABLE_IN_ALL
+const char         *reg_backend_info_get_description (RegBackendInfo *self);
+REG_AVAILABLE_IN_ALL
+const char         *reg_backend_info_get_module_path (RegBackendInfo *self);
+REG_AVAILABLE_IN_ALL
+gboolean            reg_backend_info_get_loaded      (RegBackendInfo *self);
+REG_AVAILABLE_IN_ALL
+RegBackendOrigin    reg_backend_info_get_origin      (RegBackendInfo *self);
+
+G_END_DECLS

@@ -1,0 +1,92 @@
+/* reg-compiler.h: the interface of compiler backends
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#if !defined (REG_INSIDE) && !defined (REG_COMPILATION)
+# error "Only <reg.h> can be included directly."
+#endif
+
+#include <glib-object.h>
+
+#include "reg-version-macros.h"
+#include "reg-compiled-fn.h"
+#include "reg-graph.h"
+
+G_BEGIN_DECLS
+
+/**
+ * REG_COMPILER_ERROR:
+ *
+ * The error domain of compiling and calling.  Its codes are
+ * [enum@Reg.CompilerError].
+ */
+#define REG_COMPILER_ERROR (reg_compiler_error_quark ())
+
+/**
+ * RegCompilerError:
+ * @REG_COMPILER_ERROR_FAILED: compiling failed (also: a compiler returned
+ *   nothing and said nothing)
+ * @REG_COMPILER_ERROR_UNSUPPORTED_OP: the graph uses an operator the backend
+ *   does not support
+ * @REG_COMPILER_ERROR_BAD_INPUTS: a call's inputs differ in count or shape
+ *   from the example inputs the function was compiled for
+ * @REG_COMPILER_ERROR_BAD_OPTION: an option key the backend does not know,
+ *   or a value of the wrong type
+ * @REG_COMPILER_ERROR_RUNTIME: a call failed while running
+ *
+ * Errors in the %REG_COMPILER_ERROR domain.
+ */
+typedef enum {
+  REG_COMPILER_ERROR_FAILED,
+  REG_COMPILER_ERROR_UNSUPPORTED_OP,
+  REG_COMPILER_ERROR_BAD_INPUTS,
+  REG_COMPILER_ERROR_BAD_OPTION,
+  REG_COMPILER_ERROR_RUNTIME,
+} RegCompilerError;
+
+#define REG_TYPE_COMPILER (reg_compiler_get_type ())
+
+REG_AVAILABLE_IN_ALL
+G_DECLARE_INTERFACE (RegCompiler, reg_compiler, REG, COMPILER, GObject)
+
+/**
+ * RegCompilerInterface:
+ * @parent_iface: the parent interface
+ * @compile: compiles @graph for inputs shaped like @example_inputs (a
+ *   #GPtrArray of [class@Reg.Tensor]) with the backend settings in @options
+ *   (%NULL or an `a{sv}` dictionary).  Returns (transfer full) a
+ *   [iface@Reg.CompiledFn], or %NULL with @error set.  The graph has already
+ *   been checked against the example inputs.
+ * @get_name: returns the compiler's own name (optional; the default is the
+ *   name of its type)
+ *
+ * The virtual methods of [iface@Reg.Compiler].
+ */
+struct _RegCompilerInterface
+{
+  GTypeInterface parent_iface;
+
+  RegCompiledFn *(*compile)  (RegCompiler  *self,
+                              RegGraph     *graph,
+                              GPtrArray    *example_inputs,
+                              GVariant     *options,
+                              GError      **error);
+  const char    *(*get_name) (RegCompiler  *self);
+};
+
+REG_AVAILABLE_IN_ALL
+GQuark         reg_compiler_error_quark (void);
+
+REG_AVAILABLE_IN_ALL
+RegCompiledFn *reg_compiler_compile     (RegCompiler  *self,
+                                         RegGraph     *graph,
+                                         GPtrArray    *example_inputs,
+                                         GVariant     *options,
+                                         GError      **error);
+REG_AVAILABLE_IN_ALL
+const char    *reg_compiler_get_name    (RegCompiler  *self);
+
+G_END_DECLS

@@ -1,0 +1,35 @@
+/* reg-graph-private.h: graph internals shared inside libreg
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include "reg-graph.h"
+#include "reg-tensor.h"
+
+G_BEGIN_DECLS
+
+/* A tensor shape by value: what shape inference produces for each node. */
+typedef struct
+{
+  guint  n_dims;
+  gint64 dims[REG_TENSOR_MAX_DIMS];
+} RegShape;
+
+/* Checks @graph (sticky builder error included, see reg_graph_validate())
+ * against @example_inputs (count, then the shape of every node under the
+ * operator rules) and, on success, returns in @shapes (optional) a newly
+ * allocated array of reg_graph_get_n_nodes() shapes, one per node.
+ * Errors: REG_GRAPH_ERROR_SHAPE naming the node and both shapes, or the
+ * graph's own validation error. */
+gboolean _reg_graph_infer_shapes (RegGraph   *graph,
+                                  GPtrArray  *example_inputs,
+                                  RegShape  **shapes,
+                                  GError    **error);
+
+/* Formats a shape as "[4, 3]" ("[]" for 0-d). */
+char    *_reg_shape_to_string    (const gint64 *dims,
+                                  guint         n_dims);
+
+G_END_DECLS

@@ -1,0 +1,132 @@
+/* reg-graph.h: computation graphs
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#if !defined (REG_INSIDE) && !defined (REG_COMPILATION)
+# error "Only <reg.h> can be included directly."
+#endif
+
+#include <glib-object.h>
+
+#include "reg-version-macros.h"
+
+G_BEGIN_DECLS
+
+/**
+ * REG_GRAPH_ERROR:
+ *
+ * The error domain of graph construction, parsing and shape checking.
+ * Its codes are [enum@Reg.GraphError].
+ */
+#define REG_GRAPH_ERROR (reg_graph_error_quark ())
+
+/**
+ * RegGraphError:
+ * @REG_GRAPH_ERROR_PARSE: the text is not a graph (syntax, bad name or number)
+ * @REG_GRAPH_ERROR_UNKNOWN_OP: an operator libreg does not know
+ * @REG_GRAPH_ERROR_ARITY: an operator called with the wrong number of arguments
+ * @REG_GRAPH_ERROR_UNDEFINED: a reference to a name or node that does not exist
+ * @REG_GRAPH_ERROR_REDEFINED: a name defined twice
+ * @REG_GRAPH_ERROR_SHAPE: shapes that do not fit (graph against its inputs,
+ *   or a tensor's data against its shape)
+ *
+ * Errors in the %REG_GRAPH_ERROR domain.  Messages from the text form start
+ * with `LINE:COLUMN: `.
+ */
+typedef enum {
+  REG_GRAPH_ERROR_PARSE,
+  REG_GRAPH_ERROR_UNKNOWN_OP,
+  REG_GRAPH_ERROR_ARITY,
+  REG_GRAPH_ERROR_UNDEFINED,
+  REG_GRAPH_ERROR_REDEFINED,
+  REG_GRAPH_ERROR_SHAPE,
+} RegGraphError;
+
+/**
+ * RegNodeKind:
+ * @REG_NODE_INPUT: a graph input, named
+ * @REG_NODE_CONSTANT: a scalar constant
+ * @REG_NODE_OP: a call of an operator on earlier nodes
+ *
+ * What a node of a [class@Reg.Graph] is.
+ */
+typedef enum {
+  REG_NODE_INPUT,
+  REG_NODE_CONSTANT,
+  REG_NODE_OP,
+} RegNodeKind;
+
+/**
+ * REG_GRAPH_INVALID_NODE:
+ *
+ * The node id that builder calls return when they fail.  A graph that has
+ * been given one keeps the first builder error; see
+ * [method@Reg.Graph.validate].
+ */
+#define REG_GRAPH_INVALID_NODE G_MAXUINT
+
+#define REG_TYPE_GRAPH (reg_graph_get_type ())
+
+REG_AVAILABLE_IN_ALL
+G_DECLARE_FINAL_TYPE (RegGraph, reg_graph, REG, GRAPH, GObject)
+
+REG_AVAILABLE_IN_ALL
+GQuark         reg_graph_error_quark          (void);
+
+REG_AVAILABLE_IN_ALL
+RegGraph      *reg_graph_new                  (void);
+REG_AVAILABLE_IN_ALL
+RegGraph      *reg_graph_new_from_string      (const char    *text,
+                                               GError       **error);
+REG_AVAILABLE_IN_ALL
+char          *reg_graph_to_string            (RegGraph      *self);
+
+REG_AVAILABLE_IN_ALL
+guint          reg_graph_add_input            (RegGraph      *self,
+                                               const char    *name);
+REG_AVAILABLE_IN_ALL
+guint          reg_graph_add_constant         (RegGraph      *self,
+                                               double         value);
+REG_AVAILABLE_IN_ALL
+guint          reg_graph_add_op               (RegGraph      *self,
+                                               const char    *op,
+                                               const guint   *args,
+                                               guint          n_args,
+                                               GError       **error);
+REG_AVAILABLE_IN_ALL
+void           reg_graph_set_outputs          (RegGraph      *self,
+                                               const guint   *nodes,
+                                               guint          n);
+REG_AVAILABLE_IN_ALL
+gboolean       reg_graph_validate             (RegGraph      *self,
+                                               GError       **error);
+
+REG_AVAILABLE_IN_ALL
+guint          reg_graph_get_n_nodes          (RegGraph      *self);
+REG_AVAILABLE_IN_ALL
+RegNodeKind    reg_graph_get_node_kind        (RegGraph      *self,
+                                               guint          node);
+REG_AVAILABLE_IN_ALL
+const char    *reg_graph_get_node_name        (RegGraph      *self,
+                                               guint          node);
+REG_AVAILABLE_IN_ALL
+const char    *reg_graph_get_node_op          (RegGraph      *self,
+                                               guint          node);
+REG_AVAILABLE_IN_ALL
+const guint   *reg_graph_get_node_args        (RegGraph      *self,
+                                               guint          node,
+                                               guint         *n_args);
+REG_AVAILABLE_IN_ALL
+double         reg_graph_get_node_value       (RegGraph      *self,
+                                               guint          node);
+REG_AVAILABLE_IN_ALL
+const guint   *reg_graph_get_inputs           (RegGraph      *self,
+                                               guint         *n_inputs);
+REG_AVAILABLE_IN_ALL
+const guint   *reg_graph_get_outputs          (RegGraph      *self,
+                                               guint         *n_outputs);
+
+G_END_DECLS

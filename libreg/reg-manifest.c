@@ -1,0 +1,249 @@
+/* reg-manifest.c: `.backend` manifests
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include <errno.h>
+#include <string.h>
+#include <glib/gstdio.h>
+
+#include "reg-manifest-private.h"
+#include "reg-module.h"
+#include "reg-name-private.h"
+
+#define MODULE_GROUP "Reg Module"
+#define BACKEND_GROUP_PREFIX "Backend "
+
+void
+_reg_manifest_free (RegManifest *manifest)
+{
+  if (manifest == NULL)
+    return;
+
+  for (guint i = 0; i < manifest->n_backends; i++)
+    {
+      g_free (manifest->backends[i].name);
+      g_strfreev (manifest->backends[i].tags);
+      g_free (manifest->backends[i].description);
+    }
+  g_free (manifest->backends);
+  g_free (manifest->path);
+  g_free (manifest->module_path);
+  g_free (manifest);
+}
+
+/* Module= must name a file in the manifest's own directory: a manifest may
+ * not make libreg open a library elsewhere on the system. */
+static gboolean
+check_module_name (const char  *module,
+                   GError     **error)
+{
+  if (module[0] == '\0')
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                 "Module= is empty");
+  else if (strchr (module, '/') != NULL)
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                 "Module=%s is not a bare file name (it holds a '/')", module);
+  else if (g_str_equal (module, ".") || g_str_equal (module, ".."))
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                 "Module=%s is not a file name", module);
+  else
+    return TRUE;
+
+  return FALSE;
+}
+
+static gboolean
+parse_backend (GKeyFile            *keyfile,
+               const char          *group,
+               RegManifestBackend  *backend,
+               GError             **error)
+{
+  const char *name = group + strlen (BACKEND_GROUP_PREFIX);
+  g_auto(GStrv) tags = NULL;
+  g_autoptr(GError) local_error = NULL;
+
+  if (!_reg_name_validate (name, "backend name", error))
+    return FALSE;
+
+  tags = g_key_file_get_string_list (keyfile, group, "Tags", NULL, &local_error);
+  if (local_error != NULL &&
+      !g_error_matches (local_error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_KEY_NOT_FOUND))
+    {
+      g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
+                                  "[%s] Tags: ", group);
+      return FALSE;
+    }
+  g_clear_error (&local_error);
+
+  backend->tags = _reg_tags_normalize ((const char * const *) tags, &local_error);
+  if (backend->tags == NULL)
+    {
+      g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
+                                  "[%s] Tags: ", group);
+      return FALSE;
+    }
+
+  backend->description = g_key_file_get_string (keyfile, group, "Description", NULL);
+  backend->name = g_strdup (name);
+
+  return TRUE;
+}
+
+RegManifest *
+_reg_manifest_parse (const char  *path,
+                     const char  *data,
+                     gsize        length,
+                     GError     **error)
+{
+  g_autoptr(GKeyFile) keyfile = g_key_file_new ();
+  g_autoptr(RegManifest) manifest = NULL;
+  g_autofree char *module = NULL;
+  g_autofree char *dir = NULL;
+  g_auto(GStrv) groups = NULL;
+  g_autoptr(GError) local_error = NULL;
+  gint64 abi_version;
+  gsize n_groups;
+
+  if (!g_key_file_load_from_data (keyfile, data, length, G_KEY_FILE_NONE, &local_error))
+    {
+      g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
+                                  "not a key file: ");
+      return NULL;
+    }
+
+  if (!g_key_file_has_group (keyfile, MODULE_GROUP))
+    {
+      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_GROUP_NOT_FOUND,
+                   "no [" MODULE_GROUP "] group");
+      return NULL;
+    }
+
+  abi_version = g_key_file_get_int64 (keyfile, MODULE_GROUP, "AbiVersion", &local_error);
+  if (local_error != NULL)
+    {
+      g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "AbiVersion: ");
+      return NULL;
+    }
+  if (abi_version != REG_MODULE_ABI_VERSION)
+    {
+      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                   "AbiVersion=%" G_GINT64_FORMAT " is not supported, this libreg supports %d",
+                   abi_version, REG_MODULE_ABI_VERSION);
+      return NULL;
+    }
+
+  module = g_key_file_get_string (keyfile, MODULE_GROUP, "Module", &local_error);
+  if (module == NULL)
+    {
+      g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "Module: ");
+      return NULL;
+    }
+  if (!check_module_name (module, error))
+    return NULL;
+
+  dir = g_path_get_dirname (path);
+  manifest = g_new0 (RegManifest, 1);
+  manifest->path = g_strdup (path);
+  manifest->module_path = g_build_filename (dir, module, NULL);
+
+  groups = g_key_file_get_groups (keyfile, &n_groups);
+  manifest->backends = g_new0 (RegManifestBackend, n_groups);
+  for (gsize i = 0; i < n_groups; i++)
+    {
+      if (!g_str_has_prefix (groups[i], BACKEND_GROUP_PREFIX))
+        continue;
+
+      if (!parse_backend (keyfile, groups[i], &manifest->backends[manifest->n_backends], error))
+        return NULL;
+      manifest->n_backends++;
+    }
+
+  if (manifest->n_backends == 0)
+    {
+      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_GROUP_NOT_FOUND,
+                   "declares no backend (no [" BACKEND_GROUP_PREFIX "NAME] group)");
+      return NULL;
+    }
+
+  return g_steal_pointer (&manifest);
+}
+
+RegManifest *
+_reg_manifest_load (const char  *path,
+                    GError     **error)
+{
+  g_autofree char *data = NULL;
+  GStatBuf st;
+  gsize length;
+
+  /* Refuse an oversized file before reading it. */
+  if (g_stat (path, &st) == 0 && st.st_size > REG_MANIFEST_MAX_SIZE)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                   "%" G_GINT64_FORMAT " bytes, larger than the %d bytes a manifest may have",
+                   (gint64) st.st_size, REG_MANIFEST_MAX_SIZE);
+      return NULL;
+    }
+
+  if (!g_file_get_contents (path, &data, &length, error))
+    return NULL;
+
+  if (length > REG_MANIFEST_MAX_SIZE)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                   "%" G_GSIZE_FORMAT " bytes, larger than the %d bytes a manifest may have",
+                   length, REG_MANIFEST_MAX_SIZE);
+      return NULL;
+    }
+
+  return _reg_manifest_parse (path, data, length, error);
+}
+
+static int
+compare_names (gconstpointer a,
+               gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+GPtrArray *
+_reg_manifest_scan_dir (const char *dir)
+{
+  GPtrArray *manifests = g_ptr_array_new_with_free_func ((GDestroyNotify) _reg_manifest_free);
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDir) gdir = NULL;
+  const char *name;
+
+  gdir = g_dir_open (dir, 0, &error);
+  if (gdir == NULL)
+    {
+      g_debug ("backend directory %s not scanned: %s", dir, error->message);
+      return manifests;
+    }
+
+  while ((name = g_dir_read_name (gdir)) != NULL)
+    if (g_str_has_suffix (name, ".backend"))
+      g_ptr_array_add (names, g_strdup (name));
+
+  /* Byte order, so that which of two manifests in one directory declares a
+   * name first does not depend on the file system. */
+  g_ptr_array_sort (names, compare_names);
+
+  for (guint i = 0; i < names->len; i++)
+    {
+      g_autofree char *path = g_build_filename (dir, g_ptr_array_index (names, i), NULL);
+      RegManifest *manifest = _reg_manifest_load (path, &error);
+
+      if (manifest != NULL)
+        g_ptr_array_add (manifests, manifest);
+      else
+        {
+          g_warning ("manifest %s skipped: %s", path, error->message);
+          g_clear_error (&error);
+        }
+    }
+
+  return manifests;
+}

@@ -1,0 +1,251 @@
+/* reg-module.c: backend plugin modules
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include <gmodule.h>
+
+#include "reg-compiler.h"
+#include "reg-module-private.h"
+#include "reg-registry.h"
+
+/**
+ * RegModule:
+ *
+ * A backend module: a shared object that a `.backend` manifest declares,
+ * opened the first time one of its backends is looked up.
+ *
+ * A module exports two symbols:
+ *
+ * ```c
+ * G_MODULE_EXPORT const guint32 reg_module_abi_version = REG_MODULE_ABI_VERSION;
+ *
+ * G_MODULE_EXPORT void
+ * reg_module_load (RegModule *module)
+ * {
+ *   my_compiler_register_type (G_TYPE_MODULE (module));
+ *   reg_module_add_backend (module, "mine", MY_TYPE_COMPILER);
+ * }
+ * ```
+ *
+ * `RegModule` is a [class@GObject.TypeModule], so compilers defined in a
+ * module are dynamic types (`G_DEFINE_DYNAMIC_TYPE`) registered on it.
+ * The ABI version is checked before any function of the module runs; an
+ * optional `reg_module_unload` is never called in practice, as a module
+ * stays loaded for the rest of the process (its types cannot be
+ * unregistered while instances may exist).
+ *
+ * There is one `RegModule` per module file in a process, shared by every
+ * [class@Reg.Registry].
+ */
+
+typedef void (*RegModuleLoadFunc) (RegModule *module);
+
+struct _RegModule
+{
+  GTypeModule  parent_instance;
+
+  char        *path;
+  GModule     *gmodule;
+  GArray      *offers;      /* of RegModuleOffer, filled during load */
+  gboolean     in_load;     /* reg_module_add_backend() is allowed */
+  GError      *load_error;  /* why the last load failed */
+};
+
+G_DEFINE_FINAL_TYPE (RegModule, reg_module, G_TYPE_TYPE_MODULE)
+
+/* Guards the table and serialises loading: a module is opened by one
+ * thread while the others wait for its result. */
+static GRecMutex modules_lock;
+static GHashTable *modules;  /* path -> RegModule, never freed */
+
+static void
+offer_clear (gpointer data)
+{
+  RegModuleOffer *offer = data;
+
+  g_free (offer->name);
+}
+
+static gboolean
+reg_module_load_module (GTypeModule *type_module)
+{
+  RegModule *self = REG_MODULE (type_module);
+  const guint32 *abi_version = NULL;
+  RegModuleLoadFunc load = NULL;
+
+  g_clear_error (&self->load_error);
+
+  self->gmodule = g_module_open (self->path, G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL);
+  if (self->gmodule == NULL)
+    {
+      g_set_error (&self->load_error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
+                   "module %s cannot be opened: %s", self->path, g_module_error ());
+      return FALSE;
+    }
+
+  /* Check the ABI before calling anything: a module built for another ABI
+   * must not run a single line of its code against this libreg. */
+  if (!g_module_symbol (self->gmodule, "reg_module_abi_version", (gpointer *) &abi_version) ||
+      abi_version == NULL)
+    {
+      g_set_error (&self->load_error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
+                   "module %s does not export reg_module_abi_version", self->path);
+    }
+  else if (*abi_version != REG_MODULE_ABI_VERSION)
+    {
+      g_set_error (&self->load_error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
+                   "module %s has ABI version %u, this libreg expects %u",
+                   self->path, *abi_version, REG_MODULE_ABI_VERSION);
+    }
+  else if (!g_module_symbol (self->gmodule, "reg_module_load", (gpointer *) &load) ||
+           load == NULL)
+    {
+      g_set_error (&self->load_error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
+                   "module %s does not export reg_module_load", self->path);
+    }
+
+  if (self->load_error != NULL)
+    {
+      g_module_close (self->gmodule);
+      self->gmodule = NULL;
+      return FALSE;
+    }
+
+  g_array_set_size (self->offers, 0);
+  self->in_load = TRUE;
+  load (self);
+  self->in_load = FALSE;
+
+  return TRUE;
+}
+
+static void
+reg_module_unload_module (GTypeModule *type_module)
+{
+  RegModule *self = REG_MODULE (type_module);
+  RegModuleLoadFunc unload = NULL;
+
+  if (g_module_symbol (self->gmodule, "reg_module_unload", (gpointer *) &unload) &&
+      unload != NULL)
+    unload (self);
+
+  g_array_set_size (self->offers, 0);
+  g_module_close (self->gmodule);
+  self->gmodule = NULL;
+}
+
+static void
+reg_module_class_init (RegModuleClass *klass)
+{
+  GTypeModuleClass *type_module_class = G_TYPE_MODULE_CLASS (klass);
+
+  type_module_class->load = reg_module_load_module;
+  type_module_class->unload = reg_module_unload_module;
+}
+
+static void
+reg_module_init (RegModule *self)
+{
+  self->offers = g_array_new (FALSE, TRUE, sizeof (RegModuleOffer));
+  g_array_set_clear_func (self->offers, offer_clear);
+}
+
+RegModule *
+_reg_module_ensure (const char  *path,
+                    GError     **error)
+{
+  RegModule *self;
+  RegModule *result = NULL;
+
+  g_rec_mutex_lock (&modules_lock);
+
+  if (modules == NULL)
+    modules = g_hash_table_new (g_str_hash, g_str_equal);
+
+  self = g_hash_table_lookup (modules, path);
+  if (self == NULL)
+    {
+      self = g_object_new (REG_TYPE_MODULE, NULL);
+      self->path = g_strdup (path);
+      g_type_module_set_name (G_TYPE_MODULE (self), path);
+      g_hash_table_insert (modules, self->path, self);
+    }
+
+  /* The first successful use is never matched by an unuse: the module
+   * stays loaded (see the class documentation). */
+  if (self->gmodule != NULL || g_type_module_use (G_TYPE_MODULE (self)))
+    result = self;
+  else if (self->load_error != NULL)
+    g_propagate_error (error, g_error_copy (self->load_error));
+  else
+    g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
+                 "module %s failed to load", path);
+
+  g_rec_mutex_unlock (&modules_lock);
+
+  return result;
+}
+
+const RegModuleOffer *
+_reg_module_get_offers (RegModule *module,
+                        guint     *n_offers)
+{
+  *n_offers = module->offers->len;
+  return (const RegModuleOffer *) (gpointer) module->offers->data;
+}
+
+/**
+ * reg_module_add_backend:
+ * @module: the module being loaded
+ * @name: the name of a backend the module's manifest declares
+ * @type: a type implementing [iface@Reg.Compiler]
+ *
+ * Offers a backend, from the module's `reg_module_load` function only.  The
+ * registry makes the compiler with `g_object_new (type, NULL)` and
+ * registers it under @name.  A name the module's manifest does not declare
+ * is ignored with a warning.
+ */
+void
+reg_module_add_backend (RegModule  *module,
+                        const char *name,
+                        GType       type)
+{
+  RegModuleOffer offer;
+
+  g_return_if_fail (REG_IS_MODULE (module));
+  g_return_if_fail (name != NULL);
+  g_return_if_fail (g_type_is_a (type, REG_TYPE_COMPILER));
+  g_return_if_fail (G_TYPE_IS_INSTANTIATABLE (type) && !G_TYPE_IS_ABSTRACT (type));
+  g_return_if_fail (module->in_load);
+
+  for (guint i = 0; i < module->offers->len; i++)
+    {
+      if (g_str_equal (g_array_index (module->offers, RegModuleOffer, i).name, name))
+        {
+          g_warning ("module %s offers backend '%s' twice; the first one is kept",
+                     module->path, name);
+          return;
+        }
+    }
+
+  offer.name = g_strdup (name);
+  offer.type = type;
+  g_array_append_val (module->offers, offer);
+}
+
+/**
+ * reg_module_get_path:
+ * @module: a [class@Reg.Module]
+ *
+ * Gets the full path of the module file.
+ *
+ * Returns: (transfer none) (type filename): the path
+ */
+const char *
+reg_module_get_path (RegModule *module)
+{
+  g_return_val_if_fail (REG_IS_MODULE (module), NULL);
+
+  return module->path;
+}

@@ -1,0 +1,171 @@
+/* reg-name.c: the naming rules of backends and tags
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include <string.h>
+
+#include "reg-name-private.h"
+#include "reg-registry.h"
+
+#define NAME_MAX_BYTES 255
+
+/* Printable ASCII characters that names may not hold: path separators
+ * (names become file and manifest section names), and the separators and
+ * quotes of the formats names are written in (GKeyFile lists, option
+ * strings, messages). */
+#define FORBIDDEN_CHARACTERS "/\\[];,=#'\""
+
+/* Unicode's White_Space property: the separators (Zs, Zl, Zp) and the
+ * controls that Unicode counts as white space, U+0009 to U+000D and U+0085
+ * (g_unichar_isspace() misses U+000B and U+0085). */
+static gboolean
+is_white_space (gunichar c)
+{
+  switch (g_unichar_type (c))
+    {
+    case G_UNICODE_SPACE_SEPARATOR:
+    case G_UNICODE_LINE_SEPARATOR:
+    case G_UNICODE_PARAGRAPH_SEPARATOR:
+      return TRUE;
+    default:
+      return (c >= 0x09 && c <= 0x0D) || c == 0x85 || g_unichar_isspace (c);
+    }
+}
+
+static gboolean
+is_invisible (gunichar c)
+{
+  GUnicodeType type = g_unichar_type (c);
+
+  return is_white_space (c) || type == G_UNICODE_CONTROL || type == G_UNICODE_FORMAT;
+}
+
+/* Describes the offending character @c for a message; NULL if @c is
+ * allowed.  Invisible characters are only ever written as U+XXXX, so a
+ * message never carries a line break, a terminal control or a direction
+ * override. */
+static char *
+describe_forbidden (gunichar c)
+{
+  GUnicodeType type = g_unichar_type (c);
+
+  if (is_white_space (c))
+    return g_strdup_printf ("white space U+%04" G_GINT32_MODIFIER "X", c);
+  if (type == G_UNICODE_CONTROL)
+    return g_strdup_printf ("control character U+%04" G_GINT32_MODIFIER "X", c);
+  if (type == G_UNICODE_FORMAT)
+    return g_strdup_printf ("format character U+%04" G_GINT32_MODIFIER "X", c);
+  /* A quote is shown between quotes of the other kind. */
+  if (c == '\'')
+    return g_strdup ("character \"'\"");
+  if (c < 0x80 && strchr (FORBIDDEN_CHARACTERS, (int) c) != NULL)
+    return g_strdup_printf ("character '%c'", (int) c);
+
+  return NULL;
+}
+
+/* Quotes @name for a message, or returns an empty string when it holds an
+ * invisible character other than a plain space: the message then names the
+ * character by code point and byte offset only. */
+static char *
+quote_name (const char *name)
+{
+  const char *p;
+
+  for (p = name; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (c != ' ' && is_invisible (c))
+        return g_strdup ("");
+    }
+
+  return g_strdup_printf (" '%s'", name);
+}
+
+gboolean
+_reg_name_validate (const char  *name,
+                    const char  *what,
+                    GError     **error)
+{
+  const char *end;
+  const char *p;
+  gsize len;
+
+  g_return_val_if_fail (name != NULL, FALSE);
+  g_return_val_if_fail (what != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  len = strlen (name);
+  if (len == 0)
+    {
+      g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_INVALID_NAME,
+                   "invalid %s '': empty", what);
+      return FALSE;
+    }
+
+  /* Neither an overlong name nor one that is not UTF-8 is printed: the
+   * message must stay one short, valid line. */
+  if (len > NAME_MAX_BYTES)
+    {
+      g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_INVALID_NAME,
+                   "invalid %s: %" G_GSIZE_FORMAT " bytes, at most %d are allowed",
+                   what, len, NAME_MAX_BYTES);
+      return FALSE;
+    }
+
+  if (!g_utf8_validate (name, len, &end))
+    {
+      g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_INVALID_NAME,
+                   "invalid %s: not valid UTF-8 at byte %" G_GSIZE_FORMAT,
+                   what, (gsize) (end - name));
+      return FALSE;
+    }
+
+  for (p = name; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      g_autofree char *problem = describe_forbidden (g_utf8_get_char (p));
+      g_autofree char *quoted = NULL;
+
+      if (problem == NULL)
+        continue;
+
+      quoted = quote_name (name);
+      g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_INVALID_NAME,
+                   "invalid %s%s: %s at byte %" G_GSIZE_FORMAT " is not allowed",
+                   what, quoted, problem, (gsize) (p - name));
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+char **
+_reg_tags_normalize (const char * const  *tags,
+                     GError             **error)
+{
+  g_autoptr(GPtrArray) result = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  gsize i;
+
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  for (i = 0; tags != NULL && tags[i] != NULL; i++)
+    {
+      char *tag;
+
+      if (!_reg_name_validate (tags[i], "tag", error))
+        return NULL;
+
+      if (g_hash_table_contains (seen, tags[i]))
+        continue;
+
+      tag = g_strdup (tags[i]);
+      g_ptr_array_add (result, tag);
+      g_hash_table_add (seen, tag);
+    }
+
+  g_ptr_array_add (result, NULL);
+  return (char **) g_ptr_array_free (g_steal_pointer (&result), FALSE);
+}

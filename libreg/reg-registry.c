@@ -1,0 +1,1430 @@
+/* reg-registry.c: the registry of compiler backends
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "reg-config.h"
+
+#include <string.h>
+#include <sys/auxv.h>
+
+#include "reg-backend-info-private.h"
+#include "reg-close-matches.h"
+#include "reg-enums.h"
+#include "reg-manifest-private.h"
+#include "reg-module-private.h"
+#include "reg-name-private.h"
+#include "reg-registry.h"
+
+/**
+ * RegRegistry:
+ *
+ * The registry of compiler backends: names mapped to [iface@Reg.Compiler]
+ * objects, registered by the application at run time or declared by module
+ * manifests and loaded on first lookup.
+ *
+ * Most programs use the process-wide registry of
+ * [func@Reg.Registry.get_default]; tests and embedders may make private
+ * ones with [ctor@Reg.Registry.new], which follow the same rules.
+ *
+ * ## Discovery
+ *
+ * Module backends are *declared* by `.backend` manifests in the search path
+ * (see [method@Reg.Registry.get_search_paths]).  Discovery reads manifests
+ * and never opens a module; it runs on the first call that needs the full
+ * set of names ([method@Reg.Registry.list_backends],
+ * [method@Reg.Registry.suggest], or a lookup of an unknown name), again for
+ * directories added to the search path later, and on
+ * [method@Reg.Registry.rescan].  The first declaration of a name in search
+ * path order wins.
+ *
+ * ## Threads and signals
+ *
+ * Every method may be called from any thread.  Signals are emitted in the
+ * thread that made the change, after the registry has released its locks,
+ * so handlers may call back into the registry.  Module code (a module's
+ * `reg_module_load` and the construction of its compilers) runs under a
+ * lock of its own that serialises loading, never under the lock that guards
+ * the registry's contents.
+ */
+
+typedef struct
+{
+  char             *name;
+  char            **tags;
+  char             *description;  /* manifests only */
+  char             *module_path;  /* NULL for runtime backends */
+  char             *dir;          /* the search directory that declared it */
+  RegCompiler      *compiler;     /* NULL while only declared */
+  RegBackendOrigin  origin;
+} Backend;
+
+struct _RegRegistry
+{
+  GObject      parent_instance;
+
+  /* Guards every field below.  Never held while emitting, notifying or
+   * running a compiler's or a module's code. */
+  GRWLock      lock;
+  GHashTable  *backends;        /* name -> Backend */
+  GHashTable  *module_decls;    /* module path -> GPtrArray of declared names */
+  GHashTable  *loaded_modules;  /* module paths this registry took backends from */
+  GHashTable  *scanned_dirs;    /* search directories discovery has read */
+  GPtrArray   *added_dirs;      /* reg_registry_add_search_path(), newest first */
+  char       **env_dirs;        /* REG_BACKEND_PATH, then the system directory */
+  char        *default_name;    /* NULL while default_compiler is set */
+  RegCompiler *default_compiler;
+
+  /* Serialises discovery and module loading, so that a module is loaded
+   * once however many threads look its backends up.  Taken before `lock`,
+   * never while holding it. */
+  GRecMutex    load_lock;
+};
+
+enum {
+  PROP_0,
+  PROP_DEFAULT_BACKEND,
+  N_PROPS
+};
+
+enum {
+  BACKEND_REGISTERED,
+  BACKEND_DECLARED,
+  BACKEND_UNREGISTERED,
+  MODULE_LOADED,
+  N_SIGNALS
+};
+
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
+G_DEFINE_FINAL_TYPE (RegRegistry, reg_registry, G_TYPE_OBJECT)
+
+G_DEFINE_QUARK (reg-registry-error-quark, reg_registry_error)
+
+static void
+backend_free (Backend *backend)
+{
+  g_free (backend->name);
+  g_strfreev (backend->tags);
+  g_free (backend->description);
+  g_free (backend->module_path);
+  g_free (backend->dir);
+  g_clear_object (&backend->compiler);
+  g_free (backend);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Backend, backend_free)
+
+static int
+compare_strings (gconstpointer a,
+                 gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+static gboolean
+backend_has_any_tag (const Backend      *backend,
+                     const char * const *tags)
+{
+  for (guint i = 0; tags[i] != NULL; i++)
+    if (g_strv_contains ((const char * const *) backend->tags, tags[i]))
+      return TRUE;
+
+  return FALSE;
+}
+
+/* Emits a detailed name signal.  The detail is only looked up, never
+ * interned: nobody can have connected to a detail whose quark does not
+ * exist, and interning every name ever registered would grow the quark
+ * table without bound. */
+static void
+emit_name_signal (RegRegistry *self,
+                  guint        signal_id,
+                  const char  *name)
+{
+  g_signal_emit (self, signal_id, g_quark_try_string (name), name);
+}
+
+static void
+emit_name_signals (RegRegistry *self,
+                   guint        signal_id,
+                   GPtrArray   *names)
+{
+  for (guint i = 0; i < names->len; i++)
+    emit_name_signal (self, signal_id, g_ptr_array_index (names, i));
+}
+
+/* REG_BACKEND_PATH and REG_BACKEND_SYSTEM_DIR name directories of code to
+ * run: a setuid or setgid program must not take them from its caller (as
+ * GIO ignores GIO_EXTRA_MODULES). */
+static gboolean
+environment_is_trusted (void)
+{
+  return getauxval (AT_SECURE) == 0;
+}
+
+static char **
+search_dirs_from_environment (void)
+{
+  GPtrArray *dirs = g_ptr_array_new ();
+  const char *system_dir = REG_BACKEND_DIR;
+
+  if (environment_is_trusted ())
+    {
+      const char *path = g_getenv ("REG_BACKEND_PATH");
+
+      if (path != NULL)
+        {
+          g_auto(GStrv) parts = g_strsplit (path, G_SEARCHPATH_SEPARATOR_S, -1);
+
+          for (guint i = 0; parts[i] != NULL; i++)
+            if (parts[i][0] != '\0')
+              g_ptr_array_add (dirs, g_canonicalize_filename (parts[i], NULL));
+        }
+
+      if (g_getenv ("REG_BACKEND_SYSTEM_DIR") != NULL)
+        system_dir = g_getenv ("REG_BACKEND_SYSTEM_DIR");
+    }
+
+  if (system_dir[0] != '\0')
+    g_ptr_array_add (dirs, g_canonicalize_filename (system_dir, NULL));
+
+  g_ptr_array_add (dirs, NULL);
+  return (char **) g_ptr_array_free (dirs, FALSE);
+}
+
+static GPtrArray *
+dup_search_dirs_locked (RegRegistry *self)
+{
+  GPtrArray *dirs = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; i < self->added_dirs->len; i++)
+    g_ptr_array_add (dirs, g_strdup (g_ptr_array_index (self->added_dirs, i)));
+  for (guint i = 0; self->env_dirs[i] != NULL; i++)
+    g_ptr_array_add (dirs, g_strdup (self->env_dirs[i]));
+
+  return dirs;
+}
+
+static guint
+dir_rank (GPtrArray  *dirs,
+          const char *dir)
+{
+  guint index;
+
+  if (g_ptr_array_find_with_equal_func (dirs, dir, g_str_equal, &index))
+    return index;
+
+  return G_MAXUINT;
+}
+
+/* Adds the declarations of one manifest.  A name already declared from a
+ * directory later in the search path is taken over, as a full scan in
+ * search path order would have given it to this one; a name registered or
+ * loaded is left alone. */
+static void
+merge_manifest_locked (RegRegistry       *self,
+                       const RegManifest *manifest,
+                       const char        *dir,
+                       GPtrArray         *search_dirs,
+                       GPtrArray         *declared)
+{
+  GPtrArray *decls;
+
+  decls = g_hash_table_lookup (self->module_decls, manifest->module_path);
+  if (decls == NULL)
+    {
+      decls = g_ptr_array_new_with_free_func (g_free);
+      g_hash_table_insert (self->module_decls, g_strdup (manifest->module_path), decls);
+    }
+
+  for (guint i = 0; i < manifest->n_backends; i++)
+    {
+      const RegManifestBackend *mb = &manifest->backends[i];
+      Backend *existing = g_hash_table_lookup (self->backends, mb->name);
+      Backend *backend;
+
+      g_ptr_array_add (decls, g_strdup (mb->name));
+
+      if (existing != NULL &&
+          (existing->compiler != NULL || existing->origin == REG_BACKEND_ORIGIN_RUNTIME ||
+           dir_rank (search_dirs, existing->dir) <= dir_rank (search_dirs, dir)))
+        {
+          g_debug ("backend '%s' of %s ignored: declared already", mb->name, manifest->path);
+          continue;
+        }
+
+      backend = g_new0 (Backend, 1);
+      backend->name = g_strdup (mb->name);
+      backend->tags = g_strdupv (mb->tags);
+      backend->description = g_strdup (mb->description);
+      backend->module_path = g_strdup (manifest->module_path);
+      backend->dir = g_strdup (dir);
+      backend->origin = REG_BACKEND_ORIGIN_MODULE;
+      g_hash_table_replace (self->backends, backend->name, backend);
+
+      g_ptr_array_add (declared, g_strdup (mb->name));
+    }
+}
+
+/* Reads the manifests of every search directory not read yet and adds their
+ * declarations; the names newly declared go to @declared, for the caller to
+ * announce once every lock is released.  Caller holds load_lock. */
+static void
+discover_pending (RegRegistry *self,
+                  GPtrArray   *declared)
+{
+  g_autoptr(GPtrArray) search_dirs = NULL;
+  g_autoptr(GPtrArray) pending = g_ptr_array_new ();
+  g_autoptr(GPtrArray) manifests = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+
+  g_rw_lock_reader_lock (&self->lock);
+  search_dirs = dup_search_dirs_locked (self);
+  for (guint i = 0; i < search_dirs->len; i++)
+    if (!g_hash_table_contains (self->scanned_dirs, g_ptr_array_index (search_dirs, i)))
+      g_ptr_array_add (pending, g_ptr_array_index (search_dirs, i));
+  g_rw_lock_reader_unlock (&self->lock);
+
+  if (pending->len == 0)
+    return;
+
+  /* File I/O without the registry lock: lookups go on meanwhile. */
+  for (guint i = 0; i < pending->len; i++)
+    g_ptr_array_add (manifests, _reg_manifest_scan_dir (g_ptr_array_index (pending, i)));
+
+  g_rw_lock_writer_lock (&self->lock);
+  for (guint i = 0; i < pending->len; i++)
+    {
+      const char *dir = g_ptr_array_index (pending, i);
+      GPtrArray *dir_manifests = g_ptr_array_index (manifests, i);
+
+      for (guint j = 0; j < dir_manifests->len; j++)
+        merge_manifest_locked (self, g_ptr_array_index (dir_manifests, j),
+                               dir, search_dirs, declared);
+      g_hash_table_add (self->scanned_dirs, g_strdup (dir));
+    }
+  g_rw_lock_writer_unlock (&self->lock);
+}
+
+static void
+ensure_discovered (RegRegistry *self)
+{
+  g_autoptr(GPtrArray) declared = g_ptr_array_new_with_free_func (g_free);
+
+  g_rec_mutex_lock (&self->load_lock);
+  discover_pending (self, declared);
+  g_rec_mutex_unlock (&self->load_lock);
+
+  emit_name_signals (self, signals[BACKEND_DECLARED], declared);
+}
+
+static GPtrArray *
+dup_all_names_locked (RegRegistry *self)
+{
+  GPtrArray *names = g_ptr_array_new_full (g_hash_table_size (self->backends), g_free);
+  GHashTableIter iter;
+  gpointer key;
+
+  g_hash_table_iter_init (&iter, self->backends);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    g_ptr_array_add (names, g_strdup (key));
+
+  return names;
+}
+
+static char **
+suggest_locked (RegRegistry *self,
+                const char  *name)
+{
+  g_autoptr(GPtrArray) names = dup_all_names_locked (self);
+
+  g_ptr_array_add (names, NULL);
+  return reg_close_matches (name, (const char * const *) names->pdata, 3, 0.6);
+}
+
+static void
+set_invalid_backend_error_locked (RegRegistry  *self,
+                                  const char   *name,
+                                  GError      **error)
+{
+  g_auto(GStrv) suggestions = suggest_locked (self, name);
+  g_autoptr(GString) quoted = g_string_new (NULL);
+
+  if (suggestions[0] == NULL)
+    {
+      g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_INVALID_BACKEND,
+                   "Invalid backend: '%s'. See `regctl list` for available backends.",
+                   name);
+      return;
+    }
+
+  for (guint i = 0; suggestions[i] != NULL; i++)
+    g_string_append_printf (quoted, "%s'%s'", i > 0 ? ", " : "", suggestions[i]);
+
+  g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_INVALID_BACKEND,
+               "Invalid backend: '%s', did you mean: %s? See `regctl list` for available backends.",
+               name, quoted->str);
+}
+
+/* Finds @name under the reader lock, discovering first when it is unknown,
+ * and calls @func on it with the lock held.  Unknown names fail with the
+ * API.md §4 message. */
+typedef gpointer (*BackendFunc) (const Backend *backend, gpointer user_data);
+
+static gpointer
+with_backend (RegRegistry  *self,
+              const char   *name,
+              BackendFunc   func,
+              gpointer      user_data,
+              GError      **error)
+{
+  gpointer result = NULL;
+  Backend *backend;
+
+  for (guint attempt = 0; attempt < 2; attempt++)
+    {
+      g_rw_lock_reader_lock (&self->lock);
+      backend = g_hash_table_lookup (self->backends, name);
+      if (backend != NULL)
+        result = func (backend, user_data);
+      else if (attempt == 1)
+        set_invalid_backend_error_locked (self, name, error);
+      g_rw_lock_reader_unlock (&self->lock);
+
+      if (backend != NULL || attempt == 1)
+        break;
+
+      ensure_discovered (self);
+    }
+
+  return result;
+}
+
+static gpointer
+backend_dup_tags (const Backend *backend,
+                  gpointer       user_data)
+{
+  return g_strdupv (backend->tags);
+}
+
+static gpointer
+backend_dup_info (const Backend *backend,
+                  gpointer       user_data)
+{
+  return _reg_backend_info_new (backend->name,
+                                (const char * const *) backend->tags,
+                                backend->description,
+                                backend->module_path,
+                                backend->compiler != NULL,
+                                backend->origin);
+}
+
+typedef struct
+{
+  char        *name;
+  RegCompiler *compiler;
+} Offer;
+
+static void
+offer_clear (gpointer data)
+{
+  Offer *offer = data;
+
+  g_free (offer->name);
+  g_clear_object (&offer->compiler);
+}
+
+/* Loads the module that declares @name, registers every backend it
+ * provides that this registry still has declared from it, and returns the
+ * compiler of @name.  Module code runs here, under load_lock only. */
+static RegCompiler *
+load_backend (RegRegistry  *self,
+              const char   *name,
+              GError      **error)
+{
+  g_autoptr(GArray) offers = g_array_new (FALSE, TRUE, sizeof (Offer));
+  g_autoptr(GPtrArray) registered = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) wanted = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *module_path = NULL;
+  const RegModuleOffer *module_offers;
+  RegCompiler *result = NULL;
+  RegModule *module;
+  gboolean first_load = FALSE;
+  guint n_module_offers;
+  GPtrArray *decls;
+  Backend *backend;
+
+  g_array_set_clear_func (offers, offer_clear);
+
+  g_rec_mutex_lock (&self->load_lock);
+
+  /* Another thread may have loaded it, or unregistered it, meanwhile. */
+  g_rw_lock_reader_lock (&self->lock);
+  backend = g_hash_table_lookup (self->backends, name);
+  if (backend == NULL)
+    set_invalid_backend_error_locked (self, name, error);
+  else if (backend->compiler != NULL)
+    result = g_object_ref (backend->compiler);
+  else
+    {
+      GHashTableIter iter;
+      gpointer value;
+
+      module_path = g_strdup (backend->module_path);
+      g_hash_table_iter_init (&iter, self->backends);
+      while (g_hash_table_iter_next (&iter, NULL, &value))
+        {
+          const Backend *other = value;
+
+          if (other->compiler == NULL && g_strcmp0 (other->module_path, module_path) == 0)
+            g_ptr_array_add (wanted, g_strdup (other->name));
+        }
+    }
+  g_rw_lock_reader_unlock (&self->lock);
+
+  if (module_path == NULL)
+    goto out;
+
+  module = _reg_module_ensure (module_path, &local_error);
+  if (module == NULL)
+    {
+      g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
+                                  "backend '%s': ", name);
+      goto out;
+    }
+
+  g_rw_lock_reader_lock (&self->lock);
+  decls = g_hash_table_lookup (self->module_decls, module_path);
+  module_offers = _reg_module_get_offers (module, &n_module_offers);
+  for (guint i = 0; i < n_module_offers; i++)
+    {
+      const char *offered = module_offers[i].name;
+      Offer offer = { NULL, NULL };
+
+      if (decls == NULL || !g_ptr_array_find_with_equal_func (decls, offered, g_str_equal, NULL))
+        {
+          g_warning ("module %s offers backend '%s', which no manifest of it declares; ignored",
+                     module_path, offered);
+          continue;
+        }
+      if (!g_ptr_array_find_with_equal_func (wanted, offered, g_str_equal, NULL))
+        continue;
+
+      offer.name = g_strdup (offered);
+      g_array_append_val (offers, offer);
+    }
+  g_rw_lock_reader_unlock (&self->lock);
+
+  /* Construction runs module code: outside the registry lock. */
+  for (guint i = 0; i < offers->len; i++)
+    {
+      Offer *offer = &g_array_index (offers, Offer, i);
+
+      for (guint j = 0; j < n_module_offers; j++)
+        if (g_str_equal (module_offers[j].name, offer->name))
+          offer->compiler = g_object_new (module_offers[j].type, NULL);
+    }
+
+  g_rw_lock_writer_lock (&self->lock);
+  if (!g_hash_table_contains (self->loaded_modules, module_path))
+    {
+      g_hash_table_add (self->loaded_modules, g_strdup (module_path));
+      first_load = TRUE;
+    }
+  for (guint i = 0; i < offers->len; i++)
+    {
+      Offer *offer = &g_array_index (offers, Offer, i);
+      Backend *target = g_hash_table_lookup (self->backends, offer->name);
+
+      /* A runtime registration over the declared name wins: the module's
+       * offer for it is dropped silently (API.md §9). */
+      if (target != NULL && target->compiler == NULL &&
+          target->origin == REG_BACKEND_ORIGIN_MODULE &&
+          g_strcmp0 (target->module_path, module_path) == 0)
+        {
+          target->compiler = g_steal_pointer (&offer->compiler);
+          g_ptr_array_add (registered, g_strdup (offer->name));
+        }
+    }
+
+  backend = g_hash_table_lookup (self->backends, name);
+  if (backend == NULL)
+    set_invalid_backend_error_locked (self, name, error);
+  else if (backend->compiler != NULL)
+    result = g_object_ref (backend->compiler);
+  else
+    g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
+                 "backend '%s': module %s does not provide it, though its manifest declares it",
+                 name, module_path);
+  g_rw_lock_writer_unlock (&self->lock);
+
+  g_rec_mutex_unlock (&self->load_lock);
+
+  if (first_load)
+    g_signal_emit (self, signals[MODULE_LOADED], 0, module);
+  emit_name_signals (self, signals[BACKEND_REGISTERED], registered);
+
+  return result;
+
+out:
+  g_rec_mutex_unlock (&self->load_lock);
+  return result;
+}
+
+static void
+reg_registry_finalize (GObject *object)
+{
+  RegRegistry *self = REG_REGISTRY (object);
+
+  g_hash_table_unref (self->backends);
+  g_hash_table_unref (self->module_decls);
+  g_hash_table_unref (self->loaded_modules);
+  g_hash_table_unref (self->scanned_dirs);
+  g_ptr_array_unref (self->added_dirs);
+  g_strfreev (self->env_dirs);
+  g_free (self->default_name);
+  g_clear_object (&self->default_compiler);
+  g_rw_lock_clear (&self->lock);
+  g_rec_mutex_clear (&self->load_lock);
+
+  G_OBJECT_CLASS (reg_registry_parent_class)->finalize (object);
+}
+
+static void
+reg_registry_get_property (GObject    *object,
+                           guint       prop_id,
+                           GValue     *value,
+                           GParamSpec *pspec)
+{
+  RegRegistry *self = REG_REGISTRY (object);
+
+  switch (prop_id)
+    {
+    case PROP_DEFAULT_BACKEND:
+      g_value_take_string (value, reg_registry_dup_default_backend (self));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+reg_registry_set_property (GObject      *object,
+                           guint         prop_id,
+                           const GValue *value,
+                           GParamSpec   *pspec)
+{
+  RegRegistry *self = REG_REGISTRY (object);
+
+  switch (prop_id)
+    {
+    case PROP_DEFAULT_BACKEND:
+      reg_registry_set_default_backend (self, g_value_get_string (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+reg_registry_class_init (RegRegistryClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = reg_registry_finalize;
+  object_class->get_property = reg_registry_get_property;
+  object_class->set_property = reg_registry_set_property;
+
+  /**
+   * RegRegistry:default-backend:
+   *
+   * The name of the default backend, or %NULL while a compiler object is
+   * the default (see [method@Reg.Registry.set_default_compiler]).  Setting
+   * %NULL resets it to %REG_DEFAULT_BACKEND.  Notified whenever its value
+   * changes, in the thread that changed it.
+   */
+  properties[PROP_DEFAULT_BACKEND] =
+    g_param_spec_string ("default-backend", NULL, NULL,
+                         REG_DEFAULT_BACKEND,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /**
+   * RegRegistry::backend-registered:
+   * @self: the registry
+   * @name: the backend's name
+   *
+   * A compiler was added under @name: registered at run time, or made
+   * when its module was loaded.  The detail is the name, so
+   * `backend-registered::inductor` reports that backend only.
+   */
+  signals[BACKEND_REGISTERED] =
+    g_signal_new ("backend-registered",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST | G_SIGNAL_DETAILED,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_STRING);
+
+  /**
+   * RegRegistry::backend-declared:
+   * @self: the registry
+   * @name: the backend's name
+   *
+   * Discovery found a manifest declaring @name; nothing was loaded.
+   * Detailed with the name.
+   */
+  signals[BACKEND_DECLARED] =
+    g_signal_new ("backend-declared",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST | G_SIGNAL_DETAILED,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_STRING);
+
+  /**
+   * RegRegistry::backend-unregistered:
+   * @self: the registry
+   * @name: the backend's name
+   *
+   * The backend @name was removed (by
+   * [method@Reg.Registry.unregister_backend], or because a
+   * [method@Reg.Registry.rescan] no longer finds its declaration).
+   * Detailed with the name.
+   */
+  signals[BACKEND_UNREGISTERED] =
+    g_signal_new ("backend-unregistered",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST | G_SIGNAL_DETAILED,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_STRING);
+
+  /**
+   * RegRegistry::module-loaded:
+   * @self: the registry
+   * @module: the module
+   *
+   * The registry took the backends of @module for the first time: the
+   * module file was opened and initialised (or had been, for another
+   * registry of the process).  Emitted before the `backend-registered`
+   * signals of its backends.
+   */
+  signals[MODULE_LOADED] =
+    g_signal_new ("module-loaded",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, REG_TYPE_MODULE);
+}
+
+static void
+reg_registry_init (RegRegistry *self)
+{
+  g_rw_lock_init (&self->lock);
+  g_rec_mutex_init (&self->load_lock);
+  self->backends = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                          (GDestroyNotify) backend_free);
+  self->module_decls = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                              (GDestroyNotify) g_ptr_array_unref);
+  self->loaded_modules = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->scanned_dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->added_dirs = g_ptr_array_new_with_free_func (g_free);
+  self->env_dirs = search_dirs_from_environment ();
+  self->default_name = g_strdup (REG_DEFAULT_BACKEND);
+}
+
+/**
+ * reg_registry_get_default:
+ *
+ * Gets the process-wide registry, creating it on the first call.  Its
+ * search path is taken from the environment then.  This function is
+ * thread-safe.
+ *
+ * Returns: (transfer none): the default registry
+ */
+RegRegistry *
+reg_registry_get_default (void)
+{
+  static RegRegistry *default_registry;
+
+  if (g_once_init_enter (&default_registry))
+    g_once_init_leave (&default_registry, reg_registry_new ());
+
+  return default_registry;
+}
+
+/**
+ * reg_registry_new:
+ *
+ * Makes a private, empty registry, with the same rules as the default one
+ * (including the search path taken from the environment now).  For tests
+ * and programs that embed several independent sets of backends.
+ *
+ * Returns: (transfer full): a new registry
+ */
+RegRegistry *
+reg_registry_new (void)
+{
+  return g_object_new (REG_TYPE_REGISTRY, NULL);
+}
+
+/**
+ * reg_registry_register_backend:
+ * @self: a [class@Reg.Registry]
+ * @name: (nullable): the backend's name, or %NULL for
+ *   [method@Reg.Compiler.get_name] of @compiler
+ * @compiler: the compiler
+ * @tags: (array zero-terminated=1) (nullable): tags such as %REG_TAG_DEBUG,
+ *   or %NULL for none; order is kept, repeats are dropped
+ * @error: return location for a #GError
+ *
+ * Registers @compiler as the backend @name.
+ *
+ * A name that is already registered fails with
+ * %REG_REGISTRY_ERROR_DUPLICATE_NAME and changes nothing; a name that a
+ * module only declares (its module not loaded) is taken over by this
+ * registration.  A name or tag that breaks the naming rules fails with
+ * %REG_REGISTRY_ERROR_INVALID_NAME.  Emits
+ * [signal@Reg.Registry::backend-registered] on success.
+ *
+ * This function is thread-safe.
+ *
+ * Returns: %TRUE on success, %FALSE with @error set
+ */
+gboolean
+reg_registry_register_backend (RegRegistry        *self,
+                               const char         *name,
+                               RegCompiler        *compiler,
+                               const char * const *tags,
+                               GError            **error)
+{
+  g_autoptr(Backend) backend = NULL;
+  g_autoptr(Backend) replaced = NULL;
+  Backend *existing;
+
+  g_return_val_if_fail (REG_IS_REGISTRY (self), FALSE);
+  g_return_val_if_fail (REG_IS_COMPILER (compiler), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (name == NULL)
+    name = reg_compiler_get_name (compiler);
+
+  if (!_reg_name_validate (name, "backend name", error))
+    return FALSE;
+
+  backend = g_new0 (Backend, 1);
+  backend->tags = _reg_tags_normalize (tags, error);
+  if (backend->tags == NULL)
+    return FALSE;
+  backend->name = g_strdup (name);
+  backend->compiler = g_object_ref (compiler);
+  backend->origin = REG_BACKEND_ORIGIN_RUNTIME;
+
+  g_rw_lock_writer_lock (&self->lock);
+  existing = g_hash_table_lookup (self->backends, name);
+  if (existing != NULL && (existing->compiler != NULL ||
+                           existing->origin == REG_BACKEND_ORIGIN_RUNTIME))
+    {
+      g_rw_lock_writer_unlock (&self->lock);
+      g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_DUPLICATE_NAME,
+                   "duplicate name: %s", name);
+      return FALSE;
+    }
+  if (existing != NULL)
+    g_hash_table_steal_extended (self->backends, name, NULL, (gpointer *) &replaced);
+  g_hash_table_insert (self->backends, backend->name, backend);
+  backend = NULL;
+  g_rw_lock_writer_unlock (&self->lock);
+
+  emit_name_signal (self, signals[BACKEND_REGISTERED], name);
+
+  return TRUE;
+}
+
+/**
+ * reg_registry_register_debug_backend:
+ * @self: a [class@Reg.Registry]
+ * @name: (nullable): the backend's name, or %NULL for the compiler's own
+ * @compiler: the compiler
+ * @error: return location for a #GError
+ *
+ * Registers @compiler with the tag %REG_TAG_DEBUG, which
+ * [method@Reg.Registry.list_backends] hides by default.  See
+ * [method@Reg.Registry.register_backend].
+ *
+ * Returns: %TRUE on success, %FALSE with @error set
+ */
+gboolean
+reg_registry_register_debug_backend (RegRegistry  *self,
+                                     const char   *name,
+                                     RegCompiler  *compiler,
+                                     GError      **error)
+{
+  const char * const tags[] = { REG_TAG_DEBUG, NULL };
+
+  return reg_registry_register_backend (self, name, compiler, tags, error);
+}
+
+/**
+ * reg_registry_register_experimental_backend:
+ * @self: a [class@Reg.Registry]
+ * @name: (nullable): the backend's name, or %NULL for the compiler's own
+ * @compiler: the compiler
+ * @error: return location for a #GError
+ *
+ * Registers @compiler with the tag %REG_TAG_EXPERIMENTAL, which
+ * [method@Reg.Registry.list_backends] hides by default.  See
+ * [method@Reg.Registry.register_backend].
+ *
+ * Returns: %TRUE on success, %FALSE with @error set
+ */
+gboolean
+reg_registry_register_experimental_backend (RegRegistry  *self,
+                                            const char   *name,
+                                            RegCompiler  *compiler,
+                                            GError      **error)
+{
+  const char * const tags[] = { REG_TAG_EXPERIMENTAL, NULL };
+
+  return reg_registry_register_backend (self, name, compiler, tags, error);
+}
+
+/**
+ * reg_registry_unregister_backend:
+ * @self: a [class@Reg.Registry]
+ * @name: a backend name
+ * @error: return location for a #GError
+ *
+ * Removes the backend @name, registered or only declared.  An unknown name
+ * fails with %REG_REGISTRY_ERROR_INVALID_BACKEND.  Compilers already handed
+ * out stay valid.  Emits [signal@Reg.Registry::backend-unregistered].
+ *
+ * A declared backend comes back on the next [method@Reg.Registry.rescan].
+ * This function is thread-safe.
+ *
+ * Returns: %TRUE on success, %FALSE with @error set
+ */
+gboolean
+reg_registry_unregister_backend (RegRegistry  *self,
+                                 const char   *name,
+                                 GError      **error)
+{
+  g_autoptr(Backend) removed = NULL;
+
+  g_return_val_if_fail (REG_IS_REGISTRY (self), FALSE);
+  g_return_val_if_fail (name != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  for (guint attempt = 0; attempt < 2 && removed == NULL; attempt++)
+    {
+      if (attempt == 1)
+        ensure_discovered (self);
+
+      g_rw_lock_writer_lock (&self->lock);
+      g_hash_table_steal_extended (self->backends, name, NULL, (gpointer *) &removed);
+      if (removed == NULL && attempt == 1)
+        set_invalid_backend_error_locked (self, name, error);
+      g_rw_lock_writer_unlock (&self->lock);
+    }
+
+  if (removed == NULL)
+    return FALSE;
+
+  /* The compiler is unreffed after the signal, outside the lock: its
+   * finalizer is someone else's code. */
+  emit_name_signal (self, signals[BACKEND_UNREGISTERED], name);
+
+  return TRUE;
+}
+
+/**
+ * reg_registry_lookup_backend:
+ * @self: a [class@Reg.Registry]
+ * @name: a backend name
+ * @error: return location for a #GError
+ *
+ * Finds the [iface@Reg.Compiler] registered as @name, loading its module
+ * the first time (once, even when several threads ask at the same moment).
+ *
+ * An unknown name (after discovery, which runs first if it has not yet)
+ * fails with %REG_REGISTRY_ERROR_INVALID_BACKEND and a message suggesting
+ * close names.  A module that cannot provide the backend gives
+ * %REG_REGISTRY_ERROR_LOAD_FAILED; the backend stays declared and a later
+ * lookup tries again.
+ *
+ * This function is thread-safe.
+ *
+ * Returns: (transfer full): the compiler, or %NULL with @error set
+ */
+RegCompiler *
+reg_registry_lookup_backend (RegRegistry  *self,
+                             const char   *name,
+                             GError      **error)
+{
+  RegCompiler *compiler = NULL;
+  Backend *backend;
+  gboolean known;
+
+  g_return_val_if_fail (REG_IS_REGISTRY (self), NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  /* The hot path: a loaded backend costs a hash lookup and a reference. */
+  g_rw_lock_reader_lock (&self->lock);
+  backend = g_hash_table_lookup (self->backends, name);
+  known = backend != NULL;
+  if (known && backend->compiler != NULL)
+    compiler = g_object_ref (backend->compiler);
+  g_rw_lock_reader_unlock (&self->lock);
+
+  if (compiler != NULL)
+    return compiler;
+
+  if (!known)
+    ensure_discovered (self);
+
+  return load_backend (self, name, error);
+}
+
+/**
+ * reg_registry_list_backends:
+ * @self: a [class@Reg.Registry]
+ * @exclude_tags: (array zero-terminated=1) (nullable): leave out backends
+ *   carrying any of these tags; %NULL means `{ "debug", "experimental" }`,
+ *   an empty array leaves out nothing
+ *
+ * Lists the names of registered and declared backends, sorted in byte
+ * order.  Runs discovery first (reading manifests, opening no module).
+ * This function is thread-safe.
+ *
+ * Returns: (transfer full) (array zero-terminated=1): the names
+ */
+char **
+reg_registry_list_backends (RegRegistry        *self,
+                            const char * const *exclude_tags)
+{
+  static const char * const default_exclude[] = { REG_TAG_DEBUG, REG_TAG_EXPERIMENTAL, NULL };
+  GPtrArray *names;
+  GHashTableIter iter;
+  gpointer value;
+
+  g_return_val_if_fail (REG_IS_REGISTRY (self), NULL);
+
+  if (exclude_tags == NULL)
+    exclude_tags = default_exclude;
+
+  ensure_discovered (self);
+
+  g_rw_lock_reader_lock (&self->lock);
+  names = g_ptr_array_new_full (g_hash_table_size (self->backends) + 1, g_free);
+  g_hash_table_iter_init (&iter, self->backends);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      const Backend *backend = value;
+
+      if (!backend_has_any_tag (backend, exclude_tags))
+        g_ptr_array_add (names, g_strdup (backend->name));
+    }
+  g_rw_lock_reader_unlock (&self->lock);
+
+  g_ptr_array_sort (names, compare_strings);
+  g_ptr_array_add (names, NULL);
+
+  return (char **) g_ptr_array_free (names, FALSE);
+}
+
+/**
+ * reg_registry_get_backend_tags:
+ * @self: a [class@Reg.Registry]
+ * @name: a backend name
+ * @error: return location for a #GError
+ *
+ * Gets the tags of a backend; for a backend whose module is not loaded,
+ * the tags its manifest declares.  An unknown name fails with
+ * %REG_REGISTRY_ERROR_INVALID_BACKEND.  This function is thread-safe.
+ *
+ * Returns: (transfer full) (array zero-terminated=1): the tags, or %NULL
+ *   with @error set
+ */
+char **
+reg_registry_get_backend_tags (RegRegistry  *self,
+                               const char   *name,
+                               GError      **error)
+{
+  g_return_val_if_fail (REG_IS_REGISTRY (self), NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return with_backend (self, name, backend_dup_tags, NULL, error);
+}
+
+/**
+ * reg_registry_get_backend_info:
+ * @self: a [class@Reg.Registry]
+ * @name: a backend name
+ *
+ * Takes a snapshot of what the registry knows of the backend @name,
+ * without loading anything.  This function is thread-safe.
+ *
+ * Returns: (transfer full) (nullable): the information, or %NULL for an
+ *   unknown name
+ */
+RegBackendInfo *
+reg_registry_get_backend_info (RegRegistry *self,
+                               const char  *name)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_return_val_if_fail (REG_IS_REGISTRY (self), NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+
+  return with_backend (self, name, backend_dup_info, NULL, &error);
+}
+
+/**
+ * reg_registry_is_registered:
+ * @self: a [class@Reg.Registry]
+ * @compiler: a compiler
+ *
+ * Tells whether this very @compiler object is registered under some name
+ * (loaded module backends included).  This function is thread-safe.
+ *
+ * Returns: %TRUE if it is
+ */
+gboolean
+reg_registry_is_registered (RegRegistry *self,
+                            RegCompiler *compiler)
+{
+  gboolean found = FALSE;
+  GHashTableIter iter;
+  gpointer value;
+
+  g_return_val_if_fail (REG_IS_REGISTRY (self), FALSE);
+  g_return_val_if_fail (REG_IS_COMPILER (compiler), FALSE);
+
+  g_rw_lock_reader_lock (&self->lock);
+  g_hash_table_iter_init (&iter, self->backends);
+  while (!found && g_hash_table_iter_next (&iter, NULL, &value))
+    found = ((const Backend *) value)->compiler == compiler;
+  g_rw_lock_reader_unlock (&self->lock);
+
+  return found;
+}
+
+/* Sets the default to @name or, when @name is NULL, to @compiler; both
+ * NULL resets to REG_DEFAULT_BACKEND.  Notifies when what
+ * reg_registry_dup_default_backend() returns changes. */
+static void
+set_default (RegRegistry *self,
+             const char  *name,
+             RegCompiler *compiler)
+{
+  g_autoptr(RegCompiler) old_compiler = NULL;
+  g_autofree char *old_name = NULL;
+  gboolean changed;
+
+  if (name == NULL && compiler == NULL)
+    name = REG_DEFAULT_BACKEND;
+
+  g_rw_lock_writer_lock (&self->lock);
+  old_name = g_steal_pointer (&self->default_name);
+  old_compiler = g_steal_pointer (&self->default_compiler);
+  self->default_name = g_strdup (name);
+  self->default_compiler = name == NULL ? g_object_ref (compiler) : NULL;
+  changed = g_strcmp0 (old_name, self->default_name) != 0;
+  g_rw_lock_writer_unlock (&self->lock);
+
+  if (changed)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DEFAULT_BACKEND]);
+}
+
+/**
+ * reg_registry_set_default_backend:
+ * @self: a [class@Reg.Registry]
+ * @name: (nullable): a backend name, or %NULL for %REG_DEFAULT_BACKEND
+ *
+ * Makes the backend @name the default, which [method@Reg.Registry.compile]
+ * uses when it is given no backend.  The name is resolved when the default
+ * is used, so it may name a backend not registered yet.  Replaces a
+ * default compiler object.  Notifies [property@Reg.Registry:default-backend]
+ * when the name changes.  This function is thread-safe.
+ */
+void
+reg_registry_set_default_backend (RegRegistry *self,
+                                  const char  *name)
+{
+  g_return_if_fail (REG_IS_REGISTRY (self));
+
+  set_default (self, name, NULL);
+}
+
+/**
+ * reg_registry_dup_default_backend:
+ * @self: a [class@Reg.Registry]
+ *
+ * Gets the name of the default backend.  This function is thread-safe.
+ *
+ * Returns: (transfer full) (nullable): the name, or %NULL while a compiler
+ *   object is the default
+ */
+char *
+reg_registry_dup_default_backend (RegRegistry *self)
+{
+  char *name;
+
+  g_return_val_if_fail (REG_IS_REGISTRY (self), NULL);
+
+  g_rw_lock_reader_lock (&self->lock);
+  name = g_strdup (self->default_name);
+  g_rw_lock_reader_unlock (&self->lock);
+
+  return name;
+}
+
+/**
+ * reg_registry_set_default_compiler:
+ * @self: a [class@Reg.Registry]
+ * @compiler: (nullable): a compiler, registered or not, or %NULL to reset
+ *   the default to %REG_DEFAULT_BACKEND
+ *
+ * Makes @compiler object itself the default.  While it is,
+ * [method@Reg.Registry.dup_default_backend] returns %NULL.  This function
+ * is thread-safe.
+ */
+void
+reg_registry_set_default_compiler (RegRegistry *self,
+                                   RegCompiler *compiler)
+{
+  g_return_if_fail (REG_IS_REGISTRY (self));
+  g_return_if_fail (compiler == NULL || REG_IS_COMPILER (compiler));
+
+  set_default (self, NULL, compiler);
+}
+
+/**
+ * reg_registry_dup_default_compiler:
+ * @self: a [class@Reg.Registry]
+ * @error: return location for a #GError
+ *
+ * Resolves the default to a compiler: the default compiler object, or the
+ * lookup of the default backend's name (which may load its module, or fail
+ * as [method@Reg.Registry.lookup_backend] does).  This function is
+ * thread-safe.
+ *
+ * Returns: (transfer full): the compiler, or %NULL with @error set
+ */
+RegCompiler *
+reg_registry_dup_default_compiler (RegRegistry  *self,
+                                   GError      **error)
+{
+  g_autofree char *name = NULL;
+  RegCompiler *compiler = NULL;
+
+  g_return_val_if_fail (REG_IS_REGISTRY (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  g_rw_lock_reader_lock (&self->lock);
+  if (self->default_compiler != NULL)
+    compiler = g_object_ref (self->default_compiler);
+  else
+    name = g_strdup (self->default_name);
+  g_rw_lock_reader_unlock (&self->lock);
+
+  if (compiler != NULL)
+    return compiler;
+
+  return reg_registry_lookup_backend (self, name, error);
+}
+
+/**
+ * reg_registry_compile:
+ * @self: a [class@Reg.Registry]
+ * @backend: (nullable): a backend name, or %NULL for the default
+ * @graph: the graph to compile
+ * @example_inputs: (element-type Reg.Tensor): tensors shaped like the
+ *   inputs of the calls to come
+ * @options: (nullable): backend settings, an `a{sv}` dictionary
+ * @error: return location for a #GError
+ *
+ * Looks the backend up (see [method@Reg.Registry.lookup_backend] and
+ * [method@Reg.Registry.dup_default_compiler]) and compiles @graph with it
+ * (see [method@Reg.Compiler.compile]).  This function is thread-safe.
+ *
+ * Returns: (transfer full): the compiled function, or %NULL with @error set
+ */
+RegCompiledFn *
+reg_registry_compile (RegRegistry  *self,
+                      const char   *backend,
+                      RegGraph     *graph,
+                      GPtrArray    *example_inputs,
+                      GVariant     *options,
+                      GError      **error)
+{
+  g_autoptr(RegCompiler) compiler = NULL;
+
+  g_return_val_if_fail (REG_IS_REGISTRY (self), NULL);
+  g_return_val_if_fail (REG_IS_GRAPH (graph), NULL);
+  g_return_val_if_fail (example_inputs != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (backend != NULL)
+    compiler = reg_registry_lookup_backend (self, backend, error);
+  else
+    compiler = reg_registry_dup_default_compiler (self, error);
+
+  if (compiler == NULL)
+    return NULL;
+
+  return reg_compiler_compile (compiler, graph, example_inputs, options, error);
+}
+
+/**
+ * reg_registry_suggest:
+ * @self: a [class@Reg.Registry]
+ * @name: a backend name, typically a mistyped one
+ *
+ * Finds up to three backend names close to @name, best first, among all
+ * names (debug and experimental included), as
+ * [func@Reg.close_matches] with cutoff 0.6 finds them.  Runs discovery
+ * first.  This function is thread-safe.
+ *
+ * Returns: (transfer full) (array zero-terminated=1): the names, possibly
+ *   none
+ */
+char **
+reg_registry_suggest (RegRegistry *self,
+                      const char  *name)
+{
+  char **suggestions;
+
+  g_return_val_if_fail (REG_IS_REGISTRY (self), NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+
+  ensure_discovered (self);
+
+  g_rw_lock_reader_lock (&self->lock);
+  suggestions = suggest_locked (self, name);
+  g_rw_lock_reader_unlock (&self->lock);
+
+  return suggestions;
+}
+
+/**
+ * reg_registry_add_search_path:
+ * @self: a [class@Reg.Registry]
+ * @dir: (type filename): a directory of `.backend` manifests
+ *
+ * Puts @dir first in the search path (a directory added again moves to
+ * the front).  A relative @dir is taken from the current directory now.
+ * If discovery has run, the next call that discovers reads @dir.  This
+ * function is thread-safe.
+ */
+void
+reg_registry_add_search_path (RegRegistry *self,
+                              const char  *dir)
+{
+  g_autofree char *canonical = NULL;
+  guint index;
+
+  g_return_if_fail (REG_IS_REGISTRY (self));
+  g_return_if_fail (dir != NULL);
+
+  canonical = g_canonicalize_filename (dir, NULL);
+
+  g_rw_lock_writer_lock (&self->lock);
+  if (g_ptr_array_find_with_equal_func (self->added_dirs, canonical, g_str_equal, &index))
+    g_ptr_array_remove_index (self->added_dirs, index);
+  g_ptr_array_insert (self->added_dirs, 0, g_steal_pointer (&canonical));
+  g_rw_lock_writer_unlock (&self->lock);
+}
+
+/**
+ * reg_registry_get_search_paths:
+ * @self: a [class@Reg.Registry]
+ *
+ * Gets the directories discovery reads, in order: those added with
+ * [method@Reg.Registry.add_search_path] (newest first), those of
+ * `REG_BACKEND_PATH` (colon-separated), then the installed backend
+ * directory, or `REG_BACKEND_SYSTEM_DIR` instead when it is set (empty:
+ * none).  The environment is read when the registry is made, and ignored
+ * in setuid and setgid programs.  This function is thread-safe.
+ *
+ * Returns: (transfer full) (array zero-terminated=1) (element-type filename):
+ *   the directories
+ */
+char **
+reg_registry_get_search_paths (RegRegistry *self)
+{
+  GPtrArray *dirs;
+
+  g_return_val_if_fail (REG_IS_REGISTRY (self), NULL);
+
+  g_rw_lock_reader_lock (&self->lock);
+  dirs = dup_search_dirs_locked (self);
+  g_rw_lock_reader_unlock (&self->lock);
+
+  g_ptr_array_add (dirs, NULL);
+  return (char **) g_ptr_array_free (dirs, FALSE);
+}
+
+/**
+ * reg_registry_rescan:
+ * @self: a [class@Reg.Registry]
+ *
+ * Forgets which directories were read and what they declared, then
+ * discovers again.  Registered backends, loaded module backends included,
+ * stay.  Emits [signal@Reg.Registry::backend-unregistered] for declarations
+ * that are gone and [signal@Reg.Registry::backend-declared] for new ones.
+ * This function is thread-safe.
+ */
+void
+reg_registry_rescan (RegRegistry *self)
+{
+  g_autoptr(GHashTable) before = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GPtrArray) declared = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) gone = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) new_names = g_ptr_array_new ();
+  g_autoptr(GPtrArray) dropped = g_ptr_array_new_with_free_func ((GDestroyNotify) backend_free);
+  GHashTableIter iter;
+  gpointer value;
+
+  g_return_if_fail (REG_IS_REGISTRY (self));
+
+  g_rec_mutex_lock (&self->load_lock);
+
+  g_rw_lock_writer_lock (&self->lock);
+  g_hash_table_iter_init (&iter, self->backends);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      Backend *backend = value;
+
+      if (backend->compiler == NULL)
+        {
+          g_hash_table_iter_steal (&iter);
+          g_hash_table_add (before, g_strdup (backend->name));
+          g_ptr_array_add (dropped, backend);
+        }
+    }
+  g_hash_table_remove_all (self->scanned_dirs);
+  g_hash_table_remove_all (self->module_decls);
+  g_rw_lock_writer_unlock (&self->lock);
+
+  discover_pending (self, declared);
+
+  g_rw_lock_reader_lock (&self->lock);
+  for (guint i = 0; i < declared->len; i++)
+    if (!g_hash_table_remove (before, g_ptr_array_index (declared, i)))
+      g_ptr_array_add (new_names, g_ptr_array_index (declared, i));
+  g_hash_table_iter_init (&iter, before);
+  while (g_hash_table_iter_next (&iter, &value, NULL))
+    if (!g_hash_table_contains (self->backends, value))
+      g_ptr_array_add (gone, g_strdup (value));
+  g_rw_lock_reader_unlock (&self->lock);
+
+  g_rec_mutex_unlock (&self->load_lock);
+
+  g_ptr_array_sort (gone, compare_strings);
+  emit_name_signals (self, signals[BACKEND_UNREGISTERED], gone);
+  emit_name_signals (self, signals[BACKEND_DECLARED], new_names);
+}

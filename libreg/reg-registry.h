@@ -1,0 +1,151 @@
+/* reg-registry.h: the registry of compiler backends
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#if !defined (REG_INSIDE) && !defined (REG_COMPILATION)
+# error "Only <reg.h> can be included directly."
+#endif
+
+#include <glib-object.h>
+
+#include "reg-version-macros.h"
+#include "reg-backend-info.h"
+#include "reg-compiled-fn.h"
+#include "reg-compiler.h"
+#include "reg-graph.h"
+
+G_BEGIN_DECLS
+
+/**
+ * REG_DEFAULT_BACKEND:
+ *
+ * The name of the backend a registry uses when no other default is set.
+ */
+#define REG_DEFAULT_BACKEND "inductor"
+
+/**
+ * REG_TAG_DEBUG:
+ *
+ * The tag of backends meant for debugging, hidden by default from
+ * [method@Reg.Registry.list_backends].
+ */
+#define REG_TAG_DEBUG "debug"
+
+/**
+ * REG_TAG_EXPERIMENTAL:
+ *
+ * The tag of experimental backends, hidden by default from
+ * [method@Reg.Registry.list_backends].
+ */
+#define REG_TAG_EXPERIMENTAL "experimental"
+
+/**
+ * REG_REGISTRY_ERROR:
+ *
+ * The error domain of the registry.  Its codes are [enum@Reg.RegistryError].
+ */
+#define REG_REGISTRY_ERROR (reg_registry_error_quark ())
+
+/**
+ * RegRegistryError:
+ * @REG_REGISTRY_ERROR_INVALID_BACKEND: no backend has that name
+ * @REG_REGISTRY_ERROR_DUPLICATE_NAME: a backend of that name is registered already
+ * @REG_REGISTRY_ERROR_INVALID_NAME: a name or tag breaks the naming rules
+ * @REG_REGISTRY_ERROR_LOAD_FAILED: the module declaring the backend could not
+ *   provide it
+ *
+ * Errors in the %REG_REGISTRY_ERROR domain.
+ */
+typedef enum {
+  REG_REGISTRY_ERROR_INVALID_BACKEND,
+  REG_REGISTRY_ERROR_DUPLICATE_NAME,
+  REG_REGISTRY_ERROR_INVALID_NAME,
+  REG_REGISTRY_ERROR_LOAD_FAILED,
+} RegRegistryError;
+
+#define REG_TYPE_REGISTRY (reg_registry_get_type ())
+
+REG_AVAILABLE_IN_ALL
+G_DECLARE_FINAL_TYPE (RegRegistry, reg_registry, REG, REGISTRY, GObject)
+
+REG_AVAILABLE_IN_ALL
+GQuark          reg_registry_error_quark                 (void);
+
+REG_AVAILABLE_IN_ALL
+RegRegistry    *reg_registry_get_default                 (void);
+REG_AVAILABLE_IN_ALL
+RegRegistry    *reg_registry_new                         (void);
+
+REG_AVAILABLE_IN_ALL
+gboolean        reg_registry_register_backend            (RegRegistry        *self,
+                                                          const char         *name,
+                                                          RegCompiler        *compiler,
+                                                          const char * const *tags,
+                                                          GError            **error);
+REG_AVAILABLE_IN_ALL
+gboolean        reg_registry_register_debug_backend      (RegRegistry        *self,
+                                                          const char         *name,
+                                                          RegCompiler        *compiler,
+                                                          GError            **error);
+REG_AVAILABLE_IN_ALL
+gboolean        reg_registry_register_experimental_backend (RegRegistry      *self,
+                                                          const char         *name,
+                                                          RegCompiler        *compiler,
+                                                          GError            **error);
+REG_AVAILABLE_IN_ALL
+gboolean        reg_registry_unregister_backend          (RegRegistry        *self,
+                                                          const char         *name,
+                                                          GError            **error);
+REG_AVAILABLE_IN_ALL
+RegCompiler    *reg_registry_lookup_backend              (RegRegistry        *self,
+                                                          const char         *name,
+                                                          GError            **error);
+REG_AVAILABLE_IN_ALL
+char          **reg_registry_list_backends               (RegRegistry        *self,
+                                                          const char * const *exclude_tags);
+REG_AVAILABLE_IN_ALL
+char          **reg_registry_get_backend_tags            (RegRegistry        *self,
+                                                          const char         *name,
+                                                          GError            **error);
+REG_AVAILABLE_IN_ALL
+RegBackendInfo *reg_registry_get_backend_info            (RegRegistry        *self,
+                                                          const char         *name);
+REG_AVAILABLE_IN_ALL
+gboolean        reg_registry_is_registered               (RegRegistry        *self,
+                                                          RegCompiler        *compiler);
+
+REG_AVAILABLE_IN_ALL
+void            reg_registry_set_default_backend         (RegRegistry        *self,
+                                                          const char         *name);
+REG_AVAILABLE_IN_ALL
+char           *reg_registry_dup_default_backend         (RegRegistry        *self);
+REG_AVAILABLE_IN_ALL
+void            reg_registry_set_default_compiler        (RegRegistry        *self,
+                                                          RegCompiler        *compiler);
+REG_AVAILABLE_IN_ALL
+RegCompiler    *reg_registry_dup_default_compiler        (RegRegistry        *self,
+                                                          GError            **error);
+
+REG_AVAILABLE_IN_ALL
+RegCompiledFn  *reg_registry_compile                     (RegRegistry        *self,
+                                                          const char         *backend,
+                                                          RegGraph           *graph,
+                                                          GPtrArray          *example_inputs,
+                                                          GVariant           *options,
+                                                          GError            **error);
+REG_AVAILABLE_IN_ALL
+char          **reg_registry_suggest                     (RegRegistry        *self,
+                                                          const char         *name);
+
+REG_AVAILABLE_IN_ALL
+void            reg_registry_add_search_path             (RegRegistry        *self,
+                                                          const char         *dir);
+REG_AVAILABLE_IN_ALL
+char          **reg_registry_get_search_paths            (RegRegistry        *self);
+REG_AVAILABLE_IN_ALL
+void            reg_registry_rescan                      (RegRegistry        *self);
+
+G_END_DECLS

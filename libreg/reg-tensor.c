@@ -1,0 +1,416 @@
+/* reg-tensor.c: float32 tensors
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include <math.h>
+#include <string.h>
+
+#include "reg-graph.h"
+#include "reg-graph-private.h"
+#include "reg-tensor.h"
+
+/* Backends run vector loops over the data; 64 bytes is a cache line and the
+ * widest SIMD register (AVX-512), so no loop needs a scalar prologue. */
+#define REG_TENSOR_ALIGNMENT 64
+
+/**
+ * RegTensor:
+ *
+ * A dense tensor of 32-bit floats in row-major order, with 0 to
+ * %REG_TENSOR_MAX_DIMS dimensions.
+ *
+ * A tensor with no dimension is a scalar (one element); a tensor with a
+ * dimension of 0 holds no element.  The data is 64-byte aligned and
+ * writable in place through [method@Reg.Tensor.get_data]; the shape never
+ * changes.
+ *
+ * A tensor is not locked: it may be read from several threads at once, but
+ * writing its data while another thread reads it is a data race.
+ */
+struct _RegTensor
+{
+  GObject parent_instance;
+
+  guint   n_dims;
+  gint64  shape[REG_TENSOR_MAX_DIMS];
+  gsize   n_elements;
+  /* Never NULL, even for zero elements, so that callers may pass it to
+   * memcpy() and friends without a special case. */
+  float  *data;
+};
+
+G_DEFINE_FINAL_TYPE (RegTensor, reg_tensor, G_TYPE_OBJECT)
+
+static void
+reg_tensor_finalize (GObject *object)
+{
+  RegTensor *self = REG_TENSOR (object);
+
+  g_clear_pointer (&self->data, g_aligned_free);
+
+  G_OBJECT_CLASS (reg_tensor_parent_class)->finalize (object);
+}
+
+static void
+reg_tensor_class_init (RegTensorClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = reg_tensor_finalize;
+}
+
+static void
+reg_tensor_init (RegTensor *self)
+{
+}
+
+/* Checks a shape and computes its element count.  The count must also fit
+ * in bytes (4 per element), so that no size computation downstream can
+ * overflow. */
+static gboolean
+check_shape (const gint64  *shape,
+             guint          n_dims,
+             gsize         *n_elements,
+             GError       **error)
+{
+  gsize count = 1;
+  gboolean overflow = FALSE;
+
+  if (n_dims > REG_TENSOR_MAX_DIMS)
+    {
+      g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_SHAPE,
+                   "a tensor has at most %d dimensions, %u given",
+                   REG_TENSOR_MAX_DIMS, n_dims);
+      return FALSE;
+    }
+
+  for (guint i = 0; i < n_dims; i++)
+    {
+      if (shape[i] < 0)
+        {
+          g_autofree char *str = _reg_shape_to_string (shape, n_dims);
+
+          g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_SHAPE,
+                       "shape %s: dimension %u is negative", str, i);
+          return FALSE;
+        }
+    }
+
+  /* A zero dimension empties the tensor whatever the other dimensions are,
+   * however large. */
+  for (guint i = 0; i < n_dims; i++)
+    {
+      if (shape[i] == 0)
+        {
+          *n_elements = 0;
+          return TRUE;
+        }
+    }
+
+  for (guint i = 0; i < n_dims && !overflow; i++)
+    overflow = (guint64) shape[i] > G_MAXSIZE ||
+               !g_size_checked_mul (&count, count, (gsize) shape[i]);
+
+  if (overflow || count > G_MAXSIZE / sizeof (float))
+    {
+      g_autofree char *str = _reg_shape_to_string (shape, n_dims);
+
+      g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_SHAPE,
+                   "shape %s has more elements than memory can address",
+                   str);
+      return FALSE;
+    }
+
+  *n_elements = count;
+  return TRUE;
+}
+
+/* Takes a checked shape. */
+static RegTensor *
+reg_tensor_alloc (const gint64 *shape,
+                  guint         n_dims,
+                  gsize         n_elements)
+{
+  RegTensor *self = g_object_new (REG_TYPE_TENSOR, NULL);
+
+  self->n_dims = n_dims;
+  if (n_dims > 0)
+    memcpy (self->shape, shape, n_dims * sizeof (gint64));
+  self->n_elements = n_elements;
+  self->data = g_aligned_alloc0 (MAX (n_elements, 1), sizeof (float),
+                                 REG_TENSOR_ALIGNMENT);
+
+  return self;
+}
+
+/**
+ * reg_tensor_new:
+ * @shape: (array length=n_dims) (nullable): the size of each dimension,
+ *   outermost first; %NULL when @n_dims is 0
+ * @n_dims: the number of dimensions, at most %REG_TENSOR_MAX_DIMS
+ *
+ * Creates a tensor of the given shape filled with zeros.  A dimension may be
+ * 0 (the tensor then holds no element); an empty shape makes a scalar.
+ *
+ * More than %REG_TENSOR_MAX_DIMS dimensions, a negative dimension or a shape
+ * too large to allocate are programmer errors; use
+ * [ctor@Reg.Tensor.new_from_data] to check a shape that comes from data.
+ *
+ * Returns: (transfer full): a new tensor
+ */
+RegTensor *
+reg_tensor_new (const gint64 *shape,
+                guint         n_dims)
+{
+  gsize n_elements;
+
+  g_return_val_if_fail (shape != NULL || n_dims == 0, NULL);
+  g_return_val_if_fail (n_dims <= REG_TENSOR_MAX_DIMS, NULL);
+
+  for (guint i = 0; i < n_dims; i++)
+    g_return_val_if_fail (shape[i] >= 0, NULL);
+
+  if (!check_shape (shape, n_dims, &n_elements, NULL))
+    g_return_val_if_reached (NULL);
+
+  return reg_tensor_alloc (shape, n_dims, n_elements);
+}
+
+/**
+ * reg_tensor_new_from_data:
+ * @data: (array length=n_elements) (nullable): the elements in row-major
+ *   order; may be %NULL when @n_elements is 0
+ * @n_elements: the number of elements in @data
+ * @shape: (array length=n_dims) (nullable): the size of each dimension,
+ *   outermost first; %NULL when @n_dims is 0
+ * @n_dims: the number of dimensions
+ * @error: return location for a #GError
+ *
+ * Creates a tensor holding a copy of @data.
+ *
+ * Fails with %REG_GRAPH_ERROR_SHAPE when @shape has more than
+ * %REG_TENSOR_MAX_DIMS dimensions, a negative dimension, too many elements
+ * to allocate, or holds another number of elements than @n_elements.
+ *
+ * Returns: (transfer full): a new tensor, or %NULL with @error set
+ */
+RegTensor *
+reg_tensor_new_from_data (const float   *data,
+                          gsize          n_elements,
+                          const gint64  *shape,
+                          guint          n_dims,
+                          GError       **error)
+{
+  RegTensor *self;
+  gsize expected;
+
+  g_return_val_if_fail (data != NULL || n_elements == 0, NULL);
+  g_return_val_if_fail (shape != NULL || n_dims == 0, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!check_shape (shape, n_dims, &expected, error))
+    return NULL;
+
+  if (expected != n_elements)
+    {
+      g_autofree char *str = _reg_shape_to_string (shape, n_dims);
+
+      g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_SHAPE,
+                   "shape %s holds %" G_GSIZE_FORMAT " element%s, %"
+                   G_GSIZE_FORMAT " given",
+                   str, expected, expected == 1 ? "" : "s", n_elements);
+      return NULL;
+    }
+
+  self = reg_tensor_alloc (shape, n_dims, n_elements);
+  if (n_elements > 0)
+    memcpy (self->data, data, n_elements * sizeof (float));
+
+  return self;
+}
+
+/**
+ * reg_tensor_new_from_bytes:
+ * @bytes: the elements as native-endian float32 values in row-major order
+ * @shape: (array length=n_dims) (nullable): the size of each dimension,
+ *   outermost first; %NULL when @n_dims is 0
+ * @n_dims: the number of dimensions
+ * @error: return location for a #GError
+ *
+ * Creates a tensor holding a copy of @bytes: the whole buffer at once, which
+ * is what bindings want (a numpy array's `tobytes()`, a `GLib.Bytes`).
+ *
+ * Fails with %REG_GRAPH_ERROR_SHAPE when the size of @bytes is not a
+ * multiple of 4, or as [ctor@Reg.Tensor.new_from_data] does.
+ *
+ * Returns: (transfer full): a new tensor, or %NULL with @error set
+ */
+RegTensor *
+reg_tensor_new_from_bytes (GBytes        *bytes,
+                           const gint64  *shape,
+                           guint          n_dims,
+                           GError       **error)
+{
+  gconstpointer data;
+  gsize size;
+
+  g_return_val_if_fail (bytes != NULL, NULL);
+  g_return_val_if_fail (shape != NULL || n_dims == 0, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  data = g_bytes_get_data (bytes, &size);
+  if (size % sizeof (float) != 0)
+    {
+      g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_SHAPE,
+                   "%" G_GSIZE_FORMAT " bytes of data are not a whole number "
+                   "of float32 values (4 bytes each)", size);
+      return NULL;
+    }
+
+  /* The data of a GBytes carries no alignment guarantee, hence the copy
+   * through memcpy() rather than a float pointer. */
+  return reg_tensor_new_from_data (data, size / sizeof (float), shape, n_dims,
+                                   error);
+}
+
+/**
+ * reg_tensor_get_data:
+ * @self: a [class@Reg.Tensor]
+ * @n_elements: (out) (optional): return location for the number of elements
+ *
+ * Gets the elements of @self in row-major order.  The buffer belongs to
+ * @self and may be written in place; it is 64-byte aligned and never %NULL.
+ *
+ * Returns: (array length=n_elements) (transfer none): the elements
+ */
+float *
+reg_tensor_get_data (RegTensor *self,
+                     gsize     *n_elements)
+{
+  g_return_val_if_fail (REG_IS_TENSOR (self), NULL);
+
+  if (n_elements != NULL)
+    *n_elements = self->n_elements;
+
+  return self->data;
+}
+
+/**
+ * reg_tensor_get_shape:
+ * @self: a [class@Reg.Tensor]
+ * @n_dims: (out) (optional): return location for the number of dimensions
+ *
+ * Gets the size of each dimension of @self, outermost first.
+ *
+ * Returns: (array length=n_dims) (transfer none): the shape
+ */
+const gint64 *
+reg_tensor_get_shape (RegTensor *self,
+                      guint     *n_dims)
+{
+  g_return_val_if_fail (REG_IS_TENSOR (self), NULL);
+
+  if (n_dims != NULL)
+    *n_dims = self->n_dims;
+
+  return self->shape;
+}
+
+/**
+ * reg_tensor_get_n_dims:
+ * @self: a [class@Reg.Tensor]
+ *
+ * Gets the number of dimensions of @self; 0 for a scalar.
+ *
+ * Returns: the number of dimensions
+ */
+guint
+reg_tensor_get_n_dims (RegTensor *self)
+{
+  g_return_val_if_fail (REG_IS_TENSOR (self), 0);
+
+  return self->n_dims;
+}
+
+/**
+ * reg_tensor_get_n_elements:
+ * @self: a [class@Reg.Tensor]
+ *
+ * Gets the number of elements of @self: the product of its dimensions.
+ *
+ * Returns: the number of elements
+ */
+gsize
+reg_tensor_get_n_elements (RegTensor *self)
+{
+  g_return_val_if_fail (REG_IS_TENSOR (self), 0);
+
+  return self->n_elements;
+}
+
+/**
+ * reg_tensor_dup_bytes:
+ * @self: a [class@Reg.Tensor]
+ *
+ * Copies the elements of @self, as native-endian float32 values in
+ * row-major order, for [ctor@Reg.Tensor.new_from_bytes] or a binding's
+ * array type.
+ *
+ * Returns: (transfer full): a copy of the data
+ */
+GBytes *
+reg_tensor_dup_bytes (RegTensor *self)
+{
+  g_return_val_if_fail (REG_IS_TENSOR (self), NULL);
+
+  return g_bytes_new (self->data, self->n_elements * sizeof (float));
+}
+
+static gboolean
+is_close (double a,
+          double b,
+          double rtol,
+          double atol)
+{
+  /* As numpy.isclose(): infinities only equal themselves (the difference
+   * would be NaN or infinite), and NaN equals nothing. */
+  if (isinf (a) || isinf (b))
+    return a == b;
+
+  return fabs (a - b) <= atol + rtol * fabs (b);
+}
+
+/**
+ * reg_tensor_allclose:
+ * @a: a [class@Reg.Tensor]
+ * @b: the [class@Reg.Tensor] to compare @a to
+ * @rtol: the tolerance relative to the elements of @b
+ * @atol: the absolute tolerance
+ *
+ * Compares two tensors as `numpy.allclose()` does, without broadcasting:
+ * they have the same shape and every pair of elements satisfies
+ * `|a - b| <= atol + rtol * |b|`.  Infinities are close only to an infinity
+ * of the same sign; NaN is close to nothing, not even NaN.
+ *
+ * Returns: %TRUE if @a and @b are close
+ */
+gboolean
+reg_tensor_allclose (RegTensor *a,
+                     RegTensor *b,
+                     double     rtol,
+                     double     atol)
+{
+  g_return_val_if_fail (REG_IS_TENSOR (a), FALSE);
+  g_return_val_if_fail (REG_IS_TENSOR (b), FALSE);
+
+  if (a->n_dims != b->n_dims ||
+      memcmp (a->shape, b->shape, a->n_dims * sizeof (gint64)) != 0)
+    return FALSE;
+
+  for (gsize i = 0; i < a->n_elements; i++)
+    if (!is_close (a->data[i], b->data[i], rtol, atol))
+      return FALSE;
+
+  return TRUE;
+}

@@ -1,0 +1,62 @@
+/* reg-tensor.h: float32 tensors
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#if !defined (REG_INSIDE) && !defined (REG_COMPILATION)
+# error "Only <reg.h> can be included directly."
+#endif
+
+#include <glib-object.h>
+
+#include "reg-version-macros.h"
+
+G_BEGIN_DECLS
+
+/**
+ * REG_TENSOR_MAX_DIMS:
+ *
+ * The largest number of dimensions a [class@Reg.Tensor] can have.
+ */
+#define REG_TENSOR_MAX_DIMS 8
+
+#define REG_TYPE_TENSOR (reg_tensor_get_type ())
+
+REG_AVAILABLE_IN_ALL
+G_DECLARE_FINAL_TYPE (RegTensor, reg_tensor, REG, TENSOR, GObject)
+
+REG_AVAILABLE_IN_ALL
+RegTensor     *reg_tensor_new             (const gint64  *shape,
+                                           guint          n_dims);
+REG_AVAILABLE_IN_ALL
+RegTensor     *reg_tensor_new_from_data   (const float   *data,
+                                           gsize          n_elements,
+                                           const gint64  *shape,
+                                           guint          n_dims,
+                                           GError       **error);
+REG_AVAILABLE_IN_ALL
+RegTensor     *reg_tensor_new_from_bytes  (GBytes        *bytes,
+                                           const gint64  *shape,
+                                           guint          n_dims,
+                                           GError       **error);
+REG_AVAILABLE_IN_ALL
+float         *reg_tensor_get_data        (RegTensor     *self,
+                                           gsize         *n_elements);
+REG_AVAILABLE_IN_ALL
+const gint64  *reg_tensor_get_shape       (RegTensor     *self,
+                                           guint         *n_dims);
+REG_AVAILABLE_IN_ALL
+guint          reg_tensor_get_n_dims      (RegTensor     *self);
+REG_AVAILABLE_IN_ALL
+gsize          reg_tensor_get_n_elements  (RegTensor     *self);
+REG_AVAILABLE_IN_ALL
+GBytes        *reg_tensor_dup_bytes       (RegTensor     *self);
+REG_AVAILABLE_IN_ALL
+gboolean       reg_tensor_allclose        (RegTensor     *a,
+                                           RegTensor     *b,
+                                           double         rtol,
+                                           double         atol);
+
+G_END_DECLS

@@ -1,0 +1,83 @@
+/* reg-eager.c: the eager backend, libreg's reference interpreter
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include <gmodule.h>
+#include <reg.h>
+
+#include "reg-eager-interp.h"
+
+#define REG_EAGER_BACKEND "eager"
+
+/* RegEagerCompiler: compiling only checks the options and operators and
+ * keeps the graph; each call interprets it one node at a time (see
+ * reg-eager-interp.h for the exact numerics). */
+
+#define REG_TYPE_EAGER_COMPILER (reg_eager_compiler_get_type ())
+G_DECLARE_FINAL_TYPE (RegEagerCompiler, reg_eager_compiler, REG, EAGER_COMPILER, GObject)
+
+struct _RegEagerCompiler
+{
+  GObject parent_instance;
+};
+
+static void reg_eager_compiler_iface_init (RegCompilerInterface *iface);
+
+G_DEFINE_DYNAMIC_TYPE_EXTENDED (RegEagerCompiler, reg_eager_compiler, G_TYPE_OBJECT,
+                                G_TYPE_FLAG_FINAL,
+                                G_IMPLEMENT_INTERFACE_DYNAMIC (REG_TYPE_COMPILER,
+                                                               reg_eager_compiler_iface_init))
+
+static RegCompiledFn *
+reg_eager_compiler_compile (RegCompiler  *compiler,
+                            RegGraph     *graph,
+                            GPtrArray    *example_inputs,
+                            GVariant     *options,
+                            GError      **error)
+{
+  return _reg_eager_compile (REG_EAGER_BACKEND, graph, options, error);
+}
+
+static const char *
+reg_eager_compiler_get_name (RegCompiler *compiler)
+{
+  return REG_EAGER_BACKEND;
+}
+
+static void
+reg_eager_compiler_iface_init (RegCompilerInterface *iface)
+{
+  iface->compile = reg_eager_compiler_compile;
+  iface->get_name = reg_eager_compiler_get_name;
+}
+
+static void
+reg_eager_compiler_class_init (RegEagerCompilerClass *klass)
+{
+}
+
+static void
+reg_eager_compiler_class_finalize (RegEagerCompilerClass *klass)
+{
+}
+
+static void
+reg_eager_compiler_init (RegEagerCompiler *self)
+{
+}
+
+G_MODULE_EXPORT const guint32 reg_module_abi_version = REG_MODULE_ABI_VERSION;
+
+/* The prototype keeps -Wmissing-prototypes quiet: the loader finds this
+ * function with g_module_symbol(), not through a header. */
+G_MODULE_EXPORT void reg_module_load (RegModule *module);
+
+G_MODULE_EXPORT void
+reg_module_load (RegModule *module)
+{
+  reg_eager_compiler_register_type (G_TYPE_MODULE (module));
+  _reg_eager_fn_register_type (G_TYPE_MODULE (module), "RegEagerFn");
+
+  reg_module_add_backend (module, REG_EAGER_BACKEND, REG_TYPE_EAGER_COMPILER);
+}
