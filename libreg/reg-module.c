@@ -76,7 +76,10 @@ reg_module_load_module (GTypeModule *type_module)
 
   g_clear_error (&self->load_error);
 
-  self->gmodule = g_module_open (self->path, G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL);
+  /* Immediate binding: a module with an unresolved symbol fails here, as
+   * LOAD_FAILED, instead of killing the process when the symbol is first
+   * used. */
+  self->gmodule = g_module_open (self->path, G_MODULE_BIND_LOCAL);
   if (self->gmodule == NULL)
     {
       g_set_error (&self->load_error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,

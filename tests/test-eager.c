@@ -15,10 +15,12 @@
 
 /* Results are compared element by element: equal when both are NaN, when
  * both are the same infinity, or when |got - want| <= ATOL + RTOL * |want|.
- * numpy's float32 exp, log, tanh and glibc's expf, logf, tanhf are each
- * within a few ulp (1 ulp is at most 1.2e-7 relative), and sum and matmul
- * accumulate in double on both sides, so 1e-6 leaves room without hiding a
- * wrong operator.  ATOL covers results near zero (tanh, log near 1). */
+ * numpy's float32 exp, log, tanh and glibc's expf, logf, tanhf differ by up
+ * to 1 ulp on the table's inputs (sigmoid, built on exp, by 2), that is
+ * below 1.5e-7 relative; sum and matmul accumulate in double on both sides.
+ * So 1e-6 leaves room for another libm without hiding a wrong operator;
+ * ATOL covers results near zero (tanh (x) for small x, log near 1).
+ * Signed zeros compare equal here; test_signed_zeros() checks them. */
 #define RTOL 1e-6
 #define ATOL 1e-6
 
@@ -557,6 +559,58 @@ test_zero_elements (void)
   assert_tensor_close (g_ptr_array_index (outputs, 3), NULL, 0, &zero, "e");
 }
 
+/* The tolerance of assert_tensor_close() does not see the sign of zero,
+ * but 1 / x does: maximum and minimum order -0 before +0 whichever side
+ * it is on, and relu (-0) is +0. */
+static void
+test_signed_zeros (void)
+{
+  g_autoptr(RegGraph) graph = NULL;
+  g_autoptr(GPtrArray) inputs = tensor_array_new ();
+  g_autoptr(GPtrArray) outputs = NULL;
+  const gint64 shape[] = { 2 };
+  const float x[] = { -0.0f, +0.0f };
+  const gboolean negative[][2] = {
+    { FALSE, FALSE }, /* maximum (x, 0) */
+    { FALSE, FALSE }, /* maximum (0, x) */
+    { TRUE, FALSE },  /* maximum (x, -0.0) */
+    { TRUE, FALSE },  /* maximum (x, x) */
+    { TRUE, TRUE },   /* minimum (x, -0.0) */
+    { TRUE, TRUE },   /* minimum (-0.0, x) */
+    { TRUE, FALSE },  /* minimum (0, x) */
+    { FALSE, FALSE }, /* relu (x) */
+    { FALSE, TRUE },  /* neg (x) */
+  };
+
+  graph = graph_new_from_string ("graph(x):\n"
+                                 "  a = maximum(x, 0)\n"
+                                 "  b = maximum(0, x)\n"
+                                 "  c = maximum(x, -0.0)\n"
+                                 "  d = maximum(x, x)\n"
+                                 "  e = minimum(x, -0.0)\n"
+                                 "  f = minimum(-0.0, x)\n"
+                                 "  g = minimum(0, x)\n"
+                                 "  h = relu(x)\n"
+                                 "  i = neg(x)\n"
+                                 "  return (a, b, c, d, e, f, g, h, i)\n");
+  g_ptr_array_add (inputs, tensor_new (shape, 1, x));
+  outputs = run ("eager", graph, inputs);
+
+  g_assert_cmpuint (outputs->len, ==, G_N_ELEMENTS (negative));
+  for (guint i = 0; i < outputs->len; i++)
+    {
+      const float *data = reg_tensor_get_data (g_ptr_array_index (outputs, i), NULL);
+
+      for (guint j = 0; j < 2; j++)
+        {
+          g_assert_cmpfloat (data[j], ==, 0.0f);
+          if (!signbit (data[j]) != !negative[i][j])
+            g_test_fail_printf ("output %u, element %u: got %s0, expected %s0", i, j,
+                                signbit (data[j]) ? "-" : "+", negative[i][j] ? "-" : "+");
+        }
+    }
+}
+
 /* The graph of API.md §6. */
 static void
 test_api_example (void)
@@ -617,14 +671,15 @@ eval_scalar (const char *op,
     return x * y;
   if (g_str_equal (op, "div"))
     return x / y;
+  /* NaN wins, then -0 < +0 (fmaxf()/fminf() are loose on both). */
   if (g_str_equal (op, "maximum"))
-    return isnan (x) || isnan (y) ? NAN : fmaxf (x, y);
+    return isnan (x) || isnan (y) ? NAN : x > y || (x == y && !signbit (x)) ? x : y;
   if (g_str_equal (op, "minimum"))
-    return isnan (x) || isnan (y) ? NAN : fminf (x, y);
+    return isnan (x) || isnan (y) ? NAN : x < y || (x == y && signbit (x)) ? x : y;
   if (g_str_equal (op, "neg"))
     return -x;
   if (g_str_equal (op, "relu"))
-    return isnan (x) || x > 0 ? x : 0.0f;
+    return isnan (x) || x > 0 ? x : +0.0f;
   if (g_str_equal (op, "exp"))
     return expf (x);
   if (g_str_equal (op, "log"))
@@ -1082,6 +1137,7 @@ main (int   argc,
   g_test_add_func ("/eager/sum/to-0d", test_sum_to_0d);
   g_test_add_func ("/eager/shape/0d-inputs", test_zero_d_inputs);
   g_test_add_func ("/eager/shape/zero-elements", test_zero_elements);
+  g_test_add_func ("/eager/numerics/signed-zeros", test_signed_zeros);
   g_test_add_func ("/eager/graph/api-example", test_api_example);
   g_test_add_func ("/eager/graph/random-chains", test_random_chains);
   g_test_add_func ("/eager/outputs/no-alias", test_outputs_do_not_alias);

@@ -27,44 +27,56 @@ typedef struct
 } OpInfo;
 
 static float
-op_add (float x, float y)
+op_add (float x,
+        float y)
 {
   return x + y;
 }
 
 static float
-op_sub (float x, float y)
+op_sub (float x,
+        float y)
 {
   return x - y;
 }
 
 static float
-op_mul (float x, float y)
+op_mul (float x,
+        float y)
 {
   return x * y;
 }
 
 static float
-op_div (float x, float y)
+op_div (float x,
+        float y)
 {
   return x / y;
 }
 
-/* fmaxf()/fminf() would return the number when one side is NaN; numpy's
- * maximum/minimum (the reference the tests use) return NaN. */
+/* maximum and minimum follow IEEE 754-2019 maximum/minimum: NaN if either
+ * side is NaN (numpy's maximum/minimum, the reference of the tests, do too,
+ * where fmaxf()/fminf() would return the number), and -0 < +0, so both are
+ * commutative down to the sign of zero. */
 static float
-op_maximum (float x, float y)
+op_maximum (float x,
+            float y)
 {
   if (isnan (x) || isnan (y))
     return NAN;
+  if (x == y)
+    return signbit (x) ? y : x;
   return x > y ? x : y;
 }
 
 static float
-op_minimum (float x, float y)
+op_minimum (float x,
+            float y)
 {
   if (isnan (x) || isnan (y))
     return NAN;
+  if (x == y)
+    return signbit (x) ? x : y;
   return x < y ? x : y;
 }
 
@@ -75,7 +87,7 @@ op_neg (float x)
 }
 
 /* relu (x) is maximum (x, 0), so NaN stays NaN (a bare `x > 0 ? x : 0`
- * would turn it into 0 and hide it). */
+ * would turn it into 0 and hide it) and relu (-0) is +0. */
 static float
 op_relu (float x)
 {
@@ -169,22 +181,20 @@ shape_to_string (RegTensor *tensor)
 /* Compile-time checks keep every call within the shapes below, but the
  * interpreter must never read out of bounds, so a mismatch that slips
  * through (a bug elsewhere in libreg) is an error rather than a crash. */
-static gboolean
-shape_error (GError      **error,
-             const char   *backend,
-             guint         node,
-             const OpInfo *op,
-             RegTensor    *a,
-             RegTensor    *b)
+static void
+set_shape_error (GError      **error,
+                 const char   *backend,
+                 guint         node,
+                 const OpInfo *op,
+                 RegTensor    *a,
+                 RegTensor    *b)
 {
   g_autofree char *a_str = shape_to_string (a);
-  g_autofree char *b_str = b != NULL ? shape_to_string (b) : NULL;
+  g_autofree char *b_str = shape_to_string (b);
 
   g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_RUNTIME,
-               "%s: node %u (%s): operands of shape %s%s%s do not fit",
-               backend, node, op->name, a_str,
-               b_str != NULL ? " and " : "", b_str != NULL ? b_str : "");
-  return FALSE;
+               "%s: node %u (%s): operands of shape %s and %s do not fit",
+               backend, node, op->name, a_str, b_str);
 }
 
 static RegTensor *
@@ -241,7 +251,7 @@ eval_binary (const char    *backend,
     }
   else
     {
-      shape_error (error, backend, node, op, a, b);
+      set_shape_error (error, backend, node, op, a, b);
       return NULL;
     }
 
@@ -264,9 +274,10 @@ eval_sum (RegTensor *a)
   double acc = 0.0;
   RegTensor *out;
 
-  /* Summing in float loses the small terms of long or cancelling sums;
-   * double keeps the result within one rounding of the exact sum for any
-   * realistic size. */
+  /* A float accumulator loses the small terms of long or cancelling sums
+   * (1e8 + 1 - 1e8 gives 0) and overflows on large partial sums; double,
+   * rounded to float once at the end, gets those right and depends far
+   * less on the order of the terms. */
   x = reg_tensor_get_data (a, &n);
   for (gsize i = 0; i < n; i++)
     acc += x[i];
@@ -296,7 +307,7 @@ eval_matmul (const char    *backend,
   b_shape = reg_tensor_get_shape (b, &b_dims);
   if (a_dims != 2 || b_dims != 2 || a_shape[1] != b_shape[0])
     {
-      shape_error (error, backend, node, op, a, b);
+      set_shape_error (error, backend, node, op, a, b);
       return NULL;
     }
 

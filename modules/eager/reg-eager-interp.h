@@ -19,11 +19,13 @@ G_BEGIN_DECLS
  *
  * - add sub mul div maximum minimum: operands of the same shape, or one of
  *   them 0-d (a constant), which is broadcast.  maximum and minimum
- *   propagate NaN like numpy.maximum/minimum: NaN if either side is NaN.
+ *   propagate NaN like numpy.maximum/minimum (NaN if either side is NaN)
+ *   and order -0 before +0, as IEEE 754-2019 maximum/minimum do.
  * - neg relu exp log sqrt tanh sigmoid abs: C float math (expf, logf,
  *   sqrtf, tanhf, fabsf); sigmoid (x) = 1 / (1 + expf (-x));
- *   relu (x) = x > 0 ? x : 0, except that relu (NaN) = NaN, as
- *   numpy.maximum (x, 0) gives.  log and sqrt of negative numbers are NaN.
+ *   relu (x) = maximum (x, 0): x > 0 ? x : +0, except that relu (NaN) =
+ *   NaN, as numpy.maximum (x, 0) gives.  log and sqrt of negative numbers
+ *   are NaN, log (0) is -inf.
  * - sum: all elements to a 0-d tensor, accumulated in double and rounded
  *   to float once (an empty tensor sums to 0).
  * - matmul: [m, k] x [k, n] -> [m, n], each dot product accumulated in
