@@ -126,6 +126,13 @@ struct _RegGraph
 
 G_DEFINE_FINAL_TYPE (RegGraph, reg_graph, G_TYPE_OBJECT)
 
+/**
+ * reg_graph_error_quark:
+ *
+ * Gets the quark of the %REG_GRAPH_ERROR error domain.
+ *
+ * Returns: the error domain
+ */
 G_DEFINE_QUARK (reg-graph-error-quark, reg_graph_error)
 
 static void
@@ -368,6 +375,9 @@ reg_graph_new (void)
  * and returns %REG_GRAPH_INVALID_NODE, and @self keeps the error for
  * [method@Reg.Graph.validate] (the first one, when there are several).
  *
+ * Like every builder call, this changes @self: no other thread may use
+ * @self at the same time.
+ *
  * Returns: the id of the new node, or %REG_GRAPH_INVALID_NODE
  */
 guint
@@ -404,7 +414,7 @@ reg_graph_add_input (RegGraph   *self,
  * @value: the value of the constant
  *
  * Adds a scalar constant to @self.  Any double is a constant, infinities
- * and NaN included.
+ * and NaN included.  No other thread may use @self at the same time.
  *
  * Returns: the id of the new node
  */
@@ -433,6 +443,8 @@ reg_graph_add_constant (RegGraph *self,
  * %REG_GRAPH_ERROR_UNDEFINED for an argument that is not a node of @self
  * (%REG_GRAPH_INVALID_NODE included).  A failure adds nothing and, unlike
  * the errors of [method@Reg.Graph.add_input], does not stay with @self.
+ *
+ * No other thread may use @self at the same time.
  *
  * Returns: the id of the new node, or %REG_GRAPH_INVALID_NODE with @error
  *   set
@@ -503,6 +515,8 @@ reg_graph_add_op (RegGraph     *self,
  * An id that is not a node of @self (%REG_GRAPH_INVALID_NODE included) is a
  * %REG_GRAPH_ERROR_UNDEFINED error: the call then changes nothing and @self
  * keeps the error for [method@Reg.Graph.validate].
+ *
+ * No other thread may use @self at the same time.
  */
 void
 reg_graph_set_outputs (RegGraph    *self,
@@ -537,7 +551,8 @@ reg_graph_set_outputs (RegGraph    *self,
  * with %REG_GRAPH_ERROR_PARSE, as a text without `return` does).
  *
  * Shapes are checked later, against example inputs, when the graph is
- * compiled.
+ * compiled.  This function only reads @self: several threads may call it
+ * at once.
  *
  * Returns: %TRUE if @self is valid, %FALSE with @error set otherwise
  */
@@ -949,6 +964,7 @@ append_operand (GString     *out,
  * [method@Reg.Graph.add_op]) get names that no other node of @self has.
  *
  * Parsing the text and printing the graph again gives the same text.
+ * This function only reads @self: several threads may call it at once.
  *
  * Returns: (transfer full): the text of @self
  */
@@ -1220,8 +1236,8 @@ lex_number (Parser  *parser,
             }
         }
 
-      /* A number runs into no name or other number: `1.5x`, `1e`, `1.2.3`
-       * and a lone `.` are one bad token, not two good ones. */
+      /* A number may not run into a name or another number: `1.5x`, `1e`,
+       * `1.2.3` and a lone `.` are one bad token, not two good ones. */
       if (n_digits == 0 || is_name_char (*q) || *q == '.')
         {
           Location loc = location_here (parser, start);
@@ -1375,12 +1391,12 @@ expect (Parser      *parser,
 /* Reads a name or a number (a call's argument, or an output) into @arg and
  * moves past it. */
 static gboolean
-parse_operand (Parser      *parser,
-               Arg         *arg,
-               const char  *what,
-               GError     **error)
+parse_operand (Parser  *parser,
+               Arg     *arg,
+               GError **error)
 {
   Token tok = parser->tok;
+  g_autofree char *name = NULL;
   gpointer id;
 
   if (tok.type == TOKEN_NUMBER)
@@ -1391,7 +1407,7 @@ parse_operand (Parser      *parser,
     }
 
   if (tok.type != TOKEN_NAME)
-    return unexpected (parser, what, error);
+    return unexpected (parser, "a name or a number", error);
 
   if (!advance (parser, error))
     return FALSE;
@@ -1405,13 +1421,10 @@ parse_operand (Parser      *parser,
                               "name first", quoted);
     }
 
-  {
-    g_autofree char *name = g_strndup (tok.loc.pos, tok.len);
-
-    if (!g_hash_table_lookup_extended (parser->graph->names, name, NULL, &id))
-      return set_parse_error (error, &tok.loc, REG_GRAPH_ERROR_UNDEFINED,
-                              "undefined name '%s'", name);
-  }
+  name = g_strndup (tok.loc.pos, tok.len);
+  if (!g_hash_table_lookup_extended (parser->graph->names, name, NULL, &id))
+    return set_parse_error (error, &tok.loc, REG_GRAPH_ERROR_UNDEFINED,
+                            "undefined name '%s'", name);
 
   arg->is_constant = FALSE;
   arg->id = GPOINTER_TO_UINT (id);
@@ -1442,7 +1455,7 @@ parse_operands (Parser    *parser,
     {
       Arg arg;
 
-      if (!parse_operand (parser, &arg, "a name or a number", error))
+      if (!parse_operand (parser, &arg, error))
         return FALSE;
       g_array_append_val (parser->args, arg);
 
@@ -1544,7 +1557,8 @@ parse_assignment (Parser  *parser,
   name = g_strndup (target.loc.pos, target.len);
   if (g_hash_table_lookup_extended (parser->graph->names, name, NULL, &previous))
     {
-      gboolean is_input = get_node (parser->graph, GPOINTER_TO_UINT (previous))->kind == REG_NODE_INPUT;
+      const Node *node = get_node (parser->graph, GPOINTER_TO_UINT (previous));
+      gboolean is_input = node->kind == REG_NODE_INPUT;
 
       return set_parse_error (error, &target.loc, REG_GRAPH_ERROR_REDEFINED,
                               "'%s' is already defined%s", name,
@@ -1648,6 +1662,7 @@ parse_return (Parser  *parser,
  * %REG_GRAPH_ERROR_REDEFINED for a name defined twice.
  *
  * Any text may be given: parsing takes linear time and constant stack.
+ * This function is thread-safe.
  *
  * Returns: (transfer full): a new graph, or %NULL with @error set
  */
@@ -1867,4 +1882,54 @@ _reg_graph_infer_shapes (RegGraph   *graph,
     *shapes = g_steal_pointer (&result);
 
   return TRUE;
+}
+
+/**
+ * reg_graph_infer_shapes:
+ * @self: a [class@Reg.Graph]
+ * @example_inputs: (element-type Reg.Tensor): one tensor per input of
+ *   @self, in order; only their shapes matter
+ * @error: return location for a #GError
+ *
+ * Computes the shape of every node of @self for inputs shaped like
+ * @example_inputs, under the rules of the operators (see
+ * [class@Reg.Graph]): what compiling @self checks before any backend runs.
+ *
+ * Fails with the error of [method@Reg.Graph.validate] when @self is not
+ * valid, and with %REG_GRAPH_ERROR_SHAPE when the number of example inputs
+ * differs from the number of inputs of @self or when shapes do not fit;
+ * the message then names the node, the operator and both shapes.
+ *
+ * This function only reads @self: several threads may call it at once.
+ *
+ * Returns: (transfer full): the shapes, a `aax` variant with one array of
+ *   dimensions per node, indexed by node id; or %NULL with @error set
+ */
+GVariant *
+reg_graph_infer_shapes (RegGraph   *self,
+                        GPtrArray  *example_inputs,
+                        GError    **error)
+{
+  g_autofree RegShape *shapes = NULL;
+  GVariantBuilder builder;
+
+  g_return_val_if_fail (REG_IS_GRAPH (self), NULL);
+  g_return_val_if_fail (example_inputs != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  for (guint i = 0; i < example_inputs->len; i++)
+    g_return_val_if_fail (REG_IS_TENSOR (g_ptr_array_index (example_inputs, i)), NULL);
+
+  if (!_reg_graph_infer_shapes (self, example_inputs, &shapes, error))
+    return NULL;
+
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("aax"));
+  for (guint i = 0; i < self->nodes->len; i++)
+    g_variant_builder_add_value (&builder,
+                                 g_variant_new_fixed_array (G_VARIANT_TYPE_INT64,
+                                                            shapes[i].dims,
+                                                            shapes[i].n_dims,
+                                                            sizeof (gint64)));
+
+  return g_variant_ref_sink (g_variant_builder_end (&builder));
 }

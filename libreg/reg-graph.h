@@ -101,6 +101,10 @@ void           reg_graph_set_outputs          (RegGraph      *self,
                                                const guint   *nodes,
                                                guint          n);
 REG_AVAILABLE_IN_ALL
+GVariant      *reg_graph_infer_shapes         (RegGraph      *self,
+                                               GPtrArray     *example_inputs,
+                                               GError       **error);
+REG_AVAILABLE_IN_ALL
 gboolean       reg_graph_validate             (RegGraph      *self,
                                                GError       **error);
 

@@ -164,6 +164,7 @@ reg_tensor_new (const gint64 *shape,
                 guint         n_dims)
 {
   gsize n_elements;
+  gboolean fits_in_memory;
 
   g_return_val_if_fail (shape != NULL || n_dims == 0, NULL);
   g_return_val_if_fail (n_dims <= REG_TENSOR_MAX_DIMS, NULL);
@@ -171,8 +172,8 @@ reg_tensor_new (const gint64 *shape,
   for (guint i = 0; i < n_dims; i++)
     g_return_val_if_fail (shape[i] >= 0, NULL);
 
-  if (!check_shape (shape, n_dims, &n_elements, NULL))
-    g_return_val_if_reached (NULL);
+  fits_in_memory = check_shape (shape, n_dims, &n_elements, NULL);
+  g_return_val_if_fail (fits_in_memory, NULL);
 
   return reg_tensor_alloc (shape, n_dims, n_elements);
 }
@@ -281,6 +282,7 @@ reg_tensor_new_from_bytes (GBytes        *bytes,
  *
  * Gets the elements of @self in row-major order.  The buffer belongs to
  * @self and may be written in place; it is 64-byte aligned and never %NULL.
+ * Writing it while another thread reads @self is a data race.
  *
  * Returns: (array length=n_elements) (transfer none): the elements
  */
