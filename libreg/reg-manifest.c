@@ -102,8 +102,20 @@ _reg_manifest_parse (const char  *path,
   g_autofree char *dir = NULL;
   g_auto(GStrv) groups = NULL;
   g_autoptr(GError) local_error = NULL;
+  const char *end;
   gint64 abi_version;
   gsize n_groups;
+
+  /* Validate the whole text first: GKeyFile would stop at a NUL byte and
+   * quietly drop a value that is not UTF-8 where no error is asked for. */
+  if (!g_utf8_validate_len (data, length, &end))
+    {
+      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_UNKNOWN_ENCODING,
+                   "not a UTF-8 key file: %s at byte %" G_GSIZE_FORMAT,
+                   *end == '\0' ? "a NUL byte" : "invalid UTF-8",
+                   (gsize) (end - data));
+      return NULL;
+    }
 
   if (!g_key_file_load_from_data (keyfile, data, length, G_KEY_FILE_NONE, &local_error))
     {

@@ -268,52 +268,85 @@ merge_manifest_locked (RegRegistry       *self,
     }
 }
 
-/* Reads the manifests of every search directory not read yet and adds their
- * declarations; the names newly declared go to @declared, for the caller to
- * announce once every lock is released.  Caller holds load_lock. */
-static void
-discover_pending (RegRegistry *self,
-                  GPtrArray   *declared)
+/* What discovery read: the search path at the time, the directories read
+ * and, for each of them, its manifests. */
+typedef struct
 {
-  g_autoptr(GPtrArray) search_dirs = NULL;
-  g_autoptr(GPtrArray) pending = g_ptr_array_new ();
-  g_autoptr(GPtrArray) manifests = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  GPtrArray *search_dirs;
+  GPtrArray *read_dirs;   /* borrowed from search_dirs */
+  GPtrArray *manifests;   /* a GPtrArray of RegManifest per read directory */
+} Scan;
+
+static void
+scan_clear (Scan *scan)
+{
+  g_clear_pointer (&scan->search_dirs, g_ptr_array_unref);
+  g_clear_pointer (&scan->read_dirs, g_ptr_array_unref);
+  g_clear_pointer (&scan->manifests, g_ptr_array_unref);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Scan, scan_clear)
+
+/* Reads the manifests of the search directories not read yet, or of all of
+ * them.  File I/O without the registry lock: lookups go on meanwhile.
+ * Caller holds load_lock, so the set of read directories cannot change
+ * under it. */
+static void
+scan_read (RegRegistry *self,
+           gboolean     all,
+           Scan        *scan)
+{
+  scan->read_dirs = g_ptr_array_new ();
+  scan->manifests = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
 
   g_rw_lock_reader_lock (&self->lock);
-  search_dirs = dup_search_dirs_locked (self);
-  for (guint i = 0; i < search_dirs->len; i++)
-    if (!g_hash_table_contains (self->scanned_dirs, g_ptr_array_index (search_dirs, i)))
-      g_ptr_array_add (pending, g_ptr_array_index (search_dirs, i));
+  scan->search_dirs = dup_search_dirs_locked (self);
+  for (guint i = 0; i < scan->search_dirs->len; i++)
+    {
+      const char *dir = g_ptr_array_index (scan->search_dirs, i);
+
+      if (all || !g_hash_table_contains (self->scanned_dirs, dir))
+        g_ptr_array_add (scan->read_dirs, (gpointer) dir);
+    }
   g_rw_lock_reader_unlock (&self->lock);
 
-  if (pending->len == 0)
-    return;
+  for (guint i = 0; i < scan->read_dirs->len; i++)
+    g_ptr_array_add (scan->manifests, _reg_manifest_scan_dir (g_ptr_array_index (scan->read_dirs, i)));
+}
 
-  /* File I/O without the registry lock: lookups go on meanwhile. */
-  for (guint i = 0; i < pending->len; i++)
-    g_ptr_array_add (manifests, _reg_manifest_scan_dir (g_ptr_array_index (pending, i)));
-
-  g_rw_lock_writer_lock (&self->lock);
-  for (guint i = 0; i < pending->len; i++)
+/* Adds what @scan read; the names newly declared go to @declared, for the
+ * caller to announce once every lock is released. */
+static void
+scan_merge_locked (RegRegistry *self,
+                   const Scan  *scan,
+                   GPtrArray   *declared)
+{
+  for (guint i = 0; i < scan->read_dirs->len; i++)
     {
-      const char *dir = g_ptr_array_index (pending, i);
-      GPtrArray *dir_manifests = g_ptr_array_index (manifests, i);
+      const char *dir = g_ptr_array_index (scan->read_dirs, i);
+      GPtrArray *dir_manifests = g_ptr_array_index (scan->manifests, i);
 
       for (guint j = 0; j < dir_manifests->len; j++)
         merge_manifest_locked (self, g_ptr_array_index (dir_manifests, j),
-                               dir, search_dirs, declared);
+                               dir, scan->search_dirs, declared);
       g_hash_table_add (self->scanned_dirs, g_strdup (dir));
     }
-  g_rw_lock_writer_unlock (&self->lock);
 }
 
 static void
 ensure_discovered (RegRegistry *self)
 {
   g_autoptr(GPtrArray) declared = g_ptr_array_new_with_free_func (g_free);
+  g_auto(Scan) scan = { NULL, };
 
   g_rec_mutex_lock (&self->load_lock);
-  discover_pending (self, declared);
+  scan_read (self, FALSE, &scan);
+  if (scan.read_dirs->len > 0)
+    {
+      g_rw_lock_writer_lock (&self->lock);
+      scan_merge_locked (self, &scan, declared);
+      g_rw_lock_writer_unlock (&self->lock);
+    }
   g_rec_mutex_unlock (&self->load_lock);
 
   emit_name_signals (self, signals[BACKEND_DECLARED], declared);
@@ -1381,18 +1414,22 @@ reg_registry_get_search_paths (RegRegistry *self)
 void
 reg_registry_rescan (RegRegistry *self)
 {
-  g_autoptr(GHashTable) before = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) before = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr(GPtrArray) declared = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) gone = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) new_names = g_ptr_array_new ();
   g_autoptr(GPtrArray) dropped = g_ptr_array_new_with_free_func ((GDestroyNotify) backend_free);
+  g_auto(Scan) scan = { NULL, };
   GHashTableIter iter;
   gpointer value;
 
   g_return_if_fail (REG_IS_REGISTRY (self));
 
   g_rec_mutex_lock (&self->load_lock);
+  scan_read (self, TRUE, &scan);
 
+  /* The old declarations give way to the new ones in one step, so that no
+   * reader sees a name missing that is declared before and after. */
   g_rw_lock_writer_lock (&self->lock);
   g_hash_table_iter_init (&iter, self->backends);
   while (g_hash_table_iter_next (&iter, NULL, &value))
@@ -1402,17 +1439,14 @@ reg_registry_rescan (RegRegistry *self)
       if (backend->compiler == NULL)
         {
           g_hash_table_iter_steal (&iter);
-          g_hash_table_add (before, g_strdup (backend->name));
+          g_hash_table_add (before, backend->name);
           g_ptr_array_add (dropped, backend);
         }
     }
   g_hash_table_remove_all (self->scanned_dirs);
   g_hash_table_remove_all (self->module_decls);
-  g_rw_lock_writer_unlock (&self->lock);
+  scan_merge_locked (self, &scan, declared);
 
-  discover_pending (self, declared);
-
-  g_rw_lock_reader_lock (&self->lock);
   for (guint i = 0; i < declared->len; i++)
     if (!g_hash_table_remove (before, g_ptr_array_index (declared, i)))
       g_ptr_array_add (new_names, g_ptr_array_index (declared, i));
@@ -1420,7 +1454,7 @@ reg_registry_rescan (RegRegistry *self)
   while (g_hash_table_iter_next (&iter, &value, NULL))
     if (!g_hash_table_contains (self->backends, value))
       g_ptr_array_add (gone, g_strdup (value));
-  g_rw_lock_reader_unlock (&self->lock);
+  g_rw_lock_writer_unlock (&self->lock);
 
   g_rec_mutex_unlock (&self->load_lock);
 
