@@ -11,10 +11,12 @@
 #include "reg-backend-info-private.h"
 #include "reg-close-matches.h"
 #include "reg-enums.h"
+#include "reg-hazard-private.h"
 #include "reg-manifest-private.h"
 #include "reg-module-private.h"
 #include "reg-name-private.h"
 #include "reg-registry.h"
+#include "reg-snapshot-private.h"
 
 /**
  * RegRegistry:
@@ -74,6 +76,15 @@ struct _RegRegistry
   char       **env_dirs;        /* REG_BACKEND_PATH, then the system directory */
   char        *default_name;    /* NULL while default_compiler is set */
   RegCompiler *default_compiler;
+  GPtrArray   *sorted;          /* every Backend in byte order of names, or
+                                 * NULL until list_backends() needs it again */
+  GPtrArray   *retired;         /* snapshots unpublished but maybe still read */
+
+  /* The loaded backends, read by lookups without any lock (hazard
+   * pointers, see reg-hazard-private.h).  Written under `lock`: cleared
+   * when the backends change, made again by the next lookup that misses
+   * it.  Atomic. */
+  RegSnapshot *snapshot;
 
   /* Serialises discovery and module loading, so that a module is loaded
    * once however many threads look its backends up.  Taken before `lock`,
@@ -132,6 +143,65 @@ backend_has_any_tag (const Backend      *backend,
       return TRUE;
 
   return FALSE;
+}
+
+/* Call with the writer lock held whenever backends are added, removed or
+ * loaded: drops the derived views of the table.  Snapshots no reader
+ * protects any more go to @garbage, to be freed once the lock is released
+ * (they hold compiler references, and a compiler's finalizer is someone
+ * else's code). */
+static void
+invalidate_locked (RegRegistry *self,
+                   GPtrArray   *garbage)
+{
+  RegSnapshot *old = g_atomic_pointer_exchange (&self->snapshot, NULL);
+
+  if (old != NULL)
+    g_ptr_array_add (self->retired, old);
+  g_clear_pointer (&self->sorted, g_ptr_array_unref);
+
+  for (guint i = self->retired->len; i > 0; i--)
+    if (!_reg_hazard_is_protected (g_ptr_array_index (self->retired, i - 1)))
+      g_ptr_array_add (garbage, g_ptr_array_steal_index_fast (self->retired, i - 1));
+}
+
+static GPtrArray *
+garbage_new (void)
+{
+  return g_ptr_array_new_with_free_func ((GDestroyNotify) _reg_snapshot_free);
+}
+
+/* Publishes a snapshot of the loaded backends if none is published. */
+static void
+publish_snapshot (RegRegistry *self)
+{
+  g_autoptr(GPtrArray) names = NULL;
+  g_autoptr(GPtrArray) compilers = NULL;
+  GHashTableIter iter;
+  gpointer value;
+
+  g_rw_lock_writer_lock (&self->lock);
+  if (g_atomic_pointer_get (&self->snapshot) == NULL)
+    {
+      names = g_ptr_array_new ();
+      compilers = g_ptr_array_new ();
+      g_hash_table_iter_init (&iter, self->backends);
+      while (g_hash_table_iter_next (&iter, NULL, &value))
+        {
+          const Backend *backend = value;
+
+          if (backend->compiler != NULL)
+            {
+              g_ptr_array_add (names, backend->name);
+              g_ptr_array_add (compilers, backend->compiler);
+            }
+        }
+      g_atomic_pointer_set (&self->snapshot,
+                            _reg_snapshot_new ((const char * const *) names->pdata,
+                                               (RegCompiler * const *) compilers->pdata,
+                                               names->len));
+    }
+  g_rw_lock_writer_unlock (&self->lock);
 }
 
 /* Emits a detailed name signal.  The detail is only looked up, never
@@ -337,6 +407,7 @@ static void
 ensure_discovered (RegRegistry *self)
 {
   g_autoptr(GPtrArray) declared = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) garbage = garbage_new ();
   g_auto(Scan) scan = { NULL, };
 
   g_rec_mutex_lock (&self->load_lock);
@@ -345,6 +416,7 @@ ensure_discovered (RegRegistry *self)
     {
       g_rw_lock_writer_lock (&self->lock);
       scan_merge_locked (self, &scan, declared);
+      invalidate_locked (self, garbage);
       g_rw_lock_writer_unlock (&self->lock);
     }
   g_rec_mutex_unlock (&self->load_lock);
@@ -479,6 +551,7 @@ load_backend (RegRegistry  *self,
   g_autoptr(GArray) offers = g_array_new (FALSE, TRUE, sizeof (Offer));
   g_autoptr(GPtrArray) registered = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) wanted = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) garbage = garbage_new ();
   g_autoptr(GError) local_error = NULL;
   g_autofree char *module_path = NULL;
   const RegModuleOffer *module_offers;
@@ -591,6 +664,7 @@ load_backend (RegRegistry  *self,
     g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
                  "backend '%s': module %s does not provide it, though its manifest declares it",
                  name, module_path);
+  invalidate_locked (self, garbage);
   g_rw_lock_writer_unlock (&self->lock);
 
   g_rec_mutex_unlock (&self->load_lock);
@@ -619,6 +693,9 @@ reg_registry_finalize (GObject *object)
   g_strfreev (self->env_dirs);
   g_free (self->default_name);
   g_clear_object (&self->default_compiler);
+  g_clear_pointer (&self->sorted, g_ptr_array_unref);
+  g_ptr_array_unref (self->retired);
+  _reg_snapshot_free (self->snapshot);
   g_rw_lock_clear (&self->lock);
   g_rec_mutex_clear (&self->load_lock);
 
@@ -765,6 +842,7 @@ reg_registry_init (RegRegistry *self)
   self->added_dirs = g_ptr_array_new_with_free_func (g_free);
   self->env_dirs = search_dirs_from_environment ();
   self->default_name = g_strdup (REG_DEFAULT_BACKEND);
+  self->retired = garbage_new ();
 }
 
 /**
@@ -832,6 +910,7 @@ reg_registry_register_backend (RegRegistry        *self,
                                const char * const *tags,
                                GError            **error)
 {
+  g_autoptr(GPtrArray) garbage = garbage_new ();
   g_autoptr(Backend) backend = NULL;
   g_autoptr(Backend) replaced = NULL;
   Backend *existing;
@@ -868,6 +947,7 @@ reg_registry_register_backend (RegRegistry        *self,
     g_hash_table_steal_extended (self->backends, name, NULL, (gpointer *) &replaced);
   g_hash_table_insert (self->backends, backend->name, backend);
   backend = NULL;
+  invalidate_locked (self, garbage);
   g_rw_lock_writer_unlock (&self->lock);
 
   emit_name_signal (self, signals[BACKEND_REGISTERED], name);
@@ -943,6 +1023,7 @@ reg_registry_unregister_backend (RegRegistry  *self,
                                  const char   *name,
                                  GError      **error)
 {
+  g_autoptr(GPtrArray) garbage = garbage_new ();
   g_autoptr(Backend) removed = NULL;
 
   g_return_val_if_fail (REG_IS_REGISTRY (self), FALSE);
@@ -956,7 +1037,9 @@ reg_registry_unregister_backend (RegRegistry  *self,
 
       g_rw_lock_writer_lock (&self->lock);
       g_hash_table_steal_extended (self->backends, name, NULL, (gpointer *) &removed);
-      if (removed == NULL && attempt == 1)
+      if (removed != NULL)
+        invalidate_locked (self, garbage);
+      else if (attempt == 1)
         set_invalid_backend_error_locked (self, name, error);
       g_rw_lock_writer_unlock (&self->lock);
     }
@@ -996,6 +1079,7 @@ reg_registry_lookup_backend (RegRegistry  *self,
                              GError      **error)
 {
   RegCompiler *compiler = NULL;
+  RegSnapshot *snapshot;
   Backend *backend;
   gboolean known;
 
@@ -1003,7 +1087,16 @@ reg_registry_lookup_backend (RegRegistry  *self,
   g_return_val_if_fail (name != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  /* The hot path: a loaded backend costs a hash lookup and a reference. */
+  /* The hot path: a loaded backend costs a probe of the snapshot and a
+   * reference, and writes no memory other threads read. */
+  snapshot = _reg_hazard_protect ((gpointer *) &self->snapshot);
+  if (snapshot != NULL && (compiler = _reg_snapshot_lookup (snapshot, name)) != NULL)
+    g_object_ref (compiler);
+  _reg_hazard_release ();
+
+  if (compiler != NULL)
+    return compiler;
+
   g_rw_lock_reader_lock (&self->lock);
   backend = g_hash_table_lookup (self->backends, name);
   known = backend != NULL;
@@ -1012,12 +1105,44 @@ reg_registry_lookup_backend (RegRegistry  *self,
   g_rw_lock_reader_unlock (&self->lock);
 
   if (compiler != NULL)
-    return compiler;
+    {
+      /* Loaded but missing from the snapshot: the snapshot is stale. */
+      publish_snapshot (self);
+      return compiler;
+    }
 
   if (!known)
     ensure_discovered (self);
 
   return load_backend (self, name, error);
+}
+
+static int
+compare_backend_names (gconstpointer a,
+                       gconstpointer b)
+{
+  const Backend *backend_a = *(const Backend * const *) a;
+  const Backend *backend_b = *(const Backend * const *) b;
+
+  return strcmp (backend_a->name, backend_b->name);
+}
+
+static char **
+dup_sorted_names_locked (RegRegistry        *self,
+                         const char * const *exclude_tags)
+{
+  GPtrArray *names = g_ptr_array_new_full (self->sorted->len + 1, g_free);
+
+  for (guint i = 0; i < self->sorted->len; i++)
+    {
+      const Backend *backend = g_ptr_array_index (self->sorted, i);
+
+      if (!backend_has_any_tag (backend, exclude_tags))
+        g_ptr_array_add (names, g_strdup (backend->name));
+    }
+  g_ptr_array_add (names, NULL);
+
+  return (char **) g_ptr_array_free (names, FALSE);
 }
 
 /**
@@ -1038,9 +1163,7 @@ reg_registry_list_backends (RegRegistry        *self,
                             const char * const *exclude_tags)
 {
   static const char * const default_exclude[] = { REG_TAG_DEBUG, REG_TAG_EXPERIMENTAL, NULL };
-  GPtrArray *names;
-  GHashTableIter iter;
-  gpointer value;
+  char **names;
 
   g_return_val_if_fail (REG_IS_REGISTRY (self), NULL);
 
@@ -1049,22 +1172,32 @@ reg_registry_list_backends (RegRegistry        *self,
 
   ensure_discovered (self);
 
+  /* The sort is done once per change of the set of names. */
   g_rw_lock_reader_lock (&self->lock);
-  names = g_ptr_array_new_full (g_hash_table_size (self->backends) + 1, g_free);
-  g_hash_table_iter_init (&iter, self->backends);
-  while (g_hash_table_iter_next (&iter, NULL, &value))
+  if (self->sorted != NULL)
     {
-      const Backend *backend = value;
-
-      if (!backend_has_any_tag (backend, exclude_tags))
-        g_ptr_array_add (names, g_strdup (backend->name));
+      names = dup_sorted_names_locked (self, exclude_tags);
+      g_rw_lock_reader_unlock (&self->lock);
+      return names;
     }
   g_rw_lock_reader_unlock (&self->lock);
 
-  g_ptr_array_sort (names, compare_strings);
-  g_ptr_array_add (names, NULL);
+  g_rw_lock_writer_lock (&self->lock);
+  if (self->sorted == NULL)
+    {
+      GHashTableIter iter;
+      gpointer value;
 
-  return (char **) g_ptr_array_free (names, FALSE);
+      self->sorted = g_ptr_array_sized_new (g_hash_table_size (self->backends));
+      g_hash_table_iter_init (&iter, self->backends);
+      while (g_hash_table_iter_next (&iter, NULL, &value))
+        g_ptr_array_add (self->sorted, value);
+      g_ptr_array_sort (self->sorted, compare_backend_names);
+    }
+  names = dup_sorted_names_locked (self, exclude_tags);
+  g_rw_lock_writer_unlock (&self->lock);
+
+  return names;
 }
 
 /**
@@ -1419,6 +1552,7 @@ reg_registry_rescan (RegRegistry *self)
   g_autoptr(GPtrArray) gone = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) new_names = g_ptr_array_new ();
   g_autoptr(GPtrArray) dropped = g_ptr_array_new_with_free_func ((GDestroyNotify) backend_free);
+  g_autoptr(GPtrArray) garbage = garbage_new ();
   g_auto(Scan) scan = { NULL, };
   GHashTableIter iter;
   gpointer value;
@@ -1454,6 +1588,7 @@ reg_registry_rescan (RegRegistry *self)
   while (g_hash_table_iter_next (&iter, &value, NULL))
     if (!g_hash_table_contains (self->backends, value))
       g_ptr_array_add (gone, g_strdup (value));
+  invalidate_locked (self, garbage);
   g_rw_lock_writer_unlock (&self->lock);
 
   g_rec_mutex_unlock (&self->load_lock);

@@ -101,6 +101,8 @@ test_register_lookup (void)
   g_autoptr(RegCompiler) compiler = make_compiler ("mine");
   g_autoptr(RegCompiler) found = NULL;
   g_autoptr(GError) error = NULL;
+  gpointer weak = NULL;
+  guint before;
 
   g_assert_true (reg_registry_register_backend (reg, "mine", compiler, NULL, &error));
   g_assert_no_error (error);
@@ -108,9 +110,23 @@ test_register_lookup (void)
   found = reg_registry_lookup_backend (reg, "mine", &error);
   g_assert_no_error (error);
   g_assert_true (found == compiler);
-  /* transfer full: the registry's reference, ours and the lookup's */
-  g_assert_cmpuint (G_OBJECT (compiler)->ref_count, ==, 3);
+  g_clear_object (&found);
+
+  /* transfer full: each lookup gives the caller one reference of its own
+   * (the first one may also have made the registry's lookup snapshot) */
+  before = G_OBJECT (compiler)->ref_count;
+  found = reg_registry_lookup_backend (reg, "mine", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (G_OBJECT (compiler)->ref_count, ==, before + 1);
+  g_clear_object (&found);
+  g_assert_cmpuint (G_OBJECT (compiler)->ref_count, ==, before);
   g_assert_true (reg_registry_is_registered (reg, compiler));
+
+  /* the registry's references go with it */
+  g_object_add_weak_pointer (G_OBJECT (compiler), (gpointer *) &weak);
+  g_clear_object (&reg);
+  g_clear_object (&compiler);
+  g_assert_null (weak);
 }
 
 static void

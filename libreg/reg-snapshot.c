@@ -1,0 +1,91 @@
+/* reg-snapshot.c: an immutable name -> compiler table
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include <string.h>
+
+#include "reg-snapshot-private.h"
+
+typedef struct
+{
+  guint        hash;
+  const char  *name;      /* in the snapshot's arena */
+  RegCompiler *compiler;  /* NULL: an empty slot */
+} Entry;
+
+struct _RegSnapshot
+{
+  guint  mask;     /* n_slots - 1, n_slots a power of two */
+  char  *arena;    /* every name, NUL-terminated, back to back */
+  Entry  slots[];  /* open addressing, linear probing */
+};
+
+RegSnapshot *
+_reg_snapshot_new (const char * const  *names,
+                   RegCompiler * const *compilers,
+                   guint                n)
+{
+  RegSnapshot *snapshot;
+  guint n_slots = 8;
+  gsize arena_size = 0;
+  char *cursor;
+
+  /* At most half full, so that probes stay short. */
+  while (n_slots < 2 * n)
+    n_slots *= 2;
+
+  for (guint i = 0; i < n; i++)
+    arena_size += strlen (names[i]) + 1;
+
+  snapshot = g_malloc0 (sizeof (RegSnapshot) + n_slots * sizeof (Entry));
+  snapshot->mask = n_slots - 1;
+  snapshot->arena = cursor = g_malloc (MAX (arena_size, 1));
+
+  for (guint i = 0; i < n; i++)
+    {
+      gsize len = strlen (names[i]) + 1;
+      guint hash = g_str_hash (names[i]);
+      guint slot = hash & snapshot->mask;
+
+      while (snapshot->slots[slot].compiler != NULL)
+        slot = (slot + 1) & snapshot->mask;
+
+      memcpy (cursor, names[i], len);
+      snapshot->slots[slot].hash = hash;
+      snapshot->slots[slot].name = cursor;
+      snapshot->slots[slot].compiler = g_object_ref (compilers[i]);
+      cursor += len;
+    }
+
+  return snapshot;
+}
+
+RegCompiler *
+_reg_snapshot_lookup (const RegSnapshot *snapshot,
+                      const char        *name)
+{
+  guint hash = g_str_hash (name);
+
+  for (guint slot = hash & snapshot->mask; ; slot = (slot + 1) & snapshot->mask)
+    {
+      const Entry *entry = &snapshot->slots[slot];
+
+      if (entry->compiler == NULL)
+        return NULL;
+      if (entry->hash == hash && strcmp (entry->name, name) == 0)
+        return entry->compiler;
+    }
+}
+
+void
+_reg_snapshot_free (RegSnapshot *snapshot)
+{
+  if (snapshot == NULL)
+    return;
+
+  for (guint slot = 0; slot <= snapshot->mask; slot++)
+    g_clear_object (&snapshot->slots[slot].compiler);
+  g_free (snapshot->arena);
+  g_free (snapshot);
+}
