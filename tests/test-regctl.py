@@ -1,0 +1,967 @@
+#!/usr/bin/python3
+# test-regctl.py: tests of the regctl command-line tool
+#
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Runs the built regctl as a subprocess and checks its output, exit
+# statuses and messages.  The environment (set by meson, see
+# tests/meson.build) gives:
+#   REGCTL                  the regctl program
+#   REGCTL_EXAMPLES         docs/examples (default: found from this file)
+#   REGCTL_MAN_PAGE         docs/regctl.1 (default: found from this file)
+#   REG_BACKEND_PATH        the built modules
+#   REGCTL_WRAPPER          optional command to run regctl under, e.g.
+#                           "valgrind -q --error-exitcode=97 --leak-check=full
+#                            --errors-for-leak-kinds=definite,indirect"
+#                           (an exit status of 97 then fails the tests)
+#
+# Tests of the default backend (inductor) are skipped, saying so, while no
+# module declares it.
+
+import json
+import math
+import os
+import pty
+import re
+import select
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCE_ROOT = os.path.dirname(HERE)
+REGCTL = os.environ.get('REGCTL')
+EXAMPLES = os.environ.get('REGCTL_EXAMPLES', os.path.join(SOURCE_ROOT, 'docs', 'examples'))
+MAN_PAGE = os.environ.get('REGCTL_MAN_PAGE', os.path.join(SOURCE_ROOT, 'docs', 'regctl.1'))
+WRAPPER = shlex.split(os.environ.get('REGCTL_WRAPPER', ''))
+
+COMMANDS = ['list', 'info', 'run', 'bench', 'paths']
+LIST_KEYS = {'name', 'tags', 'description', 'loaded', 'origin', 'module_path'}
+DEBUG_BACKENDS = ['eager', 'relu_compile_error_TESTING_ONLY', 'relu_runtime_error_TESTING_ONLY']
+SEE_LIST = 'See `regctl list` for available backends.'
+
+ADD_GRAPH = '''graph(x):
+  y = add(x, 1.5)
+  return (y,)
+'''
+
+RELU_GRAPH = '''graph(x):
+  y = relu(x)
+  return (y,)
+'''
+
+
+def invalid_backend_message(name, suggestions=()):
+    """The API.md §4 message for an unknown backend."""
+    if not suggestions:
+        return "Invalid backend: '%s'. %s" % (name, SEE_LIST)
+    quoted = ', '.join("'%s'" % s for s in suggestions)
+    return "Invalid backend: '%s', did you mean: %s? %s" % (name, quoted, SEE_LIST)
+
+
+def regctl(*args, env=None, input=None, stderr=subprocess.PIPE):
+    """Runs regctl with @args; @env entries are added to the environment
+    (None values remove a variable)."""
+    full_env = dict(os.environ)
+    for key, value in (env or {}).items():
+        if value is None:
+            full_env.pop(key, None)
+        else:
+            full_env[key] = value
+    return subprocess.run(WRAPPER + [REGCTL] + [str(a) for a in args],
+                          env=full_env, input=input, stdout=subprocess.PIPE,
+                          stderr=stderr, text=True, timeout=600)
+
+
+_names_cache = None
+
+
+def all_backend_names():
+    global _names_cache
+    if _names_cache is None:
+        result = regctl('list', '--all', '--json')
+        _names_cache = [b['name'] for b in json.loads(result.stdout)]
+    return _names_cache
+
+
+def require_inductor(test):
+    if 'inductor' not in all_backend_names():
+        test.skipTest('the default backend inductor is not built yet (`regctl list --all` does not show it)')
+
+
+def example(name):
+    return os.path.join(EXAMPLES, name)
+
+
+def parse_values(text):
+    """'[1, -0.5, ...]' -> ([1.0, -0.5], True)"""
+    assert text.startswith('[') and text.endswith(']'), text
+    items = [s.strip() for s in text[1:-1].split(',') if s.strip()]
+    truncated = bool(items) and items[-1] == '...'
+    if truncated:
+        items = items[:-1]
+    return [float(v) for v in items], truncated
+
+
+TENSOR_LINE = re.compile(r'^(input (?P<input>\S+)|output (?P<index>\d+)(?: \((?P<name>\S+)\))?)'
+                         r': (?P<shape>\S+)(?: (?P<values>\[.*\]))?$')
+
+
+def parse_run(stdout):
+    """Parses `regctl run` output into a dict: backend, inputs and outputs
+    ({name: (shape, values)}, [(name, shape, values)]), compile/call ms."""
+    parsed = {'inputs': {}, 'outputs': []}
+    for line in stdout.splitlines():
+        m = TENSOR_LINE.match(line)
+        if m:
+            values = parse_values(m['values'])[0] if m['values'] else None
+            if m['input']:
+                parsed['inputs'][m['input']] = (m['shape'], values)
+            else:
+                assert int(m['index']) == len(parsed['outputs'])
+                parsed['outputs'].append((m['name'], m['shape'], values))
+            continue
+        key, _, value = line.partition(': ')
+        if key == 'backend':
+            parsed['backend'] = value
+        elif key in ('compile', 'call'):
+            assert value.endswith(' ms'), line
+            parsed[key] = float(value[:-3])
+        else:
+            raise AssertionError('unexpected line in run output: %r' % line)
+    return parsed
+
+
+def parse_table(stdout):
+    """An aligned table: list of rows (lists of cells), the header first.
+    Cells are cut at the columns where the header's titles start."""
+    lines = stdout.splitlines()
+    header = lines[0]
+    starts = [m.start() for m in re.finditer(r'\S+', header)]
+    rows = []
+    for line in lines:
+        cells = []
+        for i, start in enumerate(starts):
+            end = starts[i + 1] if i + 1 < len(starts) else None
+            cells.append(line[start:end].strip())
+        rows.append(cells)
+    return rows
+
+
+def write_manifest(directory, file_name, module, backends):
+    """backends: [(name, tags list, description)]"""
+    text = '[Reg Module]\nModule=%s\nAbiVersion=1\n' % module
+    for name, tags, description in backends:
+        text += '\n[Backend %s]\nTags=%s\n' % (name, ';'.join(tags))
+        if description is not None:
+            text += 'Description=%s\n' % description
+    with open(os.path.join(directory, file_name), 'w', encoding='utf-8') as f:
+        f.write(text)
+
+
+class RegctlTestCase(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix='test-regctl-')
+        self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
+
+    def write(self, name, text):
+        path = os.path.join(self.tmp, name)
+        with open(path, 'w', encoding='utf-8') as f:
+            f.write(text)
+        return path
+
+    def mkdir(self, name):
+        path = os.path.join(self.tmp, name)
+        os.makedirs(path, exist_ok=True)
+        return path
+
+    def assertExit(self, result, status):
+        self.assertEqual(result.returncode, status,
+                         'exit status %d, expected %d\nstdout: %s\nstderr: %s'
+                         % (result.returncode, status, result.stdout, result.stderr))
+
+    def assertUsageError(self, result, command=None, message=None):
+        self.assertExit(result, 2)
+        self.assertEqual(result.stdout, '')
+        if command is not None:
+            self.assertIn('Usage: regctl %s' % command, result.stderr)
+            self.assertIn("Try 'regctl %s --help'" % command, result.stderr)
+        if message is not None:
+            self.assertIn(message, result.stderr)
+
+    def assertOnlyError(self, result, message):
+        """Exit status 1 with exactly @message on stderr."""
+        self.assertExit(result, 1)
+        self.assertEqual(result.stderr, message + '\n')
+
+
+class TestTopLevel(RegctlTestCase):
+    def test_help_lists_commands(self):
+        result = regctl('--help')
+        self.assertExit(result, 0)
+        for command in COMMANDS:
+            self.assertRegex(result.stdout, r'(?m)^  %s\s+\S' % command)
+        self.assertIn('REG_BACKEND_PATH', result.stdout)
+
+    def test_help_command(self):
+        self.assertEqual(regctl('help').stdout, regctl('--help').stdout)
+
+    def test_version(self):
+        result = regctl('--version')
+        self.assertExit(result, 0)
+        self.assertRegex(result.stdout, r'^regctl \d+\.\d+\.\d+\n$')
+
+    def test_no_command(self):
+        result = regctl()
+        self.assertUsageError(result, message='no command given')
+        self.assertIn('Usage: regctl COMMAND', result.stderr)
+
+    def test_unknown_command(self):
+        result = regctl('frobnicate')
+        self.assertUsageError(result, message="unknown command 'frobnicate'")
+
+    def test_unknown_option_before_command(self):
+        self.assertUsageError(regctl('--frobnicate'), message="unknown option '--frobnicate'")
+
+    def test_help_of_unknown_command(self):
+        self.assertUsageError(regctl('help', 'frobnicate'), message="unknown command 'frobnicate'")
+
+    def test_each_command_has_help(self):
+        for command in COMMANDS:
+            with self.subTest(command=command):
+                result = regctl(command, '--help')
+                self.assertExit(result, 0)
+                self.assertIn('regctl %s' % command, result.stdout)
+                self.assertIn('--add-path', result.stdout)
+                self.assertEqual(regctl('help', command).stdout, result.stdout)
+
+    def test_each_command_rejects_unknown_options(self):
+        for command in COMMANDS:
+            with self.subTest(command=command):
+                result = regctl(command, '--frobnicate')
+                self.assertUsageError(result, command, 'Unknown option --frobnicate')
+
+    def test_man_page_documents_every_option(self):
+        with open(MAN_PAGE, encoding='utf-8') as f:
+            man = f.read().replace('\\-', '-')
+        for command in COMMANDS:
+            self.assertRegex(man, r'\.SS "%s' % command)
+            help_text = regctl(command, '--help').stdout
+            for option in set(re.findall(r'--([a-z][a-z-]*)', help_text)):
+                with self.subTest(command=command, option=option):
+                    self.assertIn('--' + option, man)
+        for word in ['REG_BACKEND_PATH', 'REG_BACKEND_SYSTEM_DIR', '.SH EXIT STATUS', '--version']:
+            self.assertIn(word, man)
+
+    @unittest.skipUnless(shutil.which('groff'), 'groff is not installed')
+    def test_man_page_renders_without_warnings(self):
+        result = subprocess.run(['groff', '-man', '-Tutf8', '-ww', '-z', MAN_PAGE],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertEqual(result.returncode, 0)
+        self.assertEqual(result.stderr, '')
+
+
+class TestList(RegctlTestCase):
+    def test_default_hides_debug_backends(self):
+        result = regctl('list')
+        self.assertExit(result, 0)
+        rows = parse_table(result.stdout)
+        self.assertEqual(rows[0], ['NAME', 'TAGS', 'STATE', 'SOURCE', 'DESCRIPTION'])
+        names = [row[0] for row in rows[1:]]
+        for name in DEBUG_BACKENDS:
+            self.assertNotIn(name, names)
+
+    def test_all_shows_declared_debug_backends(self):
+        result = regctl('list', '--all')
+        self.assertExit(result, 0)
+        self.assertEqual(result.stderr, '')
+        rows = {row[0]: row for row in parse_table(result.stdout)[1:]}
+        for name in DEBUG_BACKENDS:
+            self.assertIn(name, rows)
+        name, tags, state, source, description = rows['eager']
+        self.assertEqual(tags, 'debug')
+        # list never loads a module
+        self.assertEqual(state, 'declared')
+        self.assertTrue(source.endswith('libreg-eager.so'), source)
+        self.assertTrue(os.path.isabs(source))
+        self.assertNotEqual(description, '')
+
+    def test_table_is_aligned_without_trailing_blanks(self):
+        result = regctl('list', '--all')
+        lines = result.stdout.splitlines()
+        header = lines[0]
+        starts = [m.start() for m in re.finditer(r'\S+', header)]
+        for line in lines:
+            self.assertEqual(line, line.rstrip())
+            for start in starts[1:]:
+                self.assertEqual(line[start - 2:start], '  ', line)
+                self.assertNotEqual(line[start], ' ', line)
+
+    def test_sorted(self):
+        rows = parse_table(regctl('list', '--all').stdout)[1:]
+        names = [row[0] for row in rows]
+        self.assertEqual(names, sorted(names, key=lambda n: n.encode()))
+
+    def test_exclude_tags_replaces_default_set(self):
+        names = [r[0] for r in parse_table(regctl('list', '--exclude-tags=experimental').stdout)[1:]]
+        self.assertIn('eager', names)
+        names = [r[0] for r in parse_table(regctl('list', '--exclude-tags', 'debug').stdout)[1:]]
+        self.assertNotIn('eager', names)
+        names = [r[0] for r in parse_table(regctl('list', '--exclude-tags=').stdout)[1:]]
+        self.assertEqual(names, [r[0] for r in parse_table(regctl('list', '--all').stdout)[1:]])
+
+    def test_all_and_exclude_tags_conflict(self):
+        self.assertUsageError(regctl('list', '--all', '--exclude-tags=debug'), 'list')
+
+    def test_extra_argument(self):
+        self.assertUsageError(regctl('list', 'eager'), 'list', "unexpected argument 'eager'")
+
+    def test_json(self):
+        result = regctl('list', '--all', '--json')
+        self.assertExit(result, 0)
+        backends = json.loads(result.stdout)
+        self.assertIsInstance(backends, list)
+        by_name = {}
+        for backend in backends:
+            self.assertEqual(set(backend), LIST_KEYS)
+            self.assertIsInstance(backend['name'], str)
+            self.assertIsInstance(backend['tags'], list)
+            self.assertTrue(all(isinstance(t, str) for t in backend['tags']))
+            self.assertIsInstance(backend['description'], (str, type(None)))
+            self.assertIsInstance(backend['loaded'], bool)
+            self.assertIn(backend['origin'], ('runtime', 'module'))
+            self.assertIsInstance(backend['module_path'], (str, type(None)))
+            by_name[backend['name']] = backend
+        eager = by_name['eager']
+        self.assertEqual(eager['tags'], ['debug'])
+        self.assertFalse(eager['loaded'])
+        self.assertEqual(eager['origin'], 'module')
+        self.assertTrue(eager['module_path'].endswith('/libreg-eager.so'))
+        self.assertEqual(eager['description'], 'Reference interpreter, one node at a time')
+
+    def test_json_default_set(self):
+        names = [b['name'] for b in json.loads(regctl('list', '--json').stdout)]
+        self.assertNotIn('eager', names)
+
+    def test_json_empty(self):
+        empty = self.mkdir('empty')
+        result = regctl('list', '--json', env={'REG_BACKEND_PATH': empty, 'REG_BACKEND_SYSTEM_DIR': ''})
+        self.assertExit(result, 0)
+        self.assertEqual(json.loads(result.stdout), [])
+
+    def test_json_escapes_strings(self):
+        d = self.mkdir('odd')
+        # GKeyFile unescapes \t \n \\ in values; \x01 and the rest are
+        # written as they are.
+        write_manifest(d, 'odd.backend', 'libodd.so', [
+            ('caf\u00e9', ['experimental', 'x-\u00fc'],
+             'He said "hi" \\\\ back\\tslash\\nnew line \x01 \u2603 end'),
+            ('nodesc', [], None),
+        ])
+        result = regctl('list', '--all', '--json', env={'REG_BACKEND_PATH': d})
+        self.assertExit(result, 0)
+        backends = {b['name']: b for b in json.loads(result.stdout)}
+        odd = backends['caf\u00e9']
+        self.assertEqual(odd['description'], 'He said "hi" \\ back\tslash\nnew line \x01 \u2603 end')
+        self.assertEqual(odd['tags'], ['experimental', 'x-\u00fc'])
+        self.assertIsNone(backends['nodesc']['description'])
+        self.assertEqual(backends['nodesc']['tags'], [])
+        self.assertEqual(odd['module_path'], os.path.join(os.path.realpath(d), 'libodd.so'))
+        # control characters never reach the output raw
+        self.assertNotIn('\x01', result.stdout)
+        self.assertNotIn('\t', result.stdout)
+        # nor the table, where the description keeps to its line
+        result = regctl('list', '--all', env={'REG_BACKEND_PATH': d})
+        self.assertExit(result, 0)
+        self.assertEqual(len(result.stdout.splitlines()), 3)
+        self.assertIn('He said "hi" \\ back slash new line   \u2603 end', result.stdout)
+        # UTF-8 in and out, whatever the locale
+        for locale in ['C.UTF-8', 'C']:
+            with self.subTest(locale=locale):
+                env = {'REG_BACKEND_PATH': d, 'LC_ALL': locale}
+                result = regctl('info', 'caf\u00e9', env=env)
+                self.assertExit(result, 0)
+                self.assertIn('Name:         caf\u00e9\n', result.stdout)
+                self.assertIn('Description:  He said "hi" \\ back slash new line   \u2603 end\n',
+                              result.stdout)
+                self.assertIn('caf\u00e9  ', regctl('list', '--all', env=env).stdout)
+                self.assertOnlyError(regctl('info', 'caf\u00e8', env=env),
+                                     invalid_backend_message('caf\u00e8', ['caf\u00e9']))
+
+    def test_never_loads_modules(self):
+        # Modules that could not be loaded: a missing file and garbage.
+        d = self.mkdir('unloadable')
+        write_manifest(d, 'ghost.backend', 'libghost.so', [('ghost', [], 'No module file')])
+        write_manifest(d, 'junk.backend', 'libjunk.so', [('junk', [], 'Not a module')])
+        with open(os.path.join(d, 'libjunk.so'), 'w') as f:
+            f.write('not an ELF file\n')
+        env = {'REG_BACKEND_PATH': d}
+        for args in (['list'], ['list', '--json'], ['info', 'ghost'], ['info', 'junk', '--json']):
+            with self.subTest(args=args):
+                result = regctl(*args, env=env)
+                self.assertExit(result, 0)
+                self.assertEqual(result.stderr, '')
+        rows = {r[0]: r for r in parse_table(regctl('list', env=env).stdout)[1:]}
+        self.assertEqual(rows['ghost'][2], 'declared')
+        self.assertEqual(rows['junk'][2], 'declared')
+
+
+class TestInfo(RegctlTestCase):
+    def info_fields(self, stdout):
+        fields = {}
+        for line in stdout.splitlines():
+            key, _, value = line.partition(':')
+            fields[key] = value.strip()
+        return fields
+
+    def test_text(self):
+        result = regctl('info', 'eager')
+        self.assertExit(result, 0)
+        fields = self.info_fields(result.stdout)
+        self.assertEqual(fields['Name'], 'eager')
+        self.assertEqual(fields['Tags'], 'debug')
+        self.assertEqual(fields['State'], 'declared')
+        self.assertEqual(fields['Origin'], 'module')
+        self.assertEqual(fields['Default'], 'no')
+        self.assertTrue(fields['Module'].endswith('libreg-eager.so'))
+        self.assertEqual(fields['Description'], 'Reference interpreter, one node at a time')
+        self.assertNotIn('Compiler', fields)
+
+    def test_json_matches_list(self):
+        result = regctl('info', 'relu_runtime_error_TESTING_ONLY', '--json')
+        self.assertExit(result, 0)
+        info = json.loads(result.stdout)
+        self.assertTrue(LIST_KEYS <= set(info))
+        listed = {b['name']: b for b in json.loads(regctl('list', '--all', '--json').stdout)}
+        self.assertEqual({k: info[k] for k in LIST_KEYS}, listed['relu_runtime_error_TESTING_ONLY'])
+        self.assertIs(info['default'], False)
+
+    def test_load(self):
+        result = regctl('info', 'eager', '--load')
+        self.assertExit(result, 0)
+        fields = self.info_fields(result.stdout)
+        self.assertEqual(fields['State'], 'loaded')
+        self.assertIn('Compiler', fields)
+        self.assertTrue(fields['Lookup'].startswith('ok'))
+
+        info = json.loads(regctl('info', 'eager', '--load', '--json').stdout)
+        self.assertIs(info['loaded'], True)
+        self.assertIsInstance(info['compiler'], str)
+        self.assertIsInstance(info['compiler_type'], str)
+
+    def test_load_failure(self):
+        d = self.mkdir('ghost')
+        write_manifest(d, 'ghost.backend', 'libghost.so', [('ghost', [], 'No module file')])
+        result = regctl('info', 'ghost', '--load', env={'REG_BACKEND_PATH': d})
+        self.assertExit(result, 1)
+        self.assertEqual(result.stdout, '')
+        self.assertIn('ghost', result.stderr)
+        self.assertIn('libghost.so', result.stderr)
+
+    def test_unknown_with_suggestion(self):
+        result = regctl('info', 'eagr')
+        self.assertOnlyError(result, invalid_backend_message('eagr', ['eager']))
+        self.assertEqual(result.stdout, '')
+
+    def test_unknown_without_suggestion(self):
+        self.assertOnlyError(regctl('info', 'zzzqqqxxx'), invalid_backend_message('zzzqqqxxx'))
+        self.assertOnlyError(regctl('info', 'zzzqqqxxx', '--load', '--json'),
+                             invalid_backend_message('zzzqqqxxx'))
+
+    def test_suggestions_match_difflib(self):
+        import difflib
+        names = all_backend_names()
+        for wrong in ['relu_compile_error_TESTING', 'reluerror', 'eage', 'inductr']:
+            with self.subTest(name=wrong):
+                expected = difflib.get_close_matches(wrong, names, n=3, cutoff=0.6)
+                self.assertOnlyError(regctl('info', wrong), invalid_backend_message(wrong, expected))
+
+    def test_missing_name(self):
+        self.assertUsageError(regctl('info'), 'info', 'missing backend NAME')
+
+    def test_extra_argument(self):
+        self.assertUsageError(regctl('info', 'eager', 'more'), 'info', "unexpected argument 'more'")
+
+    def test_default_backend(self):
+        require_inductor(self)
+        info = json.loads(regctl('info', 'inductor', '--json').stdout)
+        self.assertIs(info['default'], True)
+        self.assertEqual(info['tags'], [])
+
+
+class TestRun(RegctlTestCase):
+    def run_eager(self, graph, *args, env=None):
+        result = regctl('run', graph, '--backend', 'eager', '--print-inputs', '--max-values', '0',
+                        *args, env=env)
+        self.assertExit(result, 0)
+        self.assertEqual(result.stderr, '')
+        return parse_run(result.stdout)
+
+    def assertValuesClose(self, actual, expected, tol=1e-4):
+        self.assertEqual(len(actual), len(expected))
+        for i, (a, e) in enumerate(zip(actual, expected)):
+            self.assertTrue(math.isclose(a, e, rel_tol=tol, abs_tol=tol),
+                            'value %d: %r, expected %r' % (i, a, e))
+
+    def test_add_constant(self):
+        graph = self.write('add.graph', ADD_GRAPH)
+        run = self.run_eager(graph, '--input', 'x=3x2')
+        self.assertEqual(run['backend'], 'eager')
+        shape, x = run['inputs']['x']
+        self.assertEqual(shape, '3x2')
+        self.assertEqual(len(x), 6)
+        self.assertEqual(len(run['outputs']), 1)
+        name, out_shape, y = run['outputs'][0]
+        self.assertEqual((name, out_shape), ('y', '3x2'))
+        self.assertValuesClose(y, [v + 1.5 for v in x], 1e-5)
+        self.assertGreaterEqual(run['compile'], 0)
+        self.assertGreaterEqual(run['call'], 0)
+
+    def test_elementwise_example(self):
+        run = self.run_eager(example('elementwise.graph'))
+        x = run['inputs']['x'][1]
+        y = run['inputs']['y'][1]
+        self.assertEqual(run['inputs']['x'][0], '4x4')
+
+        def expected(a, b):
+            c = math.tanh(a * b + 1.5)
+            return 1 / (1 + math.exp(-(c * 0.5))) - a
+
+        self.assertEqual(run['outputs'][0][:2], ('f', '4x4'))
+        self.assertValuesClose(run['outputs'][0][2], [expected(a, b) for a, b in zip(x, y)])
+
+    def test_mlp_example_with_shapes(self):
+        run = self.run_eager(example('mlp.graph'), '--input', 'x=2x3', '--input', 'w=3x4',
+                             '--input', 'b=2x4')
+        x = run['inputs']['x'][1]
+        w = run['inputs']['w'][1]
+        b = run['inputs']['b'][1]
+        expected = []
+        for i in range(2):
+            for j in range(4):
+                h = sum(x[i * 3 + k] * w[k * 4 + j] for k in range(3))
+                expected.append(max(h + b[i * 4 + j], 0.0))
+        self.assertEqual(run['outputs'][0][:2], ('y', '2x4'))
+        self.assertValuesClose(run['outputs'][0][2], expected)
+
+    def test_reduction_example(self):
+        run = self.run_eager(example('reduction.graph'), '--input', 'x=10')
+        x = run['inputs']['x'][1]
+        self.assertEqual(len(x), 10)
+        (n1, s1, v1), (n2, s2, v2) = run['outputs']
+        self.assertEqual((n1, s1, n2, s2), ('sum_sq', 'scalar', 'sum_abs', 'scalar'))
+        self.assertValuesClose(v1, [sum(v * v for v in x)])
+        self.assertValuesClose(v2, [sum(abs(v) for v in x)])
+
+    def test_default_shape_and_size(self):
+        graph = self.write('add.graph', ADD_GRAPH)
+        self.assertEqual(self.run_eager(graph)['inputs']['x'][0], '4x4')
+        self.assertEqual(self.run_eager(graph, '--size', '3')['inputs']['x'][0], '3x3')
+
+    def test_shape_forms(self):
+        graph = self.write('add.graph', ADD_GRAPH)
+        for spec, shape, n in [('scalar', 'scalar', 1), ('7', '7', 7), ('2x3x4', '2x3x4', 24),
+                               ('1x1x1x1x1x1x1x2', '1x1x1x1x1x1x1x2', 2)]:
+            with self.subTest(spec=spec):
+                run = self.run_eager(graph, '--input', 'x=' + spec)
+                self.assertEqual(run['inputs']['x'][0], shape)
+                self.assertEqual(len(run['inputs']['x'][1]), n)
+                self.assertEqual(run['outputs'][0][1], shape)
+
+    def test_inputs_are_seeded_and_in_range(self):
+        graph = self.write('add.graph', ADD_GRAPH)
+        a = self.run_eager(graph, '--input', 'x=1000')['inputs']['x'][1]
+        b = self.run_eager(graph, '--input', 'x=1000', '--seed', '0')['inputs']['x'][1]
+        c = self.run_eager(graph, '--input', 'x=1000', '--seed', '4294967295')['inputs']['x'][1]
+        self.assertEqual(a, b)
+        self.assertNotEqual(a, c)
+        for values in (a, c):
+            self.assertTrue(all(-1 <= v < 1 for v in values))
+            self.assertLess(min(values), -0.9)
+            self.assertGreater(max(values), 0.9)
+
+    def test_inputs_drawn_in_graph_order(self):
+        # The second input continues the sequence of the first.
+        two = self.write('two.graph', 'graph(a, b):\n  c = neg(b)\n  return (a, c)\n')
+        one = self.write('one.graph', ADD_GRAPH)
+        both = self.run_eager(two, '--input', 'a=3', '--input', 'b=2')['inputs']
+        single = self.run_eager(one, '--input', 'x=5')['inputs']['x'][1]
+        self.assertEqual(both['a'][1] + both['b'][1], single)
+
+    def test_max_values(self):
+        graph = self.write('add.graph', ADD_GRAPH)
+        result = regctl('run', graph, '--backend', 'eager', '--input', 'x=100')
+        line = [l for l in result.stdout.splitlines() if l.startswith('output 0')][0]
+        values, truncated = parse_values(line[line.index('['):])
+        self.assertEqual(len(values), 8)
+        self.assertTrue(truncated)
+        self.assertNotIn('input x: 100 [', result.stdout)
+        result = regctl('run', graph, '--backend', 'eager', '--input', 'x=100', '-n', '3')
+        line = [l for l in result.stdout.splitlines() if l.startswith('output 0')][0]
+        self.assertEqual(len(parse_values(line[line.index('['):])[0]), 3)
+
+    def test_stdin(self):
+        result = regctl('run', '-', '--backend', 'eager', input=ADD_GRAPH)
+        self.assertExit(result, 0)
+        self.assertEqual(parse_run(result.stdout)['outputs'][0][1], '4x4')
+
+    def test_graph_returning_input_and_unnamed_outputs(self):
+        graph = self.write('id.graph', 'graph(x):\n  return (x, x)\n')
+        run = self.run_eager(graph, '--input', 'x=2')
+        self.assertEqual([o[0] for o in run['outputs']], ['x', 'x'])
+        self.assertEqual(run['outputs'][0][2], run['inputs']['x'][1])
+
+    def test_default_backend(self):
+        require_inductor(self)
+        result = regctl('run', example('elementwise.graph'), '--max-values', '0')
+        self.assertExit(result, 0)
+        run = parse_run(result.stdout)
+        self.assertEqual(run['backend'], 'inductor (default)')
+        eager = self.run_eager(example('elementwise.graph'))
+        self.assertValuesClose(run['outputs'][0][2], eager['outputs'][0][2])
+
+    def test_default_backend_options(self):
+        require_inductor(self)
+        result = regctl('run', example('elementwise.graph'), '--option', 'fuse=false',
+                        '--option', 'threads=uint32 2', '--option', 'block-size=uint32 4096')
+        self.assertExit(result, 0)
+        result = regctl('run', example('elementwise.graph'), '--option', 'no-such-key=true')
+        self.assertExit(result, 1)
+        self.assertIn('no-such-key', result.stderr)
+
+    def test_examples_on_every_backend(self):
+        for backend in ['eager', 'relu_runtime_error_TESTING_ONLY'] + (
+                ['inductor'] if 'inductor' in all_backend_names() else []):
+            for name, args in [('elementwise.graph', []), ('reduction.graph', []),
+                               ('mlp.graph', ['-i', 'x=4x3', '-i', 'w=3x8', '-i', 'b=4x8'])]:
+                with self.subTest(backend=backend, graph=name):
+                    result = regctl('run', example(name), '--backend', backend, *args)
+                    if backend == 'relu_runtime_error_TESTING_ONLY' and name == 'mlp.graph':
+                        self.assertExit(result, 1)
+                    else:
+                        self.assertExit(result, 0)
+
+    def test_missing_default_backend(self):
+        empty = self.mkdir('empty')
+        result = regctl('run', example('elementwise.graph'),
+                        env={'REG_BACKEND_PATH': empty, 'REG_BACKEND_SYSTEM_DIR': ''})
+        self.assertOnlyError(result, invalid_backend_message('inductor'))
+
+    def test_unknown_backend(self):
+        result = regctl('run', example('elementwise.graph'), '--backend', 'eagr')
+        self.assertOnlyError(result, invalid_backend_message('eagr', ['eager']))
+        self.assertEqual(result.stdout, '')
+
+    def test_bad_graph_file(self):
+        bad = self.write('bad.graph', 'graph(x):\n  a = frobnicate(x)\n  return (a,)\n')
+        result = regctl('run', bad, '--backend', 'eager')
+        self.assertExit(result, 1)
+        self.assertEqual(result.stdout, '')
+        self.assertRegex(result.stderr, r'^%s:2:7: .*frobnicate.*\n$' % re.escape(bad))
+
+    def test_syntax_errors_carry_line_and_column(self):
+        for text in ['graph(x):\n  a = relu(x\n  return (a,)\n',
+                     'graph(x):\n  a = relu(x)\n',
+                     'graph(x)\n',
+                     'not a graph\n',
+                     'graph(x):\n  a = add(x, 1.5.5)\n  return (a,)\n']:
+            with self.subTest(text=text):
+                path = self.write('syntax.graph', text)
+                result = regctl('run', path, '--backend', 'eager')
+                self.assertExit(result, 1)
+                self.assertRegex(result.stderr, r'^%s:\d+:\d+: \S.*\n$' % re.escape(path))
+
+    def test_stdin_graph_error(self):
+        result = regctl('run', '-', '--backend', 'eager', input='graph(x):\n  y = 1(\n')
+        self.assertExit(result, 1)
+        self.assertRegex(result.stderr, r'^<stdin>:\d+:\d+: ')
+
+    def test_not_text(self):
+        path = os.path.join(self.tmp, 'binary.graph')
+        with open(path, 'wb') as f:
+            f.write(b'graph(x):\n\xff\xfe\x00\n')
+        result = regctl('run', path, '--backend', 'eager')
+        self.assertExit(result, 1)
+        self.assertIn(path, result.stderr)
+
+    def test_missing_file(self):
+        result = regctl('run', os.path.join(self.tmp, 'nope.graph'), '--backend', 'eager')
+        self.assertExit(result, 1)
+        self.assertIn('nope.graph', result.stderr)
+        self.assertEqual(result.stdout, '')
+
+    def test_shape_mismatch_hints_at_input(self):
+        result = regctl('run', example('mlp.graph'), '--backend', 'eager', '--input', 'x=4x3')
+        self.assertExit(result, 1)
+        self.assertIn(example('mlp.graph'), result.stderr)
+        self.assertIn('--input', result.stderr)
+
+    def test_compile_and_call_failures(self):
+        graph = self.write('relu.graph', RELU_GRAPH)
+        for backend in ['relu_compile_error_TESTING_ONLY', 'relu_runtime_error_TESTING_ONLY']:
+            with self.subTest(backend=backend):
+                result = regctl('run', graph, '--backend', backend)
+                self.assertExit(result, 1)
+                self.assertIn(backend, result.stderr)
+                self.assertEqual(result.stdout, '')
+
+    def test_option_rejected_by_backend(self):
+        result = regctl('run', example('elementwise.graph'), '--backend', 'eager', '-o', 'fuse=false')
+        self.assertExit(result, 1)
+        self.assertIn("'fuse'", result.stderr)
+
+    def test_usage_errors(self):
+        graph = self.write('add.graph', ADD_GRAPH)
+        cases = [
+            ([], 'missing GRAPH_FILE'),
+            ([graph, graph], 'unexpected argument'),
+            ([graph, '--input', 'x'], 'NAME=SHAPE'),
+            ([graph, '--input', '=4'], 'NAME=SHAPE'),
+            ([graph, '--input', 'x=4y3'], 'not a shape'),
+            ([graph, '--input', 'x=0'], 'not a shape'),
+            ([graph, '--input', 'x=-2'], 'not a shape'),
+            ([graph, '--input', 'x=4xx3'], 'not a shape'),
+            ([graph, '--input', 'x=1x1x1x1x1x1x1x1x1'], 'not a shape'),
+            ([graph, '--input', 'x=100000x100000'], 'elements'),
+            ([graph, '--input', 'x=4', '--input', 'x=5'], 'given twice'),
+            ([graph, '--input', 'z=4'], "no input 'z'"),
+            ([graph, '--seed', '-1'], '--seed'),
+            ([graph, '--seed', '4294967296'], '--seed'),
+            ([graph, '--seed', 'abc'], 'abc'),
+            ([graph, '--size', '0'], '--size'),
+            ([graph, '--max-values', '-1'], '--max-values'),
+            ([graph, '--option', 'fuse'], 'KEY=VALUE'),
+            ([graph, '--option', '=1'], 'KEY=VALUE'),
+            ([graph, '--option', 'fuse=maybe'], 'GVariant'),
+            ([graph, '--option', 'a=1', '--option', 'a=2'], 'given twice'),
+            ([graph, '--backend'], '--backend'),
+        ]
+        for args, message in cases:
+            with self.subTest(args=args):
+                self.assertUsageError(regctl('run', *args), 'run', message)
+
+
+class TestBench(RegctlTestCase):
+    def test_table(self):
+        result = regctl('bench', example('elementwise.graph'), '--backends', 'eager,relu_runtime_error_TESTING_ONLY',
+                        '--size', '8', '--repeat', '3')
+        self.assertExit(result, 0)
+        self.assertEqual(result.stderr, '')  # no progress when stderr is not a terminal
+        lines = result.stdout.splitlines()
+        self.assertEqual(lines[0], 'inputs: x=8x8 y=8x8')
+        self.assertIn('3 per backend', lines[1])
+        rows = parse_table('\n'.join(lines[2:]))
+        self.assertEqual(rows[0], ['BACKEND', 'COMPILE_MS', 'MEDIAN_MS', 'MIN_MS', 'RATIO'])
+        self.assertEqual([r[0] for r in rows[1:]], ['eager', 'relu_runtime_error_TESTING_ONLY'])
+        self.assertEqual(rows[1][4], '1.00')
+        for row in rows[1:]:
+            compile_ms, median, fastest, ratio = (float(v) for v in row[1:])
+            self.assertGreaterEqual(median, fastest)
+            self.assertGreaterEqual(compile_ms, 0)
+            self.assertGreater(ratio, 0)
+
+    def test_inputs(self):
+        result = regctl('bench', example('mlp.graph'), '--backends', 'eager', '--repeat', '1',
+                        '-i', 'x=4x3', '-i', 'w=3x8', '-i', 'b=4x8')
+        self.assertExit(result, 0)
+        self.assertEqual(result.stdout.splitlines()[0], 'inputs: x=4x3 w=3x8 b=4x8')
+
+    def test_default_size(self):
+        result = regctl('bench', example('reduction.graph'), '--backends', 'eager', '--repeat', '1')
+        self.assertExit(result, 0)
+        self.assertEqual(result.stdout.splitlines()[0], 'inputs: x=256x256')
+
+    def test_against_default_backend(self):
+        require_inductor(self)
+        for name, args in [('elementwise.graph', ['--size', '64']), ('reduction.graph', ['--size', '64']),
+                           ('mlp.graph', ['--size', '32'])]:
+            with self.subTest(graph=name):
+                result = regctl('bench', example(name), '--backends', 'eager,inductor', '--repeat', '3', *args)
+                self.assertExit(result, 0)
+                result = regctl('bench', example(name), '--backends', 'eager,inductor', '--repeat', '2',
+                                '--option', 'inductor/fuse=false', *args)
+                self.assertExit(result, 0)
+
+    def test_nan_matches_nan(self):
+        # log of the negative inputs is NaN on every backend: they agree
+        graph = self.write('log.graph', 'graph(x):\n  y = log(x)\n  return (y,)\n')
+        backends = 'eager,eager' + (',inductor' if 'inductor' in all_backend_names() else '')
+        result = regctl('bench', graph, '--backends', backends, '--size', '8', '--repeat', '1')
+        self.assertExit(result, 0)
+        self.assertIn('nan', regctl('run', graph, '--backend', 'eager', '-n', '0').stdout)
+
+    def test_tolerances(self):
+        result = regctl('bench', example('elementwise.graph'), '--backends', 'eager,eager',
+                        '--size', '4', '--repeat', '1', '--rtol', '0', '--atol', '0')
+        self.assertExit(result, 0)
+
+    def test_unknown_backend(self):
+        result = regctl('bench', example('elementwise.graph'), '--backends', 'eager,eagr', '--size', '4')
+        self.assertOnlyError(result, invalid_backend_message('eagr', ['eager']))
+        self.assertEqual(result.stdout, '')
+
+    def test_failures(self):
+        graph = self.write('relu.graph', RELU_GRAPH)
+        for backend in ['relu_compile_error_TESTING_ONLY', 'relu_runtime_error_TESTING_ONLY']:
+            with self.subTest(backend=backend):
+                result = regctl('bench', graph, '--backends', 'eager,' + backend, '--size', '4')
+                self.assertExit(result, 1)
+                self.assertIn(backend, result.stderr)
+                self.assertEqual(result.stdout, '')
+
+    def test_bad_graph(self):
+        bad = self.write('bad.graph', 'graph(x):\n  a = frobnicate(x)\n  return (a,)\n')
+        result = regctl('bench', bad, '--backends', 'eager')
+        self.assertExit(result, 1)
+        self.assertRegex(result.stderr, r'^%s:2:7: ' % re.escape(bad))
+
+    def test_options_per_backend(self):
+        graph = example('elementwise.graph')
+        # eager takes no option: given to all, or to eager, it fails
+        for option in ['fuse=false', 'eager/fuse=false']:
+            with self.subTest(option=option):
+                result = regctl('bench', graph, '--backends', 'eager', '--size', '4', '-o', option)
+                self.assertExit(result, 1)
+                self.assertIn("'fuse'", result.stderr)
+        # an option for another backend does not reach eager
+        result = regctl('bench', graph, '--backends', 'eager,relu_runtime_error_TESTING_ONLY',
+                        '--size', '4', '-o', 'relu_runtime_error_TESTING_ONLY/x=1')
+        self.assertExit(result, 1)
+        self.assertIn('relu_runtime_error_TESTING_ONLY', result.stderr)
+
+    def test_usage_errors(self):
+        graph = example('elementwise.graph')
+        cases = [
+            ([graph], 'missing --backends'),
+            ([graph, '--backends', ','], 'names no backend'),
+            (['--backends', 'eager'], 'missing GRAPH_FILE'),
+            ([graph, '--backends', 'eager', '--repeat', '0'], '--repeat'),
+            ([graph, '--backends', 'eager', '--size', '-3'], '--size'),
+            ([graph, '--backends', 'eager', '--rtol', '-1'], '--rtol'),
+            ([graph, '--backends', 'eager', '-o', 'other/fuse=false'], "'other' is not one of --backends"),
+            ([graph, '--backends', 'eager', '-o', '/fuse=false'], 'BACKEND/KEY=VALUE'),
+            ([graph, '--backends', 'eager', '-i', 'q=4'], "no input 'q'"),
+        ]
+        for args, message in cases:
+            with self.subTest(args=args):
+                self.assertUsageError(regctl('bench', *args), 'bench', message)
+
+    def test_progress_on_terminal(self):
+        master, slave = pty.openpty()
+        try:
+            process = subprocess.Popen(WRAPPER + [REGCTL, 'bench', example('elementwise.graph'),
+                                                  '--backends', 'eager,eager', '--size', '4', '--repeat', '3'],
+                                       stdout=subprocess.PIPE, stderr=slave, text=True)
+            os.close(slave)
+            slave = None
+            progress = b''
+            while True:
+                ready, _, _ = select.select([master], [], [], 60)
+                if not ready:
+                    break
+                try:
+                    chunk = os.read(master, 4096)
+                except OSError:  # EIO: the other side is closed
+                    break
+                if not chunk:
+                    break
+                progress += chunk
+            stdout, _ = process.communicate(timeout=600)
+        finally:
+            if slave is not None:
+                os.close(slave)
+            os.close(master)
+        self.assertEqual(process.returncode, 0)
+        self.assertIn(b'[1/2] eager: compiling', progress)
+        self.assertIn(b'[2/2] eager: call 1/3', progress)
+        # the progress line is erased before the table is printed
+        self.assertTrue(progress.endswith(b'\r\x1b[K'), progress)
+        self.assertIn('BACKEND', stdout)
+
+
+class TestPaths(RegctlTestCase):
+    def make_dirs(self):
+        a = self.mkdir('a')
+        b = self.mkdir('b')
+        system = self.mkdir('system')
+        write_manifest(a, 'one.backend', 'libone.so', [('one', [], 'First')])
+        write_manifest(a, 'two.backend', 'libtwo.so', [('two', [], 'Second'), ('three', [], 'Third')])
+        with open(os.path.join(a, 'README'), 'w') as f:
+            f.write('not a manifest\n')
+        write_manifest(system, 'sys.backend', 'libsys.so', [('sys', [], 'System')])
+        missing = os.path.join(self.tmp, 'missing')
+        return a, b, system, missing
+
+    def test_environment(self):
+        a, b, system, missing = self.make_dirs()
+        env = {'REG_BACKEND_PATH': ':'.join([a, '', missing, os.path.join(a, '..', 'b')]),
+               'REG_BACKEND_SYSTEM_DIR': system}
+        result = regctl('paths', env=env)
+        self.assertExit(result, 0)
+        rows = parse_table(result.stdout)
+        self.assertEqual(rows[0], ['ORDER', 'DIRECTORY', 'ORIGIN', 'MANIFESTS'])
+        self.assertEqual(rows[1:], [
+            ['1', os.path.realpath(a), 'REG_BACKEND_PATH', '2'],
+            ['2', os.path.realpath(missing), 'REG_BACKEND_PATH', '0 (missing)'],
+            ['3', os.path.realpath(b), 'REG_BACKEND_PATH', '0'],
+            ['4', os.path.realpath(system), 'REG_BACKEND_SYSTEM_DIR', '1'],
+        ])
+        # what list finds there
+        names = [x['name'] for x in json.loads(regctl('list', '--all', '--json', env=env).stdout)]
+        self.assertEqual(names, ['one', 'sys', 'three', 'two'])
+
+    def test_json(self):
+        a, b, system, missing = self.make_dirs()
+        not_dir = os.path.join(a, 'README')
+        env = {'REG_BACKEND_PATH': ':'.join([missing, not_dir, a]), 'REG_BACKEND_SYSTEM_DIR': ''}
+        result = regctl('paths', '--json', env=env)
+        self.assertExit(result, 0)
+        self.assertEqual(json.loads(result.stdout), [
+            {'directory': os.path.realpath(missing), 'origin': 'REG_BACKEND_PATH',
+             'manifests': 0, 'status': 'missing'},
+            {'directory': os.path.realpath(not_dir), 'origin': 'REG_BACKEND_PATH',
+             'manifests': 0, 'status': 'not-a-directory'},
+            {'directory': os.path.realpath(a), 'origin': 'REG_BACKEND_PATH',
+             'manifests': 2, 'status': 'ok'},
+        ])
+
+    def test_added_paths_come_first_in_order_given(self):
+        a, b, system, missing = self.make_dirs()
+        result = regctl('paths', '--add-path', b, '-A', system, '--json',
+                        env={'REG_BACKEND_PATH': a, 'REG_BACKEND_SYSTEM_DIR': ''})
+        self.assertExit(result, 0)
+        self.assertEqual([(p['directory'], p['origin']) for p in json.loads(result.stdout)], [
+            (os.path.realpath(b), 'added'),
+            (os.path.realpath(system), 'added'),
+            (os.path.realpath(a), 'REG_BACKEND_PATH'),
+        ])
+        # --add-path works for the other commands too
+        result = regctl('list', '--all', '--json', '-A', system, env={'REG_BACKEND_PATH': ''})
+        self.assertIn('sys', [x['name'] for x in json.loads(result.stdout)])
+
+    def test_installed_directory(self):
+        result = regctl('paths', '--json', env={'REG_BACKEND_PATH': None, 'REG_BACKEND_SYSTEM_DIR': None})
+        self.assertExit(result, 0)
+        paths = json.loads(result.stdout)
+        self.assertEqual(len(paths), 1)
+        self.assertEqual(paths[0]['origin'], 'system')
+        self.assertTrue(paths[0]['directory'].endswith('/libreg-1/backends'), paths[0])
+
+    def test_empty(self):
+        env = {'REG_BACKEND_PATH': '', 'REG_BACKEND_SYSTEM_DIR': ''}
+        self.assertEqual(json.loads(regctl('paths', '--json', env=env).stdout), [])
+        result = regctl('paths', env=env)
+        self.assertExit(result, 0)
+        self.assertEqual(result.stdout.split(), ['ORDER', 'DIRECTORY', 'ORIGIN', 'MANIFESTS'])
+
+    def test_extra_argument(self):
+        self.assertUsageError(regctl('paths', 'x'), 'paths', "unexpected argument 'x'")
+
+
+if __name__ == '__main__':
+    if not REGCTL:
+        sys.exit('test-regctl.py: set REGCTL to the regctl program (meson test does)')
+    unittest.main(verbosity=2)

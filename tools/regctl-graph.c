@@ -1,0 +1,556 @@
+/* regctl-graph.c: graph files, input tensors, backend options and timing
+ * for `regctl run` and `regctl bench`
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "regctl.h"
+
+G_DEFINE_QUARK (regctl-error-quark, regctl_error)
+
+/* The largest float below 1, so that inputs stay in [-1, 1) after the
+ * double GRand draws is rounded to float. */
+#define BELOW_ONE 0.99999994f
+
+/**
+ * regctl_parse_shape:
+ * @text: "4x3", "16", "scalar"...
+ * @shape: (out): the shape
+ * @error: return location for a %REGCTL_ERROR_USAGE error
+ *
+ * Returns: %TRUE when @text is a shape of at most %REG_TENSOR_MAX_DIMS
+ *   positive dimensions and %REGCTL_MAX_ELEMENTS elements
+ */
+gboolean
+regctl_parse_shape (const char   *text,
+                    RegctlShape  *shape,
+                    GError      **error)
+{
+  g_auto(GStrv) dims = NULL;
+  guint64 n_elements = 1;
+  guint n_dims;
+
+  if (g_str_equal (text, "scalar"))
+    {
+      shape->n_dims = 0;
+      return TRUE;
+    }
+
+  dims = g_strsplit (text, "x", -1);
+  n_dims = g_strv_length (dims);
+  if (n_dims == 0 || n_dims > REG_TENSOR_MAX_DIMS)
+    {
+      g_set_error (error, REGCTL_ERROR, REGCTL_ERROR_USAGE,
+                   "'%s' is not a shape: expected 1 to %d dimensions joined by 'x' (4x3), or 'scalar'",
+                   text, REG_TENSOR_MAX_DIMS);
+      return FALSE;
+    }
+
+  for (guint i = 0; i < n_dims; i++)
+    {
+      guint64 dim;
+
+      if (!g_ascii_string_to_unsigned (dims[i], 10, 1, REGCTL_MAX_ELEMENTS, &dim, NULL))
+        {
+          g_set_error (error, REGCTL_ERROR, REGCTL_ERROR_USAGE,
+                       "'%s' is not a shape: '%s' is not a positive dimension",
+                       text, dims[i]);
+          return FALSE;
+        }
+
+      n_elements *= dim;
+      if (n_elements > (guint64) REGCTL_MAX_ELEMENTS)
+        {
+          g_set_error (error, REGCTL_ERROR, REGCTL_ERROR_USAGE,
+                       "shape '%s' has more than %" G_GINT64_FORMAT " elements",
+                       text, REGCTL_MAX_ELEMENTS);
+          return FALSE;
+        }
+      shape->shape[i] = (gint64) dim;
+    }
+  shape->n_dims = n_dims;
+
+  return TRUE;
+}
+
+/**
+ * regctl_shape_to_string:
+ * @shape: (array length=n_dims): dimensions
+ * @n_dims: how many
+ *
+ * Returns: (transfer full): "4x3", or "scalar" for a 0-d shape
+ */
+char *
+regctl_shape_to_string (const gint64 *shape,
+                        guint         n_dims)
+{
+  GString *out;
+
+  if (n_dims == 0)
+    return g_strdup ("scalar");
+
+  out = g_string_new (NULL);
+  for (guint i = 0; i < n_dims; i++)
+    g_string_append_printf (out, "%s%" G_GINT64_FORMAT, i > 0 ? "x" : "", shape[i]);
+
+  return g_string_free (out, FALSE);
+}
+
+/**
+ * regctl_parse_input_specs:
+ * @specs: (nullable): the values of --input, "NAME=SHAPE"
+ * @error: return location for a %REGCTL_ERROR_USAGE error
+ *
+ * Returns: (transfer full) (element-type utf8 RegctlShape): input names to
+ *   shapes, or %NULL with @error set
+ */
+GHashTable *
+regctl_parse_input_specs (char   **specs,
+                          GError **error)
+{
+  g_autoptr(GHashTable) shapes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+
+  for (guint i = 0; specs != NULL && specs[i] != NULL; i++)
+    {
+      const char *equal = strchr (specs[i], '=');
+      g_autofree char *name = NULL;
+      g_autofree RegctlShape *shape = g_new0 (RegctlShape, 1);
+      g_autoptr(GError) local_error = NULL;
+
+      if (equal == NULL || equal == specs[i])
+        {
+          g_set_error (error, REGCTL_ERROR, REGCTL_ERROR_USAGE,
+                       "--input '%s': expected NAME=SHAPE, like x=4x3", specs[i]);
+          return NULL;
+        }
+
+      name = g_strndup (specs[i], equal - specs[i]);
+      if (!regctl_parse_shape (equal + 1, shape, &local_error))
+        {
+          g_set_error (error, REGCTL_ERROR, REGCTL_ERROR_USAGE,
+                       "--input '%s': %s", specs[i], local_error->message);
+          return NULL;
+        }
+      if (g_hash_table_contains (shapes, name))
+        {
+          g_set_error (error, REGCTL_ERROR, REGCTL_ERROR_USAGE,
+                       "--input: input '%s' given twice", name);
+          return NULL;
+        }
+
+      g_hash_table_insert (shapes, g_steal_pointer (&name), g_steal_pointer (&shape));
+    }
+
+  return g_steal_pointer (&shapes);
+}
+
+/**
+ * regctl_parse_option:
+ * @text: "KEY=VALUE", or "BACKEND/KEY=VALUE" when @allow_backend
+ * @allow_backend: whether a "BACKEND/" prefix is understood
+ * @backend: (out) (transfer full) (nullable): the backend it is for, or
+ *   %NULL for all
+ * @key: (out) (transfer full): the key
+ * @value: (out) (transfer full): VALUE read as GVariant text
+ * @error: return location for a %REGCTL_ERROR_USAGE error
+ *
+ * Backend names cannot hold '/' (API.md §4), so the first '/' before the
+ * '=' ends the backend name.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+regctl_parse_option (const char  *text,
+                     gboolean     allow_backend,
+                     char       **backend,
+                     char       **key,
+                     GVariant   **value,
+                     GError     **error)
+{
+  const char *equal = strchr (text, '=');
+  g_autofree char *left = NULL;
+  g_autofree char *for_backend = NULL;
+  g_autoptr(GVariant) parsed = NULL;
+  g_autoptr(GError) local_error = NULL;
+  char *slash;
+
+  if (equal == NULL || equal == text)
+    {
+      g_set_error (error, REGCTL_ERROR, REGCTL_ERROR_USAGE,
+                   "--option '%s': expected %sKEY=VALUE, like fuse=false",
+                   text, allow_backend ? "[BACKEND/]" : "");
+      return FALSE;
+    }
+
+  left = g_strndup (text, equal - text);
+  slash = allow_backend ? strchr (left, '/') : NULL;
+  if (slash != NULL)
+    {
+      *slash = '\0';
+      for_backend = g_strdup (left);
+      memmove (left, slash + 1, strlen (slash + 1) + 1);
+      if (for_backend[0] == '\0' || left[0] == '\0')
+        {
+          g_set_error (error, REGCTL_ERROR, REGCTL_ERROR_USAGE,
+                       "--option '%s': expected BACKEND/KEY=VALUE", text);
+          return FALSE;
+        }
+    }
+
+  parsed = g_variant_parse (NULL, equal + 1, NULL, NULL, &local_error);
+  if (parsed == NULL)
+    {
+      g_set_error (error, REGCTL_ERROR, REGCTL_ERROR_USAGE,
+                   "--option '%s': VALUE is not GVariant text (%s); "
+                   "write booleans as true/false, unsigned numbers as 'uint32 2', strings quoted as \"'text'\"",
+                   text, local_error->message);
+      return FALSE;
+    }
+
+  *backend = g_steal_pointer (&for_backend);
+  *key = g_steal_pointer (&left);
+  *value = g_steal_pointer (&parsed);
+  return TRUE;
+}
+
+static int
+compare_keys (gconstpointer a,
+              gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+/* Adds the entries of @from to @merged (borrowed keys and values),
+ * replacing those of the same key, and new keys to @keys. */
+static void
+merge_into (GHashTable *merged,
+            GPtrArray  *keys,
+            GHashTable *from)
+{
+  GHashTableIter iter;
+  gpointer key, value;
+
+  g_hash_table_iter_init (&iter, from);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    if (g_hash_table_insert (merged, key, value))
+      g_ptr_array_add (keys, key);
+}
+
+/**
+ * regctl_parse_options:
+ * @specs: (nullable): the values of --option
+ * @allow_backend: whether "BACKEND/KEY=VALUE" is understood
+ * @backend: (nullable): the backend to gather options for: those without
+ *   a backend prefix and those for @backend, which win
+ * @options: (out) (transfer full) (nullable): an `a{sv}`, or %NULL when no
+ *   option applies (so the backend sees no options rather than an empty
+ *   dictionary)
+ * @error: return location for a %REGCTL_ERROR_USAGE error
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+regctl_parse_options (char       **specs,
+                      gboolean     allow_backend,
+                      const char  *backend,
+                      GVariant   **options,
+                      GError     **error)
+{
+  g_autoptr(GHashTable) common = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                        (GDestroyNotify) g_variant_unref);
+  g_autoptr(GHashTable) specific = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                          (GDestroyNotify) g_variant_unref);
+  g_autoptr(GHashTable) merged = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GPtrArray) keys = g_ptr_array_new ();
+  GVariantBuilder builder;
+
+  *options = NULL;
+
+  for (guint i = 0; specs != NULL && specs[i] != NULL; i++)
+    {
+      g_autofree char *for_backend = NULL;
+      g_autofree char *key = NULL;
+      g_autoptr(GVariant) value = NULL;
+      GHashTable *table;
+
+      if (!regctl_parse_option (specs[i], allow_backend, &for_backend, &key, &value, error))
+        return FALSE;
+
+      if (for_backend != NULL && (backend == NULL || !g_str_equal (for_backend, backend)))
+        continue;
+
+      table = for_backend != NULL ? specific : common;
+      if (g_hash_table_contains (table, key))
+        {
+          g_set_error (error, REGCTL_ERROR, REGCTL_ERROR_USAGE,
+                       "--option: key '%s' given twice", key);
+          return FALSE;
+        }
+      g_hash_table_insert (table, g_steal_pointer (&key), g_steal_pointer (&value));
+    }
+
+  if (g_hash_table_size (common) == 0 && g_hash_table_size (specific) == 0)
+    return TRUE;
+
+  /* Options for the backend itself override common ones of the same key. */
+  merge_into (merged, keys, common);
+  merge_into (merged, keys, specific);
+
+  /* Sorted, so the dictionary does not depend on hashing. */
+  g_ptr_array_sort (keys, compare_keys);
+
+  g_variant_builder_init (&builder, G_VARIANT_TYPE_VARDICT);
+  for (guint i = 0; i < keys->len; i++)
+    {
+      const char *key = g_ptr_array_index (keys, i);
+
+      g_variant_builder_add (&builder, "{sv}", key, g_hash_table_lookup (merged, key));
+    }
+  *options = g_variant_ref_sink (g_variant_builder_end (&builder));
+
+  return TRUE;
+}
+
+static char *
+read_stream (FILE    *stream,
+             gsize   *length,
+             GError **error)
+{
+  g_autoptr(GString) text = g_string_new (NULL);
+  char buffer[8192];
+  gsize n;
+
+  while ((n = fread (buffer, 1, sizeof buffer, stream)) > 0)
+    g_string_append_len (text, buffer, n);
+
+  if (ferror (stream))
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, REGCTL_ERROR, REGCTL_ERROR_FAILED,
+                   "<stdin>: %s", g_strerror (saved_errno));
+      return NULL;
+    }
+
+  *length = text->len;
+  return g_string_free (g_steal_pointer (&text), FALSE);
+}
+
+/**
+ * regctl_load_graph:
+ * @path: a graph file, or "-" for standard input
+ * @error: return location for a #GError
+ *
+ * Reads and parses a graph file.  Parse errors keep their %REG_GRAPH_ERROR
+ * domain and code, with the file name put before their "LINE:COLUMN: "
+ * so that they read `FILE:LINE:COLUMN: message`, as compilers print them.
+ *
+ * Returns: (transfer full): the graph, or %NULL with @error set
+ */
+RegGraph *
+regctl_load_graph (const char  *path,
+                   GError     **error)
+{
+  g_autofree char *display = NULL;
+  g_autofree char *text = NULL;
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(RegGraph) graph = NULL;
+  gsize length = 0;
+
+  if (g_str_equal (path, "-"))
+    {
+      display = g_strdup ("<stdin>");
+      text = read_stream (stdin, &length, error);
+      if (text == NULL)
+        return NULL;
+    }
+  else
+    {
+      display = g_filename_display_name (path);
+      if (!g_file_get_contents (path, &text, &length, &local_error))
+        {
+          g_set_error_literal (error, REGCTL_ERROR, REGCTL_ERROR_FAILED, local_error->message);
+          return NULL;
+        }
+    }
+
+  if (memchr (text, '\0', length) != NULL || !g_utf8_validate (text, length, NULL))
+    {
+      g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_PARSE,
+                   "%s: not a graph: the file is not UTF-8 text", display);
+      return NULL;
+    }
+
+  graph = reg_graph_new_from_string (text, &local_error);
+  if (graph == NULL)
+    {
+      /* "LINE:COLUMN: ..." gets the file name glued on; a message without
+       * a position (none should come) gets it as a prefix. */
+      g_set_error (error, local_error->domain, local_error->code, "%s:%s%s",
+                   display, g_ascii_isdigit (local_error->message[0]) ? "" : " ",
+                   local_error->message);
+      return NULL;
+    }
+
+  return g_steal_pointer (&graph);
+}
+
+static char *
+describe_graph_inputs (RegGraph *graph)
+{
+  g_autoptr(GString) names = g_string_new (NULL);
+  const guint *inputs;
+  guint n_inputs;
+
+  inputs = reg_graph_get_inputs (graph, &n_inputs);
+  for (guint i = 0; i < n_inputs; i++)
+    g_string_append_printf (names, "%s%s", i > 0 ? ", " : "",
+                            reg_graph_get_node_name (graph, inputs[i]));
+
+  return g_string_free (g_steal_pointer (&names), FALSE);
+}
+
+/**
+ * regctl_make_inputs:
+ * @graph: a graph
+ * @shapes: (element-type utf8 RegctlShape): shapes from --input
+ * @default_size: inputs not in @shapes are @default_size x @default_size
+ * @seed: the GRand seed
+ * @error: return location for a %REGCTL_ERROR_USAGE error (a name in
+ *   @shapes that is not an input of @graph)
+ *
+ * Makes one tensor per graph input, in graph order, filled with values
+ * uniform in [-1, 1) drawn in order from one GRand seeded with @seed.
+ *
+ * Returns: (transfer full) (element-type RegTensor): the inputs
+ */
+GPtrArray *
+regctl_make_inputs (RegGraph    *graph,
+                    GHashTable  *shapes,
+                    gint64       default_size,
+                    guint32      seed,
+                    GError     **error)
+{
+  g_autoptr(GPtrArray) tensors = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GRand) rand = NULL;
+  GHashTableIter iter;
+  gpointer key;
+  const guint *inputs;
+  guint n_inputs;
+
+  inputs = reg_graph_get_inputs (graph, &n_inputs);
+
+  g_hash_table_iter_init (&iter, shapes);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    {
+      gboolean found = FALSE;
+
+      for (guint i = 0; i < n_inputs && !found; i++)
+        found = g_strcmp0 (reg_graph_get_node_name (graph, inputs[i]), key) == 0;
+
+      if (!found)
+        {
+          g_autofree char *names = describe_graph_inputs (graph);
+
+          g_set_error (error, REGCTL_ERROR, REGCTL_ERROR_USAGE,
+                       "--input: the graph has no input '%s' (its inputs: %s)",
+                       (const char *) key, n_inputs > 0 ? names : "none");
+          return NULL;
+        }
+    }
+
+  rand = g_rand_new_with_seed (seed);
+  for (guint i = 0; i < n_inputs; i++)
+    {
+      const RegctlShape *given = g_hash_table_lookup (shapes, reg_graph_get_node_name (graph, inputs[i]));
+      RegctlShape shape = { { default_size, default_size }, 2 };
+      RegTensor *tensor;
+      float *data;
+      gsize n_elements;
+
+      if (given != NULL)
+        shape = *given;
+
+      tensor = reg_tensor_new (shape.shape, shape.n_dims);
+      g_ptr_array_add (tensors, tensor);
+
+      data = reg_tensor_get_data (tensor, &n_elements);
+      for (gsize j = 0; j < n_elements; j++)
+        data[j] = MIN ((float) g_rand_double_range (rand, -1.0, 1.0), BELOW_ONE);
+    }
+
+  return g_steal_pointer (&tensors);
+}
+
+/**
+ * regctl_append_values:
+ * @out: where to append
+ * @tensor: a tensor
+ * @max_values: how many values to show at most (0: all)
+ *
+ * Appends "[v0, v1, ...]" (6 significant digits), with "..." when values
+ * are left out.
+ */
+void
+regctl_append_values (GString   *out,
+                      RegTensor *tensor,
+                      guint      max_values)
+{
+  const float *data;
+  gsize n_elements;
+  gsize n_shown;
+
+  data = reg_tensor_get_data (tensor, &n_elements);
+  n_shown = max_values > 0 ? MIN (n_elements, max_values) : n_elements;
+
+  g_string_append_c (out, '[');
+  for (gsize i = 0; i < n_shown; i++)
+    {
+      g_autofree char *value = regctl_format_double (data[i], "%.6g");
+
+      g_string_append_printf (out, "%s%s", i > 0 ? ", " : "", value);
+    }
+  if (n_shown < n_elements)
+    g_string_append (out, n_shown > 0 ? ", ..." : "...");
+  g_string_append_c (out, ']');
+}
+
+/**
+ * regctl_now_ns:
+ *
+ * Returns: a monotonic time in nanoseconds (g_get_monotonic_time() counts
+ *   microseconds, too coarse for small graphs)
+ */
+gint64
+regctl_now_ns (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (gint64) ts.tv_sec * G_GINT64_CONSTANT (1000000000) + ts.tv_nsec;
+}
+
+/**
+ * regctl_format_ms:
+ * @ns: a duration in nanoseconds
+ * @format: a printf() format for a double
+ *
+ * Returns: (transfer full): @ns in milliseconds
+ */
+char *
+regctl_format_ms (gint64      ns,
+                  const char *format)
+{
+  return regctl_format_double ((double) ns / 1e6, format);
+}
+
+gboolean
+regctl_stderr_is_terminal (void)
+{
+  return isatty (STDERR_FILENO);
+}

@@ -1,0 +1,742 @@
+/* regctl-run.c: `regctl run` and `regctl bench`, the subcommands that
+ * compile a graph file and call it
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "regctl.h"
+
+#define RUN_DEFAULT_SIZE     4
+#define BENCH_DEFAULT_SIZE   256
+#define BENCH_DEFAULT_REPEAT 10
+#define BENCH_MAX_REPEAT     1000000
+#define DEFAULT_RTOL         1e-4
+#define DEFAULT_ATOL         1e-5
+#define DEFAULT_MAX_VALUES   8
+
+/* Turns a REGCTL_ERROR from option values into the exit status. */
+static int
+option_error (const RegctlCommand *command,
+              const GError        *error)
+{
+  if (g_error_matches (error, REGCTL_ERROR, REGCTL_ERROR_USAGE))
+    return regctl_usage_error (command, "%s", error->message);
+
+  regctl_print_error (error);
+  return REGCTL_EXIT_FAILURE;
+}
+
+/* Checks the numeric options every graph command has. */
+static int
+check_common_numbers (const RegctlCommand *command,
+                      gint64               seed,
+                      int                  size)
+{
+  if (seed < 0 || seed > G_MAXUINT32)
+    return regctl_usage_error (command, "--seed must be between 0 and %u", G_MAXUINT32);
+  if (size < 1 || size > REGCTL_MAX_SIZE)
+    return regctl_usage_error (command, "--size must be between 1 and %d", REGCTL_MAX_SIZE);
+
+  return REGCTL_EXIT_OK;
+}
+
+/* Does any graph input take the default shape? */
+static gboolean
+uses_default_shape (RegGraph   *graph,
+                    GHashTable *shapes)
+{
+  const guint *inputs;
+  guint n_inputs;
+
+  inputs = reg_graph_get_inputs (graph, &n_inputs);
+  for (guint i = 0; i < n_inputs; i++)
+    if (!g_hash_table_contains (shapes, reg_graph_get_node_name (graph, inputs[i])))
+      return TRUE;
+
+  return FALSE;
+}
+
+/* Registry errors (unknown backend, failed load) are printed as they are:
+ * their messages are part of the API.  Shape errors are the graph's. */
+static void
+print_compile_error (const char   *graph_path,
+                     const char   *backend,
+                     RegGraph     *graph,
+                     GHashTable   *shapes,
+                     int           size,
+                     const GError *error)
+{
+  if (error->domain == REG_REGISTRY_ERROR)
+    {
+      regctl_print_error (error);
+    }
+  else if (g_error_matches (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_SHAPE))
+    {
+      regctl_printerr ("%s: %s\n", graph_path, error->message);
+      if (uses_default_shape (graph, shapes))
+        regctl_printerr ("hint: inputs without --input are %dx%d matrices; "
+                    "give other shapes with --input NAME=SHAPE\n", size, size);
+    }
+  else
+    {
+      regctl_printerr ("backend '%s' failed to compile %s: %s\n", backend, graph_path, error->message);
+    }
+}
+
+static char *
+output_label (RegGraph *graph,
+              guint     index)
+{
+  const guint *outputs = reg_graph_get_outputs (graph, NULL);
+  const char *name = reg_graph_get_node_name (graph, outputs[index]);
+
+  if (name == NULL)
+    return g_strdup_printf ("output %u", index);
+
+  return g_strdup_printf ("output %u (%s)", index, name);
+}
+
+/* "LABEL: SHAPE [values]" */
+static void
+print_tensor_line (const char *label,
+                   RegTensor  *tensor,
+                   gboolean    with_values,
+                   guint       max_values)
+{
+  g_autoptr(GString) line = g_string_new (label);
+  const gint64 *shape;
+  g_autofree char *shape_text = NULL;
+  guint n_dims;
+
+  shape = reg_tensor_get_shape (tensor, &n_dims);
+  shape_text = regctl_shape_to_string (shape, n_dims);
+  g_string_append_printf (line, ": %s", shape_text);
+  if (with_values)
+    {
+      g_string_append_c (line, ' ');
+      regctl_append_values (line, tensor, max_values);
+    }
+
+  regctl_print ("%s\n", line->str);
+}
+
+/* Resolves the backend (the default one for %NULL) and loads it, so that
+ * the compile time does not count loading its module. */
+static RegCompiler *
+dup_compiler (RegRegistry  *registry,
+              const char   *backend,
+              GError      **error)
+{
+  if (backend == NULL)
+    return reg_registry_dup_default_compiler (registry, error);
+
+  return reg_registry_lookup_backend (registry, backend, error);
+}
+
+/* ---- run ---------------------------------------------------------------- */
+
+int
+regctl_run (const RegctlCommand  *command,
+            int                   argc,
+            char                **argv)
+{
+  g_autofree char *backend = NULL;
+  g_auto(GStrv) input_specs = NULL;
+  g_auto(GStrv) option_specs = NULL;
+  g_auto(GStrv) add_paths = NULL;
+  g_auto(GStrv) positionals = NULL;
+  gint64 seed = 0;
+  int size = RUN_DEFAULT_SIZE;
+  int max_values = DEFAULT_MAX_VALUES;
+  gboolean print_inputs = FALSE;
+  const GOptionEntry entries[] = {
+    { "backend", 'b', 0, G_OPTION_ARG_FILENAME, &backend,
+      "Compile on backend NAME (default: the registry's default backend)", "NAME" },
+    { "input", 'i', 0, G_OPTION_ARG_FILENAME_ARRAY, &input_specs,
+      "Give input NAME the shape SHAPE (4x3, 16, scalar); repeatable", "NAME=SHAPE" },
+    { "size", 0, 0, G_OPTION_ARG_INT, &size,
+      "Inputs without --input are NxN matrices (default 4)", "N" },
+    { "seed", 's', 0, G_OPTION_ARG_INT64, &seed,
+      "Seed of the pseudo-random input values (default 0)", "N" },
+    { "option", 'o', 0, G_OPTION_ARG_FILENAME_ARRAY, &option_specs,
+      "Backend option; VALUE is GVariant text (fuse=false, threads='uint32 2'); repeatable",
+      "KEY=VALUE" },
+    { "print-inputs", 'p', 0, G_OPTION_ARG_NONE, &print_inputs,
+      "Print the inputs' values too", NULL },
+    { "max-values", 'n', 0, G_OPTION_ARG_INT, &max_values,
+      "Print at most N values of each tensor (default 8, 0 for all)", "N" },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &positionals, NULL, NULL },
+    G_OPTION_ENTRY_NULL
+  };
+  g_autoptr(GOptionContext) context = regctl_option_context_new (command, "GRAPH_FILE", entries, &add_paths);
+  g_autoptr(GHashTable) shapes = NULL;
+  g_autoptr(GVariant) options = NULL;
+  g_autoptr(RegGraph) graph = NULL;
+  g_autoptr(GPtrArray) inputs = NULL;
+  g_autoptr(RegCompiler) compiler = NULL;
+  g_autoptr(RegCompiledFn) fn = NULL;
+  g_autoptr(GPtrArray) outputs = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *default_name = NULL;
+  g_autofree char *compile_ms = NULL;
+  g_autofree char *call_ms = NULL;
+  RegRegistry *registry;
+  const char *path;
+  const guint *input_ids;
+  gint64 start, compile_ns, call_ns;
+  int status;
+
+  if (!regctl_parse_args (command, context, &argc, &argv, &status))
+    return status;
+  if ((status = regctl_check_positionals (command, positionals, 1, "GRAPH_FILE")) != REGCTL_EXIT_OK)
+    return status;
+  if ((status = check_common_numbers (command, seed, size)) != REGCTL_EXIT_OK)
+    return status;
+  if (max_values < 0)
+    return regctl_usage_error (command, "--max-values must not be negative");
+  if (!regctl_arg_to_utf8 (&backend, &error) ||
+      !regctl_args_to_utf8 (input_specs, &error) ||
+      !regctl_args_to_utf8 (option_specs, &error))
+    return option_error (command, error);
+  path = positionals[0];
+
+  shapes = regctl_parse_input_specs (input_specs, &error);
+  if (shapes == NULL)
+    return option_error (command, error);
+  if (!regctl_parse_options (option_specs, FALSE, NULL, &options, &error))
+    return option_error (command, error);
+
+  graph = regctl_load_graph (path, &error);
+  if (graph == NULL)
+    {
+      regctl_print_error (error);
+      return REGCTL_EXIT_FAILURE;
+    }
+
+  inputs = regctl_make_inputs (graph, shapes, size, (guint32) seed, &error);
+  if (inputs == NULL)
+    return option_error (command, error);
+
+  registry = regctl_get_registry (add_paths);
+  compiler = dup_compiler (registry, backend, &error);
+  if (compiler == NULL)
+    {
+      regctl_print_error (error);
+      return REGCTL_EXIT_FAILURE;
+    }
+  default_name = reg_registry_dup_default_backend (registry);
+
+  start = regctl_now_ns ();
+  fn = reg_registry_compile (registry, backend, graph, inputs, options, &error);
+  compile_ns = regctl_now_ns () - start;
+  if (fn == NULL)
+    {
+      print_compile_error (path, backend != NULL ? backend : default_name, graph, shapes, size, error);
+      return REGCTL_EXIT_FAILURE;
+    }
+
+  start = regctl_now_ns ();
+  outputs = reg_compiled_fn_call (fn, inputs, &error);
+  call_ns = regctl_now_ns () - start;
+  if (outputs == NULL)
+    {
+      regctl_printerr ("calling %s compiled by backend '%s' failed: %s\n", path,
+                  backend != NULL ? backend : default_name, error->message);
+      return REGCTL_EXIT_FAILURE;
+    }
+
+  if (backend != NULL)
+    regctl_print ("backend: %s\n", backend);
+  else
+    regctl_print ("backend: %s (default)\n", default_name != NULL ? default_name : reg_compiler_get_name (compiler));
+
+  input_ids = reg_graph_get_inputs (graph, NULL);
+  for (guint i = 0; i < inputs->len; i++)
+    {
+      g_autofree char *label = g_strdup_printf ("input %s", reg_graph_get_node_name (graph, input_ids[i]));
+
+      print_tensor_line (label, g_ptr_array_index (inputs, i), print_inputs, max_values);
+    }
+
+  for (guint i = 0; i < outputs->len; i++)
+    {
+      g_autofree char *label = output_label (graph, i);
+
+      print_tensor_line (label, g_ptr_array_index (outputs, i), TRUE, max_values);
+    }
+
+  compile_ms = regctl_format_ms (compile_ns, "%.3f");
+  call_ms = regctl_format_ms (call_ns, "%.3f");
+  regctl_print ("compile: %s ms\n", compile_ms);
+  regctl_print ("call: %s ms\n", call_ms);
+
+  return REGCTL_EXIT_OK;
+}
+
+/* ---- bench -------------------------------------------------------------- */
+
+typedef struct
+{
+  char   *name;
+  gint64  compile_ns;
+  gint64  median_ns;
+  gint64  min_ns;
+} BenchResult;
+
+static void
+bench_result_clear (BenchResult *result)
+{
+  g_free (result->name);
+}
+
+/* Progress on a terminal: one line, rewritten in place. */
+typedef struct
+{
+  gboolean enabled;
+  gint64   last_ns;
+} Progress;
+
+static void
+progress_update (Progress   *progress,
+                 gboolean    force,
+                 const char *format,
+                 ...) G_GNUC_PRINTF (3, 4);
+
+static void
+progress_update (Progress   *progress,
+                 gboolean    force,
+                 const char *format,
+                 ...)
+{
+  g_autofree char *text = NULL;
+  gint64 now;
+  va_list args;
+
+  if (!progress->enabled)
+    return;
+
+  /* A few updates a second: writing each call of a fast graph to the
+   * terminal would cost more than the call. */
+  now = regctl_now_ns ();
+  if (!force && now - progress->last_ns < 100 * G_GINT64_CONSTANT (1000000))
+    return;
+  progress->last_ns = now;
+
+  va_start (args, format);
+  text = g_strdup_vprintf (format, args);
+  va_end (args);
+
+  regctl_printerr ("\r\033[K%s", text);
+}
+
+static void
+progress_clear (Progress *progress)
+{
+  if (progress->enabled)
+    regctl_printerr ("\r\033[K");
+}
+
+static int
+compare_ns (gconstpointer a,
+            gconstpointer b)
+{
+  gint64 x = *(const gint64 *) a;
+  gint64 y = *(const gint64 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* The median of @n times (sorted in place). */
+static gint64
+median_ns (gint64 *times,
+           guint   n)
+{
+  qsort (times, n, sizeof (gint64), compare_ns);
+
+  return n % 2 == 1 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
+}
+
+/* As numpy.allclose (@b the reference), except that NaN matches NaN: two
+ * backends that both compute NaN (log of a negative input) agree. */
+static gboolean
+tensors_match (RegTensor  *a,
+               RegTensor  *b,
+               double      rtol,
+               double      atol,
+               char      **reason)
+{
+  const gint64 *shape_a, *shape_b;
+  const float *data_a, *data_b;
+  guint n_dims_a, n_dims_b;
+  gsize n_elements;
+  gsize first_bad = G_MAXSIZE;
+  double max_diff = 0.0;
+
+  if (reg_tensor_allclose (a, b, rtol, atol))
+    return TRUE;
+
+  shape_a = reg_tensor_get_shape (a, &n_dims_a);
+  shape_b = reg_tensor_get_shape (b, &n_dims_b);
+  if (n_dims_a != n_dims_b || memcmp (shape_a, shape_b, n_dims_a * sizeof (gint64)) != 0)
+    {
+      g_autofree char *text_a = regctl_shape_to_string (shape_a, n_dims_a);
+      g_autofree char *text_b = regctl_shape_to_string (shape_b, n_dims_b);
+
+      *reason = g_strdup_printf ("shape %s instead of %s", text_a, text_b);
+      return FALSE;
+    }
+
+  data_a = reg_tensor_get_data (a, &n_elements);
+  data_b = reg_tensor_get_data (b, NULL);
+  for (gsize i = 0; i < n_elements; i++)
+    {
+      double x = data_a[i], y = data_b[i];
+      gboolean close;
+
+      if (isnan (x) || isnan (y))
+        close = isnan (x) && isnan (y);
+      else if (isinf (x) || isinf (y))
+        close = x == y;
+      else
+        close = fabs (x - y) <= atol + rtol * fabs (y);
+
+      if (!close)
+        {
+          if (first_bad == G_MAXSIZE)
+            first_bad = i;
+          if (!isnan (fabs (x - y)))
+            max_diff = MAX (max_diff, fabs (x - y));
+        }
+    }
+
+  if (first_bad == G_MAXSIZE)
+    return TRUE;
+
+  {
+    g_autofree char *x = regctl_format_double (data_a[first_bad], "%.9g");
+    g_autofree char *y = regctl_format_double (data_b[first_bad], "%.9g");
+    g_autofree char *diff = regctl_format_double (max_diff, "%.3g");
+
+    *reason = g_strdup_printf ("element %" G_GSIZE_FORMAT " is %s instead of %s "
+                               "(largest absolute difference %s)",
+                               first_bad, x, y, diff);
+  }
+  return FALSE;
+}
+
+static gboolean
+outputs_match (GPtrArray  *outputs,
+               GPtrArray  *reference,
+               double      rtol,
+               double      atol,
+               char      **reason)
+{
+  if (outputs->len != reference->len)
+    {
+      *reason = g_strdup_printf ("%u outputs instead of %u", outputs->len, reference->len);
+      return FALSE;
+    }
+
+  for (guint i = 0; i < outputs->len; i++)
+    {
+      g_autofree char *why = NULL;
+
+      if (!tensors_match (g_ptr_array_index (outputs, i), g_ptr_array_index (reference, i),
+                          rtol, atol, &why))
+        {
+          *reason = g_strdup_printf ("output %u: %s", i, why);
+          return FALSE;
+        }
+    }
+
+  return TRUE;
+}
+
+/* Every BACKEND/ prefix of --option must name a backend of --backends. */
+static gboolean
+check_option_backends (char       **option_specs,
+                       char       **backends,
+                       GError     **error)
+{
+  for (guint i = 0; option_specs != NULL && option_specs[i] != NULL; i++)
+    {
+      g_autofree char *backend = NULL;
+      g_autofree char *key = NULL;
+      g_autoptr(GVariant) value = NULL;
+
+      if (!regctl_parse_option (option_specs[i], TRUE, &backend, &key, &value, error))
+        return FALSE;
+
+      if (backend != NULL && !g_strv_contains ((const char * const *) backends, backend))
+        {
+          g_set_error (error, REGCTL_ERROR, REGCTL_ERROR_USAGE,
+                       "--option '%s': '%s' is not one of --backends", option_specs[i], backend);
+          return FALSE;
+        }
+    }
+
+  return TRUE;
+}
+
+static char *
+describe_inputs (RegGraph  *graph,
+                 GPtrArray *inputs)
+{
+  g_autoptr(GString) out = g_string_new (NULL);
+  const guint *ids = reg_graph_get_inputs (graph, NULL);
+
+  for (guint i = 0; i < inputs->len; i++)
+    {
+      guint n_dims;
+      const gint64 *shape = reg_tensor_get_shape (g_ptr_array_index (inputs, i), &n_dims);
+      g_autofree char *text = regctl_shape_to_string (shape, n_dims);
+
+      g_string_append_printf (out, "%s%s=%s", i > 0 ? " " : "",
+                              reg_graph_get_node_name (graph, ids[i]), text);
+    }
+
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+/* Compiles and times @graph on one backend.  The first call's outputs are
+ * checked against @reference (or become it, for the first backend). */
+static int
+bench_backend (RegRegistry  *registry,
+               const char   *path,
+               RegGraph     *graph,
+               GHashTable   *shapes,
+               int           size,
+               GPtrArray    *inputs,
+               char        **option_specs,
+               guint         repeat,
+               double        rtol,
+               double        atol,
+               const char   *reference_name,
+               GPtrArray   **reference,
+               Progress     *progress,
+               const char   *progress_prefix,
+               BenchResult  *result)
+{
+  g_autoptr(GVariant) options = NULL;
+  g_autoptr(RegCompiler) compiler = NULL;
+  g_autoptr(RegCompiledFn) fn = NULL;
+  g_autoptr(GPtrArray) outputs = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree gint64 *times = g_new (gint64, repeat);
+  g_autofree char *reason = NULL;
+  gint64 start;
+
+  /* Validated by check_option_backends() already. */
+  if (!regctl_parse_options (option_specs, TRUE, result->name, &options, &error))
+    g_assert_not_reached ();
+
+  progress_update (progress, TRUE, "%s %s: compiling", progress_prefix, result->name);
+  compiler = reg_registry_lookup_backend (registry, result->name, &error);
+  if (compiler == NULL)
+    {
+      progress_clear (progress);
+      regctl_print_error (error);
+      return REGCTL_EXIT_FAILURE;
+    }
+
+  start = regctl_now_ns ();
+  fn = reg_registry_compile (registry, result->name, graph, inputs, options, &error);
+  result->compile_ns = regctl_now_ns () - start;
+  if (fn == NULL)
+    {
+      progress_clear (progress);
+      print_compile_error (path, result->name, graph, shapes, size, error);
+      return REGCTL_EXIT_FAILURE;
+    }
+
+  /* One call not timed, to check the outputs (and warm caches up). */
+  outputs = reg_compiled_fn_call (fn, inputs, &error);
+  if (outputs == NULL)
+    {
+      progress_clear (progress);
+      regctl_printerr ("calling %s compiled by backend '%s' failed: %s\n", path, result->name, error->message);
+      return REGCTL_EXIT_FAILURE;
+    }
+  if (*reference == NULL)
+    {
+      *reference = g_steal_pointer (&outputs);
+    }
+  else if (!outputs_match (outputs, *reference, rtol, atol, &reason))
+    {
+      g_autofree char *rtol_text = regctl_format_double (rtol, "%g");
+      g_autofree char *atol_text = regctl_format_double (atol, "%g");
+
+      progress_clear (progress);
+      regctl_printerr ("backend '%s' does not match backend '%s' (rtol %s, atol %s): %s\n",
+                  result->name, reference_name, rtol_text, atol_text, reason);
+      return REGCTL_EXIT_FAILURE;
+    }
+
+  for (guint k = 0; k < repeat; k++)
+    {
+      g_autoptr(GPtrArray) timed_outputs = NULL;
+
+      progress_update (progress, k == 0, "%s %s: call %u/%u", progress_prefix, result->name, k + 1, repeat);
+      start = regctl_now_ns ();
+      timed_outputs = reg_compiled_fn_call (fn, inputs, &error);
+      times[k] = regctl_now_ns () - start;
+      if (timed_outputs == NULL)
+        {
+          progress_clear (progress);
+          regctl_printerr ("calling %s compiled by backend '%s' failed: %s\n", path, result->name, error->message);
+          return REGCTL_EXIT_FAILURE;
+        }
+    }
+
+  result->median_ns = median_ns (times, repeat);
+  result->min_ns = times[0];  /* sorted by median_ns() */
+
+  return REGCTL_EXIT_OK;
+}
+
+static void
+print_bench_table (GArray *results)
+{
+  g_autoptr(RegctlTable) table = regctl_table_new (5, "BACKEND", "COMPILE_MS", "MEDIAN_MS", "MIN_MS", "RATIO");
+  g_autofree char *text = NULL;
+  gint64 first = g_array_index (results, BenchResult, 0).median_ns;
+
+  for (guint col = 1; col < 5; col++)
+    regctl_table_set_right_aligned (table, col);
+
+  for (guint i = 0; i < results->len; i++)
+    {
+      BenchResult *result = &g_array_index (results, BenchResult, i);
+      g_autofree char *compile = regctl_format_ms (result->compile_ns, "%.3f");
+      g_autofree char *median = regctl_format_ms (result->median_ns, "%.4f");
+      g_autofree char *min = regctl_format_ms (result->min_ns, "%.4f");
+      g_autofree char *ratio = first > 0
+        ? regctl_format_double ((double) result->median_ns / (double) first, "%.2f")
+        : g_strdup ("-");
+
+      regctl_table_add_row (table, result->name, compile, median, min, ratio);
+    }
+
+  text = regctl_table_to_string (table);
+  regctl_print ("%s", text);
+}
+
+int
+regctl_bench (const RegctlCommand  *command,
+              int                   argc,
+              char                **argv)
+{
+  g_autofree char *backends_text = NULL;
+  g_auto(GStrv) input_specs = NULL;
+  g_auto(GStrv) option_specs = NULL;
+  g_auto(GStrv) add_paths = NULL;
+  g_auto(GStrv) positionals = NULL;
+  gint64 seed = 0;
+  int size = BENCH_DEFAULT_SIZE;
+  int repeat = BENCH_DEFAULT_REPEAT;
+  double rtol = DEFAULT_RTOL;
+  double atol = DEFAULT_ATOL;
+  const GOptionEntry entries[] = {
+    { "backends", 'b', 0, G_OPTION_ARG_FILENAME, &backends_text,
+      "Comma-separated backends to compare; the first is the reference (required)", "A,B,..." },
+    { "size", 0, 0, G_OPTION_ARG_INT, &size,
+      "Inputs without --input are NxN matrices (default 256)", "N" },
+    { "repeat", 'r', 0, G_OPTION_ARG_INT, &repeat,
+      "Time K calls per backend (default 10)", "K" },
+    { "input", 'i', 0, G_OPTION_ARG_FILENAME_ARRAY, &input_specs,
+      "Give input NAME the shape SHAPE (4x3, 16, scalar); repeatable", "NAME=SHAPE" },
+    { "seed", 's', 0, G_OPTION_ARG_INT64, &seed,
+      "Seed of the pseudo-random input values (default 0)", "N" },
+    { "option", 'o', 0, G_OPTION_ARG_FILENAME_ARRAY, &option_specs,
+      "Backend option for every backend, or for BACKEND only; VALUE is GVariant text; repeatable",
+      "[BACKEND/]KEY=VALUE" },
+    { "rtol", 0, 0, G_OPTION_ARG_DOUBLE, &rtol,
+      "Relative tolerance of the output check (default 1e-4)", "R" },
+    { "atol", 0, 0, G_OPTION_ARG_DOUBLE, &atol,
+      "Absolute tolerance of the output check (default 1e-5)", "A" },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &positionals, NULL, NULL },
+    G_OPTION_ENTRY_NULL
+  };
+  g_autoptr(GOptionContext) context = regctl_option_context_new (command, "GRAPH_FILE", entries, &add_paths);
+  g_auto(GStrv) backends = NULL;
+  g_autoptr(GHashTable) shapes = NULL;
+  g_autoptr(RegGraph) graph = NULL;
+  g_autoptr(GPtrArray) inputs = NULL;
+  g_autoptr(GPtrArray) reference = NULL;
+  g_autoptr(GArray) results = g_array_new (FALSE, TRUE, sizeof (BenchResult));
+  g_autoptr(GError) error = NULL;
+  g_autofree char *input_text = NULL;
+  Progress progress = { regctl_stderr_is_terminal (), 0 };
+  RegRegistry *registry;
+  const char *path;
+  guint n_backends;
+  int status;
+
+  g_array_set_clear_func (results, (GDestroyNotify) bench_result_clear);
+
+  if (!regctl_parse_args (command, context, &argc, &argv, &status))
+    return status;
+  if ((status = regctl_check_positionals (command, positionals, 1, "GRAPH_FILE")) != REGCTL_EXIT_OK)
+    return status;
+  if ((status = check_common_numbers (command, seed, size)) != REGCTL_EXIT_OK)
+    return status;
+  if (backends_text == NULL)
+    return regctl_usage_error (command, "missing --backends");
+  if (!regctl_arg_to_utf8 (&backends_text, &error) ||
+      !regctl_args_to_utf8 (input_specs, &error) ||
+      !regctl_args_to_utf8 (option_specs, &error))
+    return option_error (command, error);
+  backends = regctl_split_list (backends_text);
+  n_backends = g_strv_length (backends);
+  if (n_backends == 0)
+    return regctl_usage_error (command, "--backends names no backend");
+  if (repeat < 1 || repeat > BENCH_MAX_REPEAT)
+    return regctl_usage_error (command, "--repeat must be between 1 and %d", BENCH_MAX_REPEAT);
+  if (!(rtol >= 0.0) || !(atol >= 0.0))
+    return regctl_usage_error (command, "--rtol and --atol must not be negative");
+  path = positionals[0];
+
+  shapes = regctl_parse_input_specs (input_specs, &error);
+  if (shapes == NULL)
+    return option_error (command, error);
+  if (!check_option_backends (option_specs, backends, &error))
+    return option_error (command, error);
+
+  graph = regctl_load_graph (path, &error);
+  if (graph == NULL)
+    {
+      regctl_print_error (error);
+      return REGCTL_EXIT_FAILURE;
+    }
+
+  inputs = regctl_make_inputs (graph, shapes, size, (guint32) seed, &error);
+  if (inputs == NULL)
+    return option_error (command, error);
+
+  registry = regctl_get_registry (add_paths);
+  for (guint i = 0; i < n_backends; i++)
+    {
+      BenchResult result = { g_strdup (backends[i]), 0, 0, 0 };
+      g_autofree char *prefix = g_strdup_printf ("[%u/%u]", i + 1, n_backends);
+
+      g_array_append_val (results, result);
+      status = bench_backend (registry, path, graph, shapes, size, inputs, option_specs,
+                              repeat, rtol, atol, backends[0], &reference, &progress, prefix,
+                              &g_array_index (results, BenchResult, i));
+      if (status != REGCTL_EXIT_OK)
+        return status;
+    }
+  progress_clear (&progress);
+
+  input_text = describe_inputs (graph, inputs);
+  regctl_print ("inputs: %s\n", input_text[0] != '\0' ? input_text : "none");
+  regctl_print ("calls: %d per backend, after one checked call; outputs match backend '%s'\n",
+           repeat, backends[0]);
+  print_bench_table (results);
+
+  return REGCTL_EXIT_OK;
+}

@@ -1,0 +1,430 @@
+/* regctl-util.c: JSON strings, aligned tables and small formatting helpers
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "regctl.h"
+
+/**
+ * regctl_json_append_string:
+ * @out: where to append
+ * @text: (nullable): UTF-8 text
+ *
+ * Appends @text as a JSON string (RFC 8259), or `null` for %NULL.  Quotes,
+ * backslashes and control characters are escaped; other characters are
+ * written as UTF-8.  Text that is not valid UTF-8 has its bad bytes
+ * replaced by U+FFFD, so the output is always valid JSON.
+ */
+void
+regctl_json_append_string (GString    *out,
+                           const char *text)
+{
+  g_autofree char *valid = NULL;
+
+  if (text == NULL)
+    {
+      g_string_append (out, "null");
+      return;
+    }
+
+  if (!g_utf8_validate (text, -1, NULL))
+    text = valid = g_utf8_make_valid (text, -1);
+
+  g_string_append_c (out, '"');
+  for (const char *p = text; *p != '\0'; p++)
+    {
+      guchar c = (guchar) *p;
+
+      switch (c)
+        {
+        case '"':
+          g_string_append (out, "\\\"");
+          break;
+        case '\\':
+          g_string_append (out, "\\\\");
+          break;
+        case '\b':
+          g_string_append (out, "\\b");
+          break;
+        case '\f':
+          g_string_append (out, "\\f");
+          break;
+        case '\n':
+          g_string_append (out, "\\n");
+          break;
+        case '\r':
+          g_string_append (out, "\\r");
+          break;
+        case '\t':
+          g_string_append (out, "\\t");
+          break;
+        default:
+          /* Other control characters, and DEL for the sake of terminals. */
+          if (c < 0x20 || c == 0x7f)
+            g_string_append_printf (out, "\\u%04x", c);
+          else
+            g_string_append_c (out, (char) c);
+        }
+    }
+  g_string_append_c (out, '"');
+}
+
+/**
+ * regctl_json_append_strv:
+ * @out: where to append
+ * @strv: (nullable): strings
+ *
+ * Appends @strv as a JSON array of strings on one line (`[]` for %NULL).
+ */
+void
+regctl_json_append_strv (GString            *out,
+                         const char * const *strv)
+{
+  g_string_append_c (out, '[');
+  for (guint i = 0; strv != NULL && strv[i] != NULL; i++)
+    {
+      if (i > 0)
+        g_string_append (out, ", ");
+      regctl_json_append_string (out, strv[i]);
+    }
+  g_string_append_c (out, ']');
+}
+
+/**
+ * regctl_join_tags:
+ * @tags: (nullable): tags
+ *
+ * Returns: (transfer full): the tags joined by commas, or "-" for none
+ */
+char *
+regctl_join_tags (const char * const *tags)
+{
+  if (tags == NULL || tags[0] == NULL)
+    return g_strdup ("-");
+
+  return g_strjoinv (",", (char **) tags);
+}
+
+/**
+ * regctl_single_line:
+ * @text: text
+ *
+ * Replaces control characters (a description's newlines and tabs) by
+ * spaces, so that @text keeps to its line of a table.
+ *
+ * Returns: (transfer full): the text on one line
+ */
+char *
+regctl_single_line (const char *text)
+{
+  char *line = g_strdup (text);
+
+  for (char *p = line; *p != '\0'; p++)
+    if ((guchar) *p < 0x20 || *p == 0x7f)
+      *p = ' ';
+
+  return line;
+}
+
+/**
+ * regctl_split_list:
+ * @text: a comma-separated list
+ *
+ * Splits @text at commas, strips blanks around items and drops empty ones,
+ * so "a, b," is {"a", "b"} and "" is the empty list.
+ *
+ * Returns: (transfer full): the items
+ */
+char **
+regctl_split_list (const char *text)
+{
+  g_auto(GStrv) parts = g_strsplit (text, ",", -1);
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      g_strstrip (parts[i]);
+      if (parts[i][0] != '\0')
+        g_strv_builder_add (builder, parts[i]);
+    }
+
+  return g_strv_builder_end (builder);
+}
+
+/**
+ * regctl_format_double:
+ * @value: a number
+ * @format: a printf() format for one double (`%.6g`)
+ *
+ * Formats @value with a '.' whatever the locale.
+ *
+ * Returns: (transfer full): the text
+ */
+char *
+regctl_format_double (double      value,
+                      const char *format)
+{
+  char buffer[G_ASCII_DTOSTR_BUF_SIZE];
+
+  return g_strdup (g_ascii_formatd (buffer, sizeof buffer, format, value));
+}
+
+/**
+ * regctl_write_stdout:
+ * @text: bytes
+ * @len: their length
+ *
+ * Writes @text to stdout as it is: JSON must stay UTF-8 whatever the
+ * locale, which g_print() would convert to.
+ */
+void
+regctl_write_stdout (const char *text,
+                     gsize       len)
+{
+  fwrite (text, 1, len, stdout);
+}
+
+/**
+ * regctl_print:
+ * @format: printf() format
+ *
+ * Prints to stdout as it is.  regctl writes UTF-8 whatever the locale:
+ * g_print() would turn every non-ASCII character of a backend name into
+ * '?' under LANG=C, as in many containers, while terminals and pipes
+ * there take UTF-8 fine.
+ */
+void
+regctl_print (const char *format,
+              ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  vfprintf (stdout, format, args);
+  va_end (args);
+}
+
+/**
+ * regctl_printerr:
+ * @format: printf() format
+ *
+ * Prints to stderr as it is, as regctl_print() does to stdout.
+ */
+void
+regctl_printerr (const char *format,
+                 ...)
+{
+  va_list args;
+
+  fflush (stdout);
+  va_start (args, format);
+  vfprintf (stderr, format, args);
+  va_end (args);
+}
+
+/**
+ * regctl_args_to_utf8:
+ * @args: (nullable): command-line arguments, changed in place
+ * @error: return location for a %REGCTL_ERROR_USAGE error
+ *
+ * Makes arguments that name backends, tags and inputs UTF-8, as the
+ * registry's names are.  They are parsed as G_OPTION_ARG_FILENAME, which
+ * keeps the bytes given: UTF-8 bytes stay as they are even under LANG=C
+ * (where G_OPTION_ARG_STRING would reject them), other bytes are converted
+ * from the locale's character set.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+regctl_args_to_utf8 (char   **args,
+                     GError **error)
+{
+  for (guint i = 0; args != NULL && args[i] != NULL; i++)
+    {
+      g_autoptr(GError) local_error = NULL;
+      char *converted;
+
+      if (g_utf8_validate (args[i], -1, NULL))
+        continue;
+
+      converted = g_locale_to_utf8 (args[i], -1, NULL, NULL, &local_error);
+      if (converted == NULL)
+        {
+          g_autofree char *shown = g_utf8_make_valid (args[i], -1);
+
+          g_set_error (error, REGCTL_ERROR, REGCTL_ERROR_USAGE,
+                       "argument '%s' is not text: %s", shown, local_error->message);
+          return FALSE;
+        }
+      g_free (args[i]);
+      args[i] = converted;
+    }
+
+  return TRUE;
+}
+
+/**
+ * regctl_arg_to_utf8:
+ * @arg: (inout) (nullable): one argument, replaced when converted
+ * @error: return location for a %REGCTL_ERROR_USAGE error
+ *
+ * regctl_args_to_utf8() for one argument.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+regctl_arg_to_utf8 (char   **arg,
+                    GError **error)
+{
+  char *args[2] = { *arg, NULL };
+
+  if (*arg == NULL)
+    return TRUE;
+  if (!regctl_args_to_utf8 (args, error))
+    return FALSE;
+
+  *arg = args[0];
+  return TRUE;
+}
+
+/* ---- Tables ------------------------------------------------------------- */
+
+struct _RegctlTable
+{
+  guint      n_columns;
+  GPtrArray *cells;          /* row-major, the header row first */
+  gboolean  *right_aligned;  /* per column */
+};
+
+/**
+ * regctl_table_new:
+ * @n_columns: the number of columns
+ * @...: the @n_columns column titles
+ *
+ * Makes a table whose columns are as wide as their widest cell, separated
+ * by two spaces, left-aligned unless regctl_table_set_right_aligned().
+ *
+ * Returns: (transfer full): the table
+ */
+RegctlTable *
+regctl_table_new (guint n_columns,
+                  ...)
+{
+  RegctlTable *table = g_new0 (RegctlTable, 1);
+  va_list args;
+
+  g_assert (n_columns > 0);
+
+  table->n_columns = n_columns;
+  table->cells = g_ptr_array_new_with_free_func (g_free);
+  table->right_aligned = g_new0 (gboolean, n_columns);
+
+  va_start (args, n_columns);
+  for (guint i = 0; i < n_columns; i++)
+    g_ptr_array_add (table->cells, regctl_single_line (va_arg (args, const char *)));
+  va_end (args);
+
+  return table;
+}
+
+void
+regctl_table_set_right_aligned (RegctlTable *table,
+                                guint        column)
+{
+  g_assert (column < table->n_columns);
+
+  table->right_aligned[column] = TRUE;
+}
+
+/**
+ * regctl_table_add_row:
+ * @table: a table
+ * @...: one string per column (copied, control characters made spaces)
+ */
+void
+regctl_table_add_row (RegctlTable *table,
+                      ...)
+{
+  va_list args;
+
+  va_start (args, table);
+  for (guint i = 0; i < table->n_columns; i++)
+    g_ptr_array_add (table->cells, regctl_single_line (va_arg (args, const char *)));
+  va_end (args);
+}
+
+/* Width in terminal columns, roughly: one per character. */
+static gsize
+text_width (const char *text)
+{
+  if (g_utf8_validate (text, -1, NULL))
+    return g_utf8_strlen (text, -1);
+
+  return strlen (text);
+}
+
+/**
+ * regctl_table_to_string:
+ * @table: a table
+ *
+ * Returns: (transfer full): the table, one line per row, without trailing
+ *   blanks
+ */
+char *
+regctl_table_to_string (RegctlTable *table)
+{
+  g_autofree gsize *widths = g_new0 (gsize, table->n_columns);
+  GString *out = g_string_new (NULL);
+  guint n_rows = table->cells->len / table->n_columns;
+
+  for (guint i = 0; i < table->cells->len; i++)
+    widths[i % table->n_columns] = MAX (widths[i % table->n_columns],
+                                        text_width (g_ptr_array_index (table->cells, i)));
+
+  for (guint row = 0; row < n_rows; row++)
+    {
+      for (guint col = 0; col < table->n_columns; col++)
+        {
+          const char *cell = g_ptr_array_index (table->cells, row * table->n_columns + col);
+          gsize padding = widths[col] - text_width (cell);
+          gboolean last = col + 1 == table->n_columns;
+
+          if (col > 0)
+            g_string_append (out, "  ");
+          if (table->right_aligned[col])
+            {
+              for (gsize i = 0; i < padding; i++)
+                g_string_append_c (out, ' ');
+              g_string_append (out, cell);
+            }
+          else
+            {
+              g_string_append (out, cell);
+              if (!last)
+                for (gsize i = 0; i < padding; i++)
+                  g_string_append_c (out, ' ');
+            }
+        }
+
+      /* A last column that is empty would leave blanks behind. */
+      while (out->len > 0 && out->str[out->len - 1] == ' ')
+        g_string_truncate (out, out->len - 1);
+      g_string_append_c (out, '\n');
+    }
+
+  return g_string_free (out, FALSE);
+}
+
+void
+regctl_table_free (RegctlTable *table)
+{
+  if (table == NULL)
+    return;
+
+  g_ptr_array_unref (table->cells);
+  g_free (table->right_aligned);
+  g_free (table);
+}
