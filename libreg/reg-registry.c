@@ -71,6 +71,7 @@ struct _RegRegistry
   GHashTable  *backends;        /* name -> Backend */
   GHashTable  *module_decls;    /* module path -> GPtrArray of declared names */
   GHashTable  *loaded_modules;  /* module paths this registry took backends from */
+  GHashTable  *rejected;        /* name -> why a module's offer of it was refused */
   GHashTable  *scanned_dirs;    /* search directories discovery has read */
   GPtrArray   *added_dirs;      /* reg_registry_add_search_path(), newest first */
   char       **env_dirs;        /* REG_BACKEND_PATH, then the system directory */
@@ -472,6 +473,22 @@ set_invalid_backend_error_locked (RegRegistry  *self,
                name, quoted->str);
 }
 
+/* The error of looking up a name that is not a backend: LOAD_FAILED for a
+ * name a loaded module offered without declaring it (API.md §5), the
+ * unknown-backend message otherwise. */
+static void
+set_unknown_error_locked (RegRegistry  *self,
+                          const char   *name,
+                          GError      **error)
+{
+  const char *rejected = g_hash_table_lookup (self->rejected, name);
+
+  if (rejected != NULL)
+    g_set_error_literal (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED, rejected);
+  else
+    set_invalid_backend_error_locked (self, name, error);
+}
+
 /* Finds @name under the reader lock, discovering first when it is unknown,
  * and calls @func on it with the lock held.  Unknown names fail with the
  * API.md §4 message. */
@@ -552,6 +569,7 @@ load_backend (RegRegistry  *self,
   g_autoptr(GPtrArray) registered = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) wanted = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) garbage = garbage_new ();
+  g_autoptr(GPtrArray) rejected = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GError) local_error = NULL;
   g_autofree char *module_path = NULL;
   const RegModuleOffer *module_offers;
@@ -570,7 +588,7 @@ load_backend (RegRegistry  *self,
   g_rw_lock_reader_lock (&self->lock);
   backend = g_hash_table_lookup (self->backends, name);
   if (backend == NULL)
-    set_invalid_backend_error_locked (self, name, error);
+    set_unknown_error_locked (self, name, error);
   else if (backend->compiler != NULL)
     result = g_object_ref (backend->compiler);
   else
@@ -613,6 +631,7 @@ load_backend (RegRegistry  *self,
         {
           g_warning ("module %s offers backend '%s', which no manifest of it declares; ignored",
                      module_path, offered);
+          g_ptr_array_add (rejected, g_strdup (offered));
           continue;
         }
       if (!g_ptr_array_find_with_equal_func (wanted, offered, g_str_equal, NULL))
@@ -634,6 +653,10 @@ load_backend (RegRegistry  *self,
     }
 
   g_rw_lock_writer_lock (&self->lock);
+  for (guint i = 0; i < rejected->len; i++)
+    g_hash_table_replace (self->rejected, g_strdup (g_ptr_array_index (rejected, i)),
+                          g_strdup_printf ("backend '%s': module %s offers it, but no manifest of it declares it",
+                                           (const char *) g_ptr_array_index (rejected, i), module_path));
   if (!g_hash_table_contains (self->loaded_modules, module_path))
     {
       g_hash_table_add (self->loaded_modules, g_strdup (module_path));
@@ -657,7 +680,7 @@ load_backend (RegRegistry  *self,
 
   backend = g_hash_table_lookup (self->backends, name);
   if (backend == NULL)
-    set_invalid_backend_error_locked (self, name, error);
+    set_unknown_error_locked (self, name, error);
   else if (backend->compiler != NULL)
     result = g_object_ref (backend->compiler);
   else
@@ -688,6 +711,7 @@ reg_registry_finalize (GObject *object)
   g_hash_table_unref (self->backends);
   g_hash_table_unref (self->module_decls);
   g_hash_table_unref (self->loaded_modules);
+  g_hash_table_unref (self->rejected);
   g_hash_table_unref (self->scanned_dirs);
   g_ptr_array_unref (self->added_dirs);
   g_strfreev (self->env_dirs);
@@ -838,6 +862,7 @@ reg_registry_init (RegRegistry *self)
   self->module_decls = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                               (GDestroyNotify) g_ptr_array_unref);
   self->loaded_modules = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->rejected = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->scanned_dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->added_dirs = g_ptr_array_new_with_free_func (g_free);
   self->env_dirs = search_dirs_from_environment ();

@@ -1058,13 +1058,22 @@ test_failure_undeclared (Fixture       *f,
   g_autofree char *module = install_fixture (f->dir, "undeclared");
   g_autofree char *pattern = g_strdup_printf ("*%s*'undeclared'*", module);
   g_autoptr(RegCompiler) declared = NULL;
+  g_autoptr(RegCompiler) undeclared = NULL;
+  g_autoptr(GError) error = NULL;
 
   g_test_expect_message (LOG_DOMAIN, G_LOG_LEVEL_WARNING, pattern);
   declared = lookup_ok (f->registry, "declared");
   g_test_assert_expected_messages ();
 
   g_assert_cmpstr (reg_compiler_get_name (declared), ==, "declared");
-  assert_lookup_invalid (f->registry, "undeclared");
+
+  /* API.md §5: the undeclared name yields LOAD_FAILED, naming the module */
+  undeclared = reg_registry_lookup_backend (f->registry, "undeclared", &error);
+  g_assert_null (undeclared);
+  g_assert_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED);
+  g_assert_nonnull (strstr (error->message, module));
+  g_assert_nonnull (strstr (error->message, "'undeclared'"));
+
   assert_listed (f->registry, "declared", TRUE);
   assert_listed (f->registry, "undeclared", FALSE);
   g_assert_cmpuint (recorder_count (f->recorder, "registered", "declared"), ==, 1);
