@@ -8,11 +8,8 @@
 
 #include "reg-graph.h"
 #include "reg-graph-private.h"
+#include "reg-storage-private.h"
 #include "reg-tensor.h"
-
-/* Backends run vector loops over the data; 64 bytes is a cache line and the
- * widest SIMD register (AVX-512), so no loop needs a scalar prologue. */
-#define REG_TENSOR_ALIGNMENT 64
 
 /**
  * RegTensor:
@@ -47,7 +44,8 @@ reg_tensor_finalize (GObject *object)
 {
   RegTensor *self = REG_TENSOR (object);
 
-  g_clear_pointer (&self->data, g_aligned_free);
+  _reg_storage_free (self->data, self->n_elements * sizeof (float));
+  self->data = NULL;
 
   G_OBJECT_CLASS (reg_tensor_parent_class)->finalize (object);
 }
@@ -130,7 +128,8 @@ check_shape (const gint64  *shape,
 static RegTensor *
 reg_tensor_alloc (const gint64 *shape,
                   guint         n_dims,
-                  gsize         n_elements)
+                  gsize         n_elements,
+                  gboolean      zeroed)
 {
   RegTensor *self = g_object_new (REG_TYPE_TENSOR, NULL);
 
@@ -138,11 +137,22 @@ reg_tensor_alloc (const gint64 *shape,
   if (n_dims > 0)
     memcpy (self->shape, shape, n_dims * sizeof (gint64));
   self->n_elements = n_elements;
-  self->data = g_aligned_alloc0 (MAX (n_elements, 1), sizeof (float),
-                                 REG_TENSOR_ALIGNMENT);
+  self->data = _reg_storage_alloc (n_elements * sizeof (float), zeroed);
 
   return self;
 }
+
+/* The guards of the constructors whose shape is the caller's promise: a
+ * macro, so that a critical names the public function that was misused.
+ * Its arguments are plain variables, named as in the messages. */
+#define RETURN_IF_BAD_SHAPE(shape, n_dims, n_elements) \
+  G_STMT_START { \
+    g_return_val_if_fail (shape != NULL || n_dims == 0, NULL); \
+    g_return_val_if_fail (n_dims <= REG_TENSOR_MAX_DIMS, NULL); \
+    for (guint i = 0; i < n_dims; i++) \
+      g_return_val_if_fail (shape[i] >= 0, NULL); \
+    g_return_val_if_fail (check_shape (shape, n_dims, &n_elements, NULL), NULL); \
+  } G_STMT_END
 
 /**
  * reg_tensor_new:
@@ -164,18 +174,33 @@ reg_tensor_new (const gint64 *shape,
                 guint         n_dims)
 {
   gsize n_elements;
-  gboolean fits_in_memory;
 
-  g_return_val_if_fail (shape != NULL || n_dims == 0, NULL);
-  g_return_val_if_fail (n_dims <= REG_TENSOR_MAX_DIMS, NULL);
+  RETURN_IF_BAD_SHAPE (shape, n_dims, n_elements);
 
-  for (guint i = 0; i < n_dims; i++)
-    g_return_val_if_fail (shape[i] >= 0, NULL);
+  return reg_tensor_alloc (shape, n_dims, n_elements, TRUE);
+}
 
-  fits_in_memory = check_shape (shape, n_dims, &n_elements, NULL);
-  g_return_val_if_fail (fits_in_memory, NULL);
+/**
+ * reg_tensor_new_uninitialized:
+ * @shape: (array length=n_dims) (nullable): the size of each dimension,
+ *   outermost first; %NULL when @n_dims is 0
+ * @n_dims: the number of dimensions, at most %REG_TENSOR_MAX_DIMS
+ *
+ * Creates a tensor of the given shape whose elements are unspecified, for
+ * a backend that is about to write every one of them: it saves filling a
+ * large output with zeros first.  Otherwise as [ctor@Reg.Tensor.new].
+ *
+ * Returns: (transfer full): a new tensor
+ */
+RegTensor *
+reg_tensor_new_uninitialized (const gint64 *shape,
+                              guint         n_dims)
+{
+  gsize n_elements;
 
-  return reg_tensor_alloc (shape, n_dims, n_elements);
+  RETURN_IF_BAD_SHAPE (shape, n_dims, n_elements);
+
+  return reg_tensor_alloc (shape, n_dims, n_elements, FALSE);
 }
 
 /**
@@ -224,7 +249,7 @@ reg_tensor_new_from_data (const float   *data,
       return NULL;
     }
 
-  self = reg_tensor_alloc (shape, n_dims, n_elements);
+  self = reg_tensor_alloc (shape, n_dims, n_elements, FALSE);
   if (n_elements > 0)
     memcpy (self->data, data, n_elements * sizeof (float));
 

@@ -31,6 +31,9 @@ REG_AVAILABLE_IN_ALL
 RegTensor     *reg_tensor_new             (const gint64  *shape,
                                            guint          n_dims);
 REG_AVAILABLE_IN_ALL
+RegTensor     *reg_tensor_new_uninitialized (const gint64 *shape,
+                                           guint         n_dims);
+REG_AVAILABLE_IN_ALL
 RegTensor     *reg_tensor_new_from_data   (const float   *data,
                                            gsize          n_elements,
                                            const gint64  *shape,

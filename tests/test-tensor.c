@@ -423,6 +423,55 @@ test_guards (void)
                              "*CRITICAL*reg_tensor_allclose*REG_IS_TENSOR*");
 }
 
+static void
+test_new_uninitialized (void)
+{
+  const gint64 shape[] = { 3, 5 };
+  g_autoptr(RegTensor) t = reg_tensor_new_uninitialized (shape, 2);
+  const gint64 *got;
+  float *data;
+  guint n_dims;
+  gsize n;
+
+  got = reg_tensor_get_shape (t, &n_dims);
+  g_assert_cmpuint (n_dims, ==, 2);
+  g_assert_cmpint (got[0], ==, 3);
+  g_assert_cmpint (got[1], ==, 5);
+  data = reg_tensor_get_data (t, &n);
+  g_assert_cmpuint (n, ==, 15);
+  g_assert_cmpuint ((guintptr) data % 64, ==, 0);
+  for (gsize i = 0; i < n; i++)
+    data[i] = (float) i;
+  g_assert_cmpfloat (data[14], ==, 14.0f);
+}
+
+/* Large tensors (1 MiB and more) are mapped and recycled: a recycled buffer
+ * must come back zeroed from reg_tensor_new (), and aligned. */
+static void
+test_large_recycled (void)
+{
+  const gint64 shape[] = { 512, 1024 };  /* 2 MiB of floats */
+
+  for (guint round = 0; round < 4; round++)
+    {
+      g_autoptr(RegTensor) zeros = reg_tensor_new (shape, 2);
+      g_autoptr(RegTensor) scratch = reg_tensor_new_uninitialized (shape, 2);
+      gsize n;
+      float *z = reg_tensor_get_data (zeros, &n);
+      float *w = reg_tensor_get_data (scratch, NULL);
+
+      g_assert_cmpuint (n, ==, 512 * 1024);
+      g_assert_cmpuint ((guintptr) z % 64, ==, 0);
+      g_assert_cmpuint ((guintptr) w % 64, ==, 0);
+      for (gsize i = 0; i < n; i++)
+        g_assert_true (z[i] == 0.0f);
+
+      /* dirty both, so that the next round recycles dirty buffers */
+      for (gsize i = 0; i < n; i++)
+        z[i] = w[i] = 1.0f;
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -455,6 +504,9 @@ main (int   argc,
   g_test_add_func ("/tensor/allclose/inf", test_allclose_inf);
   g_test_add_func ("/tensor/allclose/empty", test_allclose_empty);
   g_test_add_func ("/tensor/guards", test_guards);
+
+  g_test_add_func ("/tensor/new/uninitialized", test_new_uninitialized);
+  g_test_add_func ("/tensor/storage/large-recycled", test_large_recycled);
 
   return g_test_run ();
 }

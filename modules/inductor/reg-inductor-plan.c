@@ -1501,7 +1501,8 @@ _reg_ind_plan_run (IndPlan    *plan,
           bufs[s] = reg_tensor_get_data (g_ptr_array_index (inputs, node->input_index), NULL);
           break;
         case STORAGE_OUTPUT:
-          tensors[s] = reg_tensor_new (node->dims, node->n_dims);
+          /* every element is written by the kernel that produces it */
+          tensors[s] = reg_tensor_new_uninitialized (node->dims, node->n_dims);
           bufs[s] = reg_tensor_get_data (tensors[s], NULL);
           break;
         case STORAGE_TEMP:
