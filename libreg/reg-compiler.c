@@ -22,6 +22,13 @@
  * registry hands the same object to every caller.
  */
 
+/**
+ * reg_compiler_error_quark:
+ *
+ * The error domain of compiling and calling; see %REG_COMPILER_ERROR.
+ *
+ * Returns: the quark
+ */
 G_DEFINE_QUARK (reg-compiler-error-quark, reg_compiler_error)
 
 G_DEFINE_INTERFACE (RegCompiler, reg_compiler, G_TYPE_OBJECT)

@@ -45,6 +45,14 @@ reg_func_compiler_compile (RegCompiler  *compiler,
 {
   RegFuncCompiler *self = REG_FUNC_COMPILER (compiler);
 
+  /* Made with g_object_new() alone (Reg.FuncCompiler() in a binding). */
+  if (self->func == NULL)
+    {
+      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
+                   "this RegFuncCompiler has no function: make it with reg_func_compiler_new()");
+      return NULL;
+    }
+
   return self->func (graph, example_inputs, options, self->user_data, error);
 }
 

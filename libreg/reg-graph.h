@@ -66,7 +66,7 @@ typedef enum {
  * been given one keeps the first builder error; see
  * [method@Reg.Graph.validate].
  */
-#define REG_GRAPH_INVALID_NODE G_MAXUINT
+#define REG_GRAPH_INVALID_NODE ((guint) 0xffffffffU)  /* G_MAXUINT, spelled so that the GIR has it */
 
 #define REG_TYPE_GRAPH (reg_graph_get_type ())
 

@@ -112,6 +112,13 @@ static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE (RegRegistry, reg_registry, G_TYPE_OBJECT)
 
+/**
+ * reg_registry_error_quark:
+ *
+ * The error domain of the registry; see %REG_REGISTRY_ERROR.
+ *
+ * Returns: the quark
+ */
 G_DEFINE_QUARK (reg-registry-error-quark, reg_registry_error)
 
 static void

@@ -61,6 +61,10 @@ reg_tensor_class_init (RegTensorClass *klass)
 static void
 reg_tensor_init (RegTensor *self)
 {
+  /* A tensor made with g_object_new() alone (Reg.Tensor() in a binding) is
+   * a zero scalar, never one without storage. */
+  self->n_elements = 1;
+  self->data = _reg_storage_alloc (sizeof (float), TRUE);
 }
 
 /* Checks a shape and computes its element count.  The count must also fit
@@ -136,6 +140,7 @@ reg_tensor_alloc (const gint64 *shape,
   self->n_dims = n_dims;
   if (n_dims > 0)
     memcpy (self->shape, shape, n_dims * sizeof (gint64));
+  _reg_storage_free (self->data, self->n_elements * sizeof (float));
   self->n_elements = n_elements;
   self->data = _reg_storage_alloc (n_elements * sizeof (float), zeroed);
 
