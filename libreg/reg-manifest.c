@@ -7,6 +7,7 @@
 #include <string.h>
 #include <glib/gstdio.h>
 
+#include "reg-manifest-cache-private.h"
 #include "reg-manifest-private.h"
 #include "reg-module.h"
 #include "reg-name-private.h"
@@ -222,11 +223,21 @@ compare_names (gconstpointer a,
 GPtrArray *
 _reg_manifest_scan_dir (const char *dir)
 {
-  GPtrArray *manifests = g_ptr_array_new_with_free_func ((GDestroyNotify) _reg_manifest_free);
-  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  GPtrArray *manifests;
+  g_autoptr(GPtrArray) names = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(GDir) gdir = NULL;
   const char *name;
+
+  /* A fresh discovery cache (reg-manifest-cache.c) holds exactly what
+   * reading the manifests would give; anything else about it, and the
+   * manifests are read. */
+  manifests = _reg_manifest_cache_load (dir);
+  if (manifests != NULL)
+    return manifests;
+
+  manifests = g_ptr_array_new_with_free_func ((GDestroyNotify) _reg_manifest_free);
+  names = g_ptr_array_new_with_free_func (g_free);
 
   gdir = g_dir_open (dir, 0, &error);
   if (gdir == NULL)

@@ -18,4 +18,5 @@
 # include "reg-module.h"
 # include "reg-close-matches.h"
 # include "reg-registry.h"
+# include "reg-backend-cache.h"
 #undef REG_INSIDE

@@ -92,6 +92,18 @@ static const char paths_description[] =
   "  system                  the installed directory, " REGCTL_BACKEND_DIR "\n"
   "A directory that does not exist shows 0 (missing).";
 
+static const char cache_description[] =
+  "Writes the discovery cache of each DIR (default: every directory of the\n"
+  "search path, see `regctl paths`): the file backends.cache in DIR, holding\n"
+  "the declarations of DIR's manifests and the times and sizes of the\n"
+  "manifests and module files.  Discovery then reads that one file instead of\n"
+  "every manifest, for as long as nothing in DIR changes; after any change it\n"
+  "reads the manifests again, until the cache is written anew.\n"
+  "\n"
+  "Broken manifests are reported and left out, and the cache is not used\n"
+  "while they are there.  Without DIR, directories that do not exist are\n"
+  "skipped; a DIR that cannot be listed or written is an error (exit status 1).";
+
 static const RegctlCommand commands[] = {
   { "list", "[--all] [--exclude-tags=TAGS] [--json]",
     "List the backends the registry knows, without loading any",
@@ -108,6 +120,9 @@ static const RegctlCommand commands[] = {
   { "paths", "[--json]",
     "Show the backend search path and the manifests in it",
     paths_description, regctl_paths },
+  { "cache", "[DIR...]",
+    "Write the discovery cache of module directories",
+    cache_description, regctl_cache },
 };
 
 /* Prints the program's usage, listing the subcommands. */

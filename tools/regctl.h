@@ -155,5 +155,8 @@ int             regctl_run                  (const RegctlCommand  *command,
 int             regctl_bench                (const RegctlCommand  *command,
                                              int                   argc,
                                              char                **argv);
+int             regctl_cache                (const RegctlCommand  *command,
+                                             int                   argc,
+                                             char                **argv);
 
 G_END_DECLS

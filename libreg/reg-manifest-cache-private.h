@@ -1,0 +1,24 @@
+/* reg-manifest-cache-private.h: the discovery cache of a module directory
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* The file, in the module directory itself, that reg_backend_cache_write()
+ * writes and discovery reads. */
+#define REG_MANIFEST_CACHE_NAME "backends.cache"
+
+/* Returns what _reg_manifest_scan_dir() would return for @dir, read from
+ * @dir's cache file, or NULL (with a g_debug() saying why) when there is
+ * no cache or it is not usable: unreadable, truncated, corrupt, of another
+ * format version or ABI, or stale (a manifest or module file changed, a
+ * manifest added or removed).  Never warns: the caller falls back to
+ * reading the manifests, which reports what is wrong with them. */
+GPtrArray *_reg_manifest_cache_load (const char *dir);
+
+G_END_DECLS

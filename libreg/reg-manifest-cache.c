@@ -1,0 +1,1071 @@
+/* reg-manifest-cache.c: the discovery cache of a module directory
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * A module directory may hold `backends.cache`, written by
+ * reg_backend_cache_write() (`regctl cache`): every good manifest's
+ * declarations and the stat data of each manifest and of its module file,
+ * so that discovery opens one file instead of every manifest.  It is the
+ * counterpart of GIO's giomodule.cache and GStreamer's registry cache, in
+ * a form that needs no parsing: the file is mapped and read in place.
+ *
+ * The file is a 32-byte header (CacheHeader) followed by one serialised
+ * GVariant of type CACHE_BODY_TYPE in normal form:
+ *
+ *   ( u                    REG_MODULE_ABI_VERSION of every manifest held
+ *     s                    a string table: every string, back to back,
+ *                          without separators; everything below refers to
+ *                          strings by (offset, length) in it
+ *     a(xxxxxxuuuuu)       one CacheManifest per manifest, sorted by file
+ *                          name in byte order (as discovery reads them)
+ *     a(uuuuu)             one CacheBackend per declared backend, those of
+ *                          each manifest together and in manifest order
+ *     a(uu) )              the tags of the backends, likewise
+ *
+ * The arrays have fixed-size elements, so g_variant_get_fixed_array()
+ * hands out C arrays pointing into the mapped file: opening a cache of
+ * 10,000 manifests makes a handful of GVariant instances, not 100,000.
+ * The strings are one GVariant string rather than an array of them or of
+ * bytes: g_variant_is_normal_form() checks an `s` (UTF-8, no NUL) in one
+ * pass, where it would visit every element of an `as` or `ay` one call at
+ * a time (16 ms for the 770 kB of 10,000 manifests' strings as `ay`).
+ *
+ * Nothing in the file is trusted before it is checked: the header's magic,
+ * format version and body size (a truncated file fails here), a checksum
+ * of the body (a flipped byte fails here, even where the GVariant would
+ * still be well-formed), g_variant_is_normal_form(), then every offset and
+ * index against the array it points into, every string for UTF-8, every
+ * manifest name and Module= for the rules the manifest reader applies.
+ * Only then is the cache compared with the directory: the same set of
+ * `*.backend` names, and the same mtime, ctime (both in nanoseconds) and
+ * size for each manifest and each module file.  Any difference and the
+ * cache is ignored, with a g_debug() saying why, and discovery reads the
+ * manifests as if there were no cache.
+ *
+ * Integers are in the writer's byte order: a cache read on a machine of
+ * the other order has a version number that does not match, and is
+ * ignored.
+ */
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "reg-backend-cache.h"
+#include "reg-manifest-cache-private.h"
+#include "reg-manifest-private.h"
+#include "reg-module.h"
+
+#define CACHE_MAGIC "RegBkCch"
+#define CACHE_VERSION 1
+#define CACHE_BODY_TYPE "(usa(xxxxxxuuuuu)a(uuuuu)a(uu))"
+#define MANIFEST_SUFFIX ".backend"
+
+/* The offset of "no string" (a backend without Description=). */
+#define NO_STRING G_MAXUINT32
+
+/* The file system stamps files from a clock that advances in ticks of up
+ * to 10 ms (jiffies), so a manifest rewritten in the tick in which the
+ * writer read it keeps its mtime and ctime (and maybe its size): the cache
+ * would then hold the old declarations and look fresh.  The writer does
+ * not record a manifest whose ctime is this close to the time it reads it:
+ * it waits for the manifests to settle first (wait_for_quiet_manifests()),
+ * and reads them all again if one changed meanwhile. */
+#define RACY_MARGIN_NS (G_GINT64_CONSTANT (20) * 1000 * 1000)
+#define RACY_ATTEMPTS 5
+
+typedef struct
+{
+  char    magic[8];     /* CACHE_MAGIC, no NUL */
+  guint32 version;      /* CACHE_VERSION */
+  guint32 header_size;  /* sizeof (CacheHeader) */
+  guint64 body_size;    /* bytes after the header */
+  guint64 checksum;     /* body_checksum() of those bytes */
+} CacheHeader;
+
+/* A file's stat data; all -1 when the file did not exist (a module file
+ * need not exist for its manifest to declare backends). */
+typedef struct
+{
+  gint64 mtime_ns;
+  gint64 ctime_ns;
+  gint64 size;
+} FileStamp;
+
+/* A string of the string table. */
+typedef struct
+{
+  guint32 offset;  /* NO_STRING: none */
+  guint32 length;  /* in bytes */
+} StringRef;
+
+/* One element of a(xxxxxxuuuuu), laid out as GVariant lays out that
+ * fixed-size tuple: 6 * 8 + 5 * 4 bytes, padded with zeros to 72. */
+typedef struct
+{
+  FileStamp manifest;
+  FileStamp module;
+  StringRef file_name;    /* the manifest's file name */
+  StringRef module_name;  /* its Module= (a bare file name) */
+  guint32   n_backends;   /* its backends follow those of the manifest before */
+  guint32   padding;      /* zero: GVariant's padding of the tuple */
+} CacheManifest;
+
+/* One element of a(uuuuu). */
+typedef struct
+{
+  StringRef name;
+  StringRef description;  /* offset NO_STRING: no Description= */
+  guint32   n_tags;       /* its tags follow those of the backend before */
+} CacheBackend;
+
+G_STATIC_ASSERT (sizeof (CacheHeader) == 32);
+G_STATIC_ASSERT (sizeof (FileStamp) == 24);
+G_STATIC_ASSERT (sizeof (CacheManifest) == 72);
+G_STATIC_ASSERT (sizeof (CacheBackend) == 20);
+G_STATIC_ASSERT (sizeof (StringRef) == 8);
+
+/* A 64-bit checksum of @length bytes, eight at a time.  Every step is a
+ * bijection of the running value for a given input word, so any change of
+ * a single word is always detected, and random damage almost surely.  It
+ * guards against damage, not forgery: whoever may write the cache may also
+ * write a module into the same directory, which runs code. */
+static guint64
+body_checksum (const guint8 *data,
+               gsize         length)
+{
+  const guint64 k1 = G_GUINT64_CONSTANT (0x87c37b91114253d5);
+  const guint64 k2 = G_GUINT64_CONSTANT (0x9e3779b97f4a7c15);
+  guint64 h = k2 ^ length;
+  gsize i;
+
+  for (i = 0; i + 8 <= length; i += 8)
+    {
+      guint64 word;
+
+      memcpy (&word, data + i, 8);
+      h ^= word * k1;
+      h = ((h << 27) | (h >> 37)) * k2 + G_GUINT64_CONSTANT (0x52dce729);
+    }
+  if (i < length)
+    {
+      guint64 word = 0;
+
+      memcpy (&word, data + i, length - i);
+      h ^= word * k1;
+      h = ((h << 27) | (h >> 37)) * k2 + G_GUINT64_CONSTANT (0x52dce729);
+    }
+
+  /* Spread the last words' bits over the whole value. */
+  h ^= h >> 33;
+  h *= G_GUINT64_CONSTANT (0xff51afd7ed558ccd);
+  h ^= h >> 33;
+
+  return h;
+}
+
+static gint64
+timespec_ns (const struct timespec *ts)
+{
+  return (gint64) ts->tv_sec * G_GINT64_CONSTANT (1000000000) + ts->tv_nsec;
+}
+
+/* Stamps the file @name of the directory @dir_fd (following symbolic
+ * links, as reading it does).  A file that cannot be stat'ed stamps as
+ * missing: if it appears or becomes readable later, its stamp changes. */
+static void
+file_stamp (int         dir_fd,
+            const char *name,
+            FileStamp  *stamp)
+{
+  struct stat st;
+
+  if (fstatat (dir_fd, name, &st, 0) != 0)
+    {
+      stamp->mtime_ns = stamp->ctime_ns = stamp->size = -1;
+      return;
+    }
+
+  stamp->mtime_ns = timespec_ns (&st.st_mtim);
+  stamp->ctime_ns = timespec_ns (&st.st_ctim);
+  stamp->size = st.st_size;
+}
+
+static gboolean
+file_stamp_equal (const FileStamp *a,
+                  const FileStamp *b)
+{
+  return a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns && a->size == b->size;
+}
+
+static int
+compare_names (gconstpointer a,
+               gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+/* The `*.backend` names of @dir_stream, unsorted. */
+static GPtrArray *
+list_manifest_names (DIR *dir_stream)
+{
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+  struct dirent *entry;
+
+  while ((entry = readdir (dir_stream)) != NULL)
+    if (g_str_has_suffix (entry->d_name, MANIFEST_SUFFIX))
+      g_ptr_array_add (names, g_strdup (entry->d_name));
+
+  return names;
+}
+
+/* Writing */
+
+typedef struct
+{
+  GString    *strings;
+  GHashTable *refs;       /* string -> StringRef *, so that repeats (tags,
+                           * mostly) are stored once */
+  GArray     *manifests;  /* CacheManifest */
+  GArray     *backends;   /* CacheBackend */
+  GArray     *tags;       /* StringRef */
+} CacheBuilder;
+
+static void
+cache_builder_init (CacheBuilder *builder)
+{
+  builder->strings = g_string_new (NULL);
+  builder->refs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  builder->manifests = g_array_new (FALSE, TRUE, sizeof (CacheManifest));
+  builder->backends = g_array_new (FALSE, TRUE, sizeof (CacheBackend));
+  builder->tags = g_array_new (FALSE, TRUE, sizeof (StringRef));
+}
+
+static void
+cache_builder_clear (CacheBuilder *builder)
+{
+  if (builder->strings != NULL)
+    g_string_free (g_steal_pointer (&builder->strings), TRUE);
+  g_clear_pointer (&builder->refs, g_hash_table_unref);
+  g_clear_pointer (&builder->manifests, g_array_unref);
+  g_clear_pointer (&builder->backends, g_array_unref);
+  g_clear_pointer (&builder->tags, g_array_unref);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (CacheBuilder, cache_builder_clear)
+
+static StringRef
+cache_builder_add_string (CacheBuilder *builder,
+                          const char   *string)
+{
+  StringRef *stored = g_hash_table_lookup (builder->refs, string);
+  StringRef ref;
+
+  if (stored != NULL)
+    return *stored;
+
+  ref.offset = builder->strings->len;
+  ref.length = strlen (string);
+  g_string_append_len (builder->strings, string, ref.length);
+  g_hash_table_insert (builder->refs, g_strdup (string), g_memdup2 (&ref, sizeof ref));
+
+  return ref;
+}
+
+static void
+cache_builder_add_manifest (CacheBuilder      *builder,
+                            const char        *file_name,
+                            const FileStamp   *manifest_stamp,
+                            const char        *module_name,
+                            const FileStamp   *module_stamp,
+                            const RegManifest *manifest)
+{
+  CacheManifest record = { { 0, }, };
+
+  record.manifest = *manifest_stamp;
+  record.module = *module_stamp;
+  record.file_name = cache_builder_add_string (builder, file_name);
+  record.module_name = cache_builder_add_string (builder, module_name);
+  record.n_backends = manifest->n_backends;
+
+  for (guint i = 0; i < manifest->n_backends; i++)
+    {
+      const RegManifestBackend *mb = &manifest->backends[i];
+      CacheBackend backend;
+
+      backend.name = cache_builder_add_string (builder, mb->name);
+      if (mb->description != NULL)
+        backend.description = cache_builder_add_string (builder, mb->description);
+      else
+        backend.description = (StringRef) { NO_STRING, 0 };
+      backend.n_tags = g_strv_length (mb->tags);
+      for (guint j = 0; j < backend.n_tags; j++)
+        {
+          StringRef tag = cache_builder_add_string (builder, mb->tags[j]);
+
+          g_array_append_val (builder->tags, tag);
+        }
+      g_array_append_val (builder->backends, backend);
+    }
+
+  g_array_append_val (builder->manifests, record);
+}
+
+/* The whole file: header and body. */
+static GBytes *
+cache_builder_end (CacheBuilder *builder)
+{
+  g_autoptr(GVariant) body = NULL;
+  CacheHeader header = { { 0, }, };
+  guint8 *data;
+  gsize body_size;
+
+  body = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)@a(uu))",
+    (guint32) REG_MODULE_ABI_VERSION,
+    builder->strings->str,
+    g_variant_new_fixed_array (G_VARIANT_TYPE ("(xxxxxxuuuuu)"), builder->manifests->data,
+                               builder->manifests->len, sizeof (CacheManifest)),
+    g_variant_new_fixed_array (G_VARIANT_TYPE ("(uuuuu)"), builder->backends->data,
+                               builder->backends->len, sizeof (CacheBackend)),
+    g_variant_new_fixed_array (G_VARIANT_TYPE ("(uu)"), builder->tags->data,
+                               builder->tags->len, sizeof (StringRef))));
+  g_assert (g_variant_is_of_type (body, G_VARIANT_TYPE (CACHE_BODY_TYPE)));
+
+  body_size = g_variant_get_size (body);
+  data = g_malloc0 (sizeof header + body_size);
+  g_variant_store (body, data + sizeof header);
+
+  memcpy (header.magic, CACHE_MAGIC, sizeof header.magic);
+  header.version = CACHE_VERSION;
+  header.header_size = sizeof header;
+  header.body_size = body_size;
+  header.checksum = body_checksum (data + sizeof header, body_size);
+  memcpy (data, &header, sizeof header);
+
+  return g_bytes_new_take (data, sizeof header + body_size);
+}
+
+/* Waits until no manifest of @names has changed within RACY_MARGIN_NS of
+ * now (manifests just installed, typically), so that reading them once is
+ * enough; gives up after a few tries, leaving build_cache() to find them
+ * racy. */
+static void
+wait_for_quiet_manifests (int        dir_fd,
+                          GPtrArray *names)
+{
+  for (guint attempt = 0; attempt < RACY_ATTEMPTS; attempt++)
+    {
+      gint64 latest = G_MININT64, now;
+
+      for (guint i = 0; i < names->len; i++)
+        {
+          FileStamp stamp;
+
+          file_stamp (dir_fd, g_ptr_array_index (names, i), &stamp);
+          latest = MAX (latest, stamp.ctime_ns);
+        }
+
+      now = g_get_real_time () * 1000;
+      if (latest < now - RACY_MARGIN_NS)
+        return;
+
+      g_usleep (MIN (latest + RACY_MARGIN_NS - now, 2 * RACY_MARGIN_NS) / 1000 + 1000);
+    }
+}
+
+/* Reads the manifests of @dir and returns the cache file's contents.
+ * Sets @racy when a manifest changed so recently that a change made after
+ * reading it might not show in its stamp. */
+static GBytes *
+build_cache (const char  *dir,
+             gboolean    *racy,
+             GError     **error)
+{
+  g_auto(CacheBuilder) builder = { NULL, };
+  g_autoptr(GPtrArray) names = NULL;
+  DIR *dir_stream;
+  gint64 racy_after;
+  int saved_errno;
+
+  *racy = FALSE;
+  cache_builder_init (&builder);
+
+  dir_stream = opendir (dir);
+  if (dir_stream == NULL)
+    {
+      g_autofree char *display = g_filename_display_name (dir);
+
+      saved_errno = errno;
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                   "Could not open backend directory %s: %s", display, g_strerror (saved_errno));
+      return NULL;
+    }
+
+  names = list_manifest_names (dir_stream);
+  g_ptr_array_sort (names, compare_names);
+  wait_for_quiet_manifests (dirfd (dir_stream), names);
+
+  /* Any change after this moment stamps a file with a ctime of at least
+   * this (less a tick of the file system's clock). */
+  racy_after = g_get_real_time () * 1000 - RACY_MARGIN_NS;
+
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *name = g_ptr_array_index (names, i);
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_autoptr(RegManifest) manifest = NULL;
+      g_autoptr(GError) local_error = NULL;
+      g_autofree char *module_name = NULL;
+      FileStamp manifest_stamp, module_stamp;
+
+      /* The cache holds names as UTF-8 text.  A manifest whose file name
+       * is not is left out like a broken one: it is read, not cached. */
+      if (!g_utf8_validate (name, -1, NULL))
+        {
+          g_debug ("manifest %s left out of the cache: its file name is not UTF-8", path);
+          continue;
+        }
+
+      /* Stamp first, then read: a change in between makes the stamp older
+       * than what was read, so the cache only ever looks stale, never
+       * fresher than it is. */
+      file_stamp (dirfd (dir_stream), name, &manifest_stamp);
+      if (manifest_stamp.size < 0)
+        {
+          /* Gone since the listing: not in the directory any more. */
+          continue;
+        }
+      if (manifest_stamp.ctime_ns >= racy_after)
+        *racy = TRUE;
+
+      /* Broken manifests are reported as discovery reports them, and left
+       * out: the directory then lists a manifest the cache does not hold,
+       * so discovery reads the manifests (and warns again) until the
+       * manifest is fixed and the cache written again. */
+      manifest = _reg_manifest_load (path, &local_error);
+      if (manifest == NULL)
+        {
+          g_warning ("manifest %s skipped: %s", path, local_error->message);
+          continue;
+        }
+
+      module_name = g_path_get_basename (manifest->module_path);
+      file_stamp (dirfd (dir_stream), module_name, &module_stamp);
+      cache_builder_add_manifest (&builder, name, &manifest_stamp,
+                                  module_name, &module_stamp, manifest);
+    }
+
+  closedir (dir_stream);
+
+  return cache_builder_end (&builder);
+}
+
+/**
+ * reg_backend_cache_write:
+ * @dir: (type filename): a directory of backend modules and their
+ *   `.backend` manifests
+ * @error: return location for a #GError
+ *
+ * Writes the discovery cache of @dir, the file `backends.cache` in @dir:
+ * the declarations of every manifest of @dir with the modification time,
+ * change time and size of each manifest and of each module file.
+ * Discovery (see [class@Reg.Registry]) then opens that one file instead of
+ * reading every manifest, for as long as the cache is fresh: as soon as a
+ * manifest or a module file changes, or a manifest is added or removed,
+ * discovery ignores the cache and reads the manifests again, until the
+ * cache is written anew.  `regctl cache` calls this function, and
+ * `meson install` runs `regctl cache` on the installed backend directory.
+ *
+ * The manifests are read as discovery reads them: a broken one is skipped
+ * with a warning naming it and the reason, and left out of the cache; as
+ * the directory then holds a manifest that the cache does not, discovery
+ * does not use the cache until the manifest is fixed (or removed) and the
+ * cache written again.  No module file is opened.
+ *
+ * The file is replaced atomically (written under another name, then
+ * renamed), so a reader sees the old cache or the new one, never a part.
+ * A manifest changed in the very moment it is read delays the writing by
+ * a few tens of milliseconds, so that its recorded times are sure to
+ * change with any later edit.
+ *
+ * Fails with a %G_FILE_ERROR when @dir cannot be listed or the file cannot
+ * be written (a directory that is not writable, say).  This function is
+ * thread-safe.
+ *
+ * Returns: %TRUE on success, %FALSE with @error set
+ */
+gboolean
+reg_backend_cache_write (const char  *dir,
+                         GError     **error)
+{
+  g_autoptr(GBytes) contents = NULL;
+  g_autofree char *path = NULL;
+  gboolean racy = TRUE;
+
+  g_return_val_if_fail (dir != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  /* build_cache() waits for recently changed manifests to settle before
+   * reading them; one changed while it read them is read again. */
+  for (guint attempt = 0; racy && attempt < RACY_ATTEMPTS; attempt++)
+    {
+      g_clear_pointer (&contents, g_bytes_unref);
+      contents = build_cache (dir, &racy, error);
+      if (contents == NULL)
+        return FALSE;
+    }
+
+  if (racy)
+    {
+      g_autofree char *display = g_filename_display_name (dir);
+
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_AGAIN,
+                   "Manifests of %s keep changing (or are dated in the future): "
+                   "no cache written, try again", display);
+      return FALSE;
+    }
+
+  path = g_build_filename (dir, REG_MANIFEST_CACHE_NAME, NULL);
+
+  return g_file_set_contents (path,
+                              g_bytes_get_data (contents, NULL),
+                              g_bytes_get_size (contents),
+                              error);
+}
+
+/* Reading */
+
+/* A cache opened and checked: arrays pointing into the mapped file, valid
+ * while `body` lives. */
+typedef struct
+{
+  GMappedFile         *mapped;
+  GVariant            *body;
+  GVariant            *children[5];
+  const char          *strings;
+  gsize                strings_len;
+  const CacheManifest *manifests;
+  gsize                n_manifests;
+  const CacheBackend  *backends;
+  gsize                n_backends;
+  const StringRef     *tags;
+  gsize                n_tags;
+} Cache;
+
+static void
+cache_clear (Cache *cache)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (cache->children); i++)
+    g_clear_pointer (&cache->children[i], g_variant_unref);
+  g_clear_pointer (&cache->body, g_variant_unref);
+  g_clear_pointer (&cache->mapped, g_mapped_file_unref);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Cache, cache_clear)
+
+static gboolean
+is_utf8_continuation (char c)
+{
+  return ((guchar) c & 0xC0) == 0x80;
+}
+
+/* Whether @ref lies in the string table and on character boundaries: the
+ * table is valid UTF-8 (normal form of an `s`), so such a slice is too. */
+static gboolean
+cache_ref_is_valid (const Cache *cache,
+                    StringRef    ref)
+{
+  gsize end;
+
+  if (ref.offset > cache->strings_len || ref.length > cache->strings_len - ref.offset)
+    return FALSE;
+
+  end = (gsize) ref.offset + ref.length;
+  return (ref.offset == cache->strings_len || !is_utf8_continuation (cache->strings[ref.offset])) &&
+         (end == cache->strings_len || !is_utf8_continuation (cache->strings[end]));
+}
+
+static gboolean
+cache_ref_has_char (const Cache *cache,
+                    StringRef    ref,
+                    char         c)
+{
+  return memchr (cache->strings + ref.offset, c, ref.length) != NULL;
+}
+
+static gboolean
+cache_ref_equal (const Cache *cache,
+                 StringRef    ref,
+                 const char  *string)
+{
+  return ref.length == strlen (string) && memcmp (cache->strings + ref.offset, string, ref.length) == 0;
+}
+
+/* Byte order of the string @ref and the @length bytes at @string, as
+ * strcmp() orders strings without NUL. */
+static int
+cache_ref_compare (const Cache *cache,
+                   StringRef    ref,
+                   const char  *string,
+                   gsize        length)
+{
+  int cmp = memcmp (cache->strings + ref.offset, string, MIN (ref.length, length));
+
+  if (cmp != 0)
+    return cmp;
+
+  return ref.length < length ? -1 : ref.length > length ? 1 : 0;
+}
+
+static char *
+cache_ref_dup (const Cache *cache,
+               StringRef    ref)
+{
+  return g_strndup (cache->strings + ref.offset, ref.length);
+}
+
+/* Maps the cache file @path and checks everything but its freshness.  On
+ * failure returns FALSE and sets @why. */
+static gboolean
+cache_open (const char  *path,
+            Cache       *cache,
+            char       **why)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) body_bytes = NULL;
+  g_autoptr(GBytes) file_bytes = NULL;
+  const CacheManifest *previous = NULL;
+  CacheHeader header;
+  const guint8 *data;
+  gsize next_backend = 0, next_tag = 0;
+  struct stat st;
+  gsize size;
+  int fd;
+
+  /* Opened without blocking and checked to be a regular file: a FIFO in
+   * its place would otherwise hang discovery in open(). */
+  fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0);
+  if (fd < 0)
+    {
+      *why = g_strdup (g_strerror (errno));
+      return FALSE;
+    }
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      *why = g_strdup ("not a regular file");
+      g_close (fd, NULL);
+      return FALSE;
+    }
+  cache->mapped = g_mapped_file_new_from_fd (fd, FALSE, &error);
+  g_close (fd, NULL);
+  if (cache->mapped == NULL)
+    {
+      *why = g_strdup (error->message);
+      return FALSE;
+    }
+
+  file_bytes = g_mapped_file_get_bytes (cache->mapped);
+  data = g_bytes_get_data (file_bytes, &size);
+
+  if (size < sizeof header)
+    {
+      *why = g_strdup_printf ("%" G_GSIZE_FORMAT " bytes, shorter than a cache header", size);
+      return FALSE;
+    }
+  memcpy (&header, data, sizeof header);
+  if (memcmp (header.magic, CACHE_MAGIC, sizeof header.magic) != 0)
+    {
+      *why = g_strdup ("not a backend cache (bad magic)");
+      return FALSE;
+    }
+  if (header.version != CACHE_VERSION || header.header_size != sizeof header)
+    {
+      *why = g_strdup_printf ("format version %" G_GUINT32_FORMAT ", this libreg reads %d",
+                              header.version, CACHE_VERSION);
+      return FALSE;
+    }
+  if (header.body_size != size - sizeof header)
+    {
+      *why = g_strdup_printf ("%" G_GSIZE_FORMAT " bytes, the header says %" G_GUINT64_FORMAT
+                              " (truncated or extended)",
+                              size, (guint64) (header.body_size + sizeof header));
+      return FALSE;
+    }
+  if (body_checksum (data + sizeof header, size - sizeof header) != header.checksum)
+    {
+      *why = g_strdup ("checksum mismatch (damaged)");
+      return FALSE;
+    }
+
+  /* The body starts 32 bytes into a page-aligned mapping: aligned for
+   * GVariant, which reads it in place. */
+  body_bytes = g_bytes_new_from_bytes (file_bytes, sizeof header, size - sizeof header);
+  cache->body = g_variant_ref_sink (g_variant_new_from_bytes (G_VARIANT_TYPE (CACHE_BODY_TYPE),
+                                                              body_bytes, FALSE));
+  if (!g_variant_is_normal_form (cache->body))
+    {
+      *why = g_strdup ("not a GVariant in normal form");
+      return FALSE;
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (cache->children); i++)
+    cache->children[i] = g_variant_get_child_value (cache->body, i);
+
+  if (g_variant_get_uint32 (cache->children[0]) != REG_MODULE_ABI_VERSION)
+    {
+      *why = g_strdup_printf ("manifests of AbiVersion=%" G_GUINT32_FORMAT
+                              ", this libreg supports %d",
+                              g_variant_get_uint32 (cache->children[0]), REG_MODULE_ABI_VERSION);
+      return FALSE;
+    }
+
+  cache->strings = g_variant_get_string (cache->children[1], &cache->strings_len);
+  cache->manifests = g_variant_get_fixed_array (cache->children[2], &cache->n_manifests,
+                                                sizeof (CacheManifest));
+  cache->backends = g_variant_get_fixed_array (cache->children[3], &cache->n_backends,
+                                               sizeof (CacheBackend));
+  cache->tags = g_variant_get_fixed_array (cache->children[4], &cache->n_tags,
+                                           sizeof (StringRef));
+
+  /* Every manifest's backends, and every backend's tags, follow those of
+   * the one before: each is used once and none is out of bounds. */
+  for (gsize i = 0; i < cache->n_manifests; i++)
+    {
+      const CacheManifest *record = &cache->manifests[i];
+      StringRef name = record->file_name, module = record->module_name;
+
+      if (!cache_ref_is_valid (cache, name) || cache_ref_has_char (cache, name, '/') ||
+          name.length < strlen (MANIFEST_SUFFIX) ||
+          memcmp (cache->strings + name.offset + name.length - strlen (MANIFEST_SUFFIX),
+                  MANIFEST_SUFFIX, strlen (MANIFEST_SUFFIX)) != 0 ||
+          (previous != NULL &&
+           cache_ref_compare (cache, previous->file_name,
+                              cache->strings + name.offset, name.length) >= 0))
+        {
+          *why = g_strdup_printf ("bad manifest name in record %" G_GSIZE_FORMAT, i);
+          return FALSE;
+        }
+      /* Module= as the manifest reader accepts it: a bare file name. */
+      if (!cache_ref_is_valid (cache, module) || module.length == 0 ||
+          cache_ref_has_char (cache, module, '/') ||
+          cache_ref_equal (cache, module, ".") || cache_ref_equal (cache, module, ".."))
+        {
+          *why = g_strdup_printf ("bad module name in record %" G_GSIZE_FORMAT, i);
+          return FALSE;
+        }
+      if (record->n_backends == 0 || record->n_backends > cache->n_backends - next_backend)
+        {
+          *why = g_strdup_printf ("bad backend count in record %" G_GSIZE_FORMAT, i);
+          return FALSE;
+        }
+      next_backend += record->n_backends;
+      previous = record;
+    }
+  if (next_backend != cache->n_backends)
+    {
+      *why = g_strdup ("backends no manifest declares");
+      return FALSE;
+    }
+
+  for (gsize i = 0; i < cache->n_backends; i++)
+    {
+      const CacheBackend *backend = &cache->backends[i];
+
+      if (!cache_ref_is_valid (cache, backend->name) || backend->name.length == 0 ||
+          (backend->description.offset != NO_STRING &&
+           !cache_ref_is_valid (cache, backend->description)))
+        {
+          *why = g_strdup_printf ("bad string in backend %" G_GSIZE_FORMAT, i);
+          return FALSE;
+        }
+      if (backend->n_tags > cache->n_tags - next_tag)
+        {
+          *why = g_strdup_printf ("bad tag count in backend %" G_GSIZE_FORMAT, i);
+          return FALSE;
+        }
+      for (guint32 j = 0; j < backend->n_tags; j++)
+        if (!cache_ref_is_valid (cache, cache->tags[next_tag + j]) ||
+            cache->tags[next_tag + j].length == 0)
+          {
+            *why = g_strdup_printf ("bad tag in backend %" G_GSIZE_FORMAT, i);
+            return FALSE;
+          }
+      next_tag += backend->n_tags;
+    }
+  if (next_tag != cache->n_tags)
+    {
+      *why = g_strdup ("tags no backend carries");
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+/* The index of the manifest named @name, or -1. */
+static gssize
+cache_find_manifest (const Cache *cache,
+                     const char  *name)
+{
+  gsize length = strlen (name);
+  gsize low = 0, high = cache->n_manifests;
+
+  while (low < high)
+    {
+      gsize middle = low + (high - low) / 2;
+      int cmp = cache_ref_compare (cache, cache->manifests[middle].file_name, name, length);
+
+      if (cmp == 0)
+        return middle;
+      if (cmp > 0)
+        high = middle;
+      else
+        low = middle + 1;
+    }
+
+  return -1;
+}
+
+/* Stamping the files of a cache, by the calling thread and, for large
+ * directories, a helper thread: stat() is a system call with a path
+ * lookup, about a microsecond each on a virtual machine, and a cache of
+ * 10,000 manifests has 20,000 files to stamp.  The threads take chunks of
+ * manifests from a shared counter until all are done or one finds a
+ * difference. */
+#define STAMP_CHUNK 256
+#define STAMP_PARALLEL_MIN 2048  /* manifests; fewer are not worth a thread */
+
+typedef struct
+{
+  const Cache *cache;
+  int          dir_fd;
+  gint         next;     /* atomic: the first manifest no thread has taken */
+  gint         stale;    /* atomic: index + 1 of a manifest that differs */
+  gint         stale_module;
+} StampWork;
+
+static void
+stamp_work_run (StampWork *work)
+{
+  const Cache *cache = work->cache;
+
+  while (g_atomic_int_get (&work->stale) == 0)
+    {
+      gsize start = (guint) g_atomic_int_add (&work->next, STAMP_CHUNK);
+      gsize end = MIN (start + STAMP_CHUNK, cache->n_manifests);
+
+      if (start >= cache->n_manifests)
+        return;
+
+      for (gsize i = start; i < end; i++)
+        {
+          const CacheManifest *record = &cache->manifests[i];
+          char name[256 + 1];
+          FileStamp stamp;
+
+          /* Names in the table have no NUL; a file name has at most 255
+           * bytes (a longer one cannot name a file, so it differs). */
+          if (record->file_name.length > 255 || record->module_name.length > 255)
+            {
+              g_atomic_int_compare_and_exchange (&work->stale, 0, (gint) i + 1);
+              return;
+            }
+
+          memcpy (name, cache->strings + record->file_name.offset, record->file_name.length);
+          name[record->file_name.length] = '\0';
+          file_stamp (work->dir_fd, name, &stamp);
+          if (!file_stamp_equal (&stamp, &record->manifest))
+            {
+              g_atomic_int_compare_and_exchange (&work->stale, 0, (gint) i + 1);
+              return;
+            }
+
+          memcpy (name, cache->strings + record->module_name.offset, record->module_name.length);
+          name[record->module_name.length] = '\0';
+          file_stamp (work->dir_fd, name, &stamp);
+          if (!file_stamp_equal (&stamp, &record->module))
+            {
+              g_atomic_int_set (&work->stale_module, 1);
+              g_atomic_int_compare_and_exchange (&work->stale, 0, (gint) i + 1);
+              return;
+            }
+        }
+    }
+}
+
+static gpointer
+stamp_thread_run (gpointer data)
+{
+  stamp_work_run (data);
+  return NULL;
+}
+
+/* Whether @dir holds the same manifests as @cache, and they and their
+ * modules have the stamps the cache recorded.  Otherwise sets @why. */
+static gboolean
+cache_is_fresh (const char   *dir,
+                const Cache  *cache,
+                char        **why)
+{
+  g_autofree guint8 *listed = NULL;
+  StampWork work = { cache, -1, 0, 0, 0 };
+  GThread *helper = NULL;
+  struct dirent *entry;
+  gsize n_listed = 0;
+  DIR *dir_stream;
+  gboolean fresh = TRUE;
+
+  if (cache->n_manifests > G_MAXINT - STAMP_CHUNK)
+    {
+      *why = g_strdup ("too many manifests");
+      return FALSE;
+    }
+
+  dir_stream = opendir (dir);
+  if (dir_stream == NULL)
+    {
+      *why = g_strdup_printf ("cannot list the directory: %s", g_strerror (errno));
+      return FALSE;
+    }
+  work.dir_fd = dirfd (dir_stream);
+
+  /* The helper stamps files while this thread lists the directory. */
+  if (cache->n_manifests >= STAMP_PARALLEL_MIN && g_get_num_processors () > 1)
+    helper = g_thread_try_new ("reg-cache-stat", stamp_thread_run, &work, NULL);
+
+  /* The listing is the truth: a manifest added or removed within the
+   * directory's time stamp granularity leaves no other trace. */
+  listed = g_malloc0 (MAX (cache->n_manifests, 1));
+  while (fresh && (entry = readdir (dir_stream)) != NULL)
+    {
+      gssize index;
+
+      if (!g_str_has_suffix (entry->d_name, MANIFEST_SUFFIX))
+        continue;
+
+      index = cache_find_manifest (cache, entry->d_name);
+      if (index < 0)
+        {
+          *why = g_strdup_printf ("%s is not in the cache (added, or broken when the cache was written)",
+                                  entry->d_name);
+          fresh = FALSE;
+        }
+      else
+        {
+          listed[index] = 1;
+          n_listed++;
+        }
+    }
+
+  if (fresh && n_listed != cache->n_manifests)
+    {
+      for (gsize i = 0; i < cache->n_manifests; i++)
+        if (!listed[i])
+          {
+            *why = g_strdup_printf ("%.*s was removed",
+                                    (int) cache->manifests[i].file_name.length,
+                                    cache->strings + cache->manifests[i].file_name.offset);
+            break;
+          }
+      fresh = FALSE;
+    }
+
+  if (!fresh)
+    g_atomic_int_compare_and_exchange (&work.stale, 0, G_MAXINT);
+
+  stamp_work_run (&work);
+  if (helper != NULL)
+    g_thread_join (helper);
+
+  if (fresh && work.stale != 0)
+    {
+      const CacheManifest *record = &cache->manifests[work.stale - 1];
+      StringRef ref = work.stale_module ? record->module_name : record->file_name;
+
+      *why = g_strdup_printf ("%s%.*s changed", work.stale_module ? "module " : "",
+                              (int) ref.length, cache->strings + ref.offset);
+      fresh = FALSE;
+    }
+
+  closedir (dir_stream);
+
+  return fresh;
+}
+
+static GPtrArray *
+cache_to_manifests (const char  *dir,
+                    const Cache *cache)
+{
+  GPtrArray *manifests = g_ptr_array_new_full (cache->n_manifests,
+                                               (GDestroyNotify) _reg_manifest_free);
+  /* What g_build_filename() puts before a bare file name in @dir. */
+  g_autofree char *probe = g_build_filename (dir, "x", NULL);
+  gsize prefix_len = strlen (probe) - 1;
+  const CacheBackend *backend = cache->backends;
+  const StringRef *tag = cache->tags;
+
+  for (gsize i = 0; i < cache->n_manifests; i++)
+    {
+      const CacheManifest *record = &cache->manifests[i];
+      RegManifest *manifest = g_new0 (RegManifest, 1);
+
+      manifest->path = g_malloc (prefix_len + record->file_name.length + 1);
+      memcpy (manifest->path, probe, prefix_len);
+      memcpy (manifest->path + prefix_len, cache->strings + record->file_name.offset,
+              record->file_name.length);
+      manifest->path[prefix_len + record->file_name.length] = '\0';
+
+      manifest->module_path = g_malloc (prefix_len + record->module_name.length + 1);
+      memcpy (manifest->module_path, probe, prefix_len);
+      memcpy (manifest->module_path + prefix_len, cache->strings + record->module_name.offset,
+              record->module_name.length);
+      manifest->module_path[prefix_len + record->module_name.length] = '\0';
+
+      manifest->n_backends = record->n_backends;
+      manifest->backends = g_new0 (RegManifestBackend, record->n_backends);
+
+      for (guint32 j = 0; j < record->n_backends; j++, backend++)
+        {
+          RegManifestBackend *mb = &manifest->backends[j];
+
+          mb->name = cache_ref_dup (cache, backend->name);
+          mb->description = backend->description.offset != NO_STRING
+            ? cache_ref_dup (cache, backend->description)
+            : NULL;
+          mb->tags = g_new (char *, backend->n_tags + 1);
+          for (guint32 k = 0; k < backend->n_tags; k++, tag++)
+            mb->tags[k] = cache_ref_dup (cache, *tag);
+          mb->tags[backend->n_tags] = NULL;
+        }
+
+      g_ptr_array_add (manifests, manifest);
+    }
+
+  return manifests;
+}
+
+GPtrArray *
+_reg_manifest_cache_load (const char *dir)
+{
+  g_autofree char *path = g_build_filename (dir, REG_MANIFEST_CACHE_NAME, NULL);
+  g_autofree char *why = NULL;
+  g_auto(Cache) cache = { NULL, };
+
+  if (!cache_open (path, &cache, &why))
+    {
+      g_debug ("discovery cache %s not used: %s", path, why);
+      return NULL;
+    }
+
+  if (!cache_is_fresh (dir, &cache, &why))
+    {
+      g_debug ("discovery cache %s not used: stale: %s", path, why);
+      return NULL;
+    }
+
+  return cache_to_manifests (dir, &cache);
+}

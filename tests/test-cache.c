@@ -1,0 +1,1350 @@
+/* test-cache.c: the discovery cache (reg_backend_cache_write(), and
+ * discovery reading backends.cache)
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Each case writes manifests into a temporary directory, writes its cache,
+ * changes something and checks two things: what discovery then finds (the
+ * declarations as they are on disk, whatever the cache says), and whether
+ * it used the cache, from the debug message discovery logs when it ignores
+ * one ("discovery cache PATH not used: REASON").  Registries are private
+ * ones with only the test's directories in their search path.
+ *
+ * Some cases build damaged caches on purpose, a few of them with a valid
+ * checksum so that the checks behind it are reached: they know the file
+ * format of libreg/reg-manifest-cache.c (a 32-byte header, then a GVariant)
+ * and must change with it.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+#include <reg.h>
+
+#define CACHE_NAME "backends.cache"
+#define FIXTURE_BUILDDIR TEST_BUILDDIR G_DIR_SEPARATOR_S "modules"
+#define LOG_DOMAIN "Reg"
+
+/* The format, as libreg/reg-manifest-cache.c writes it. */
+#define CACHE_HEADER_SIZE 32
+#define CACHE_BODY_TYPE "(usa(xxxxxxuuuuu)a(uuuuu)a(uu))"
+
+/* Debug messages of the "Reg" domain, captured: discovery says there why
+ * it does not use a cache. */
+static GPtrArray *debug_messages;
+
+static void
+capture_debug (const char     *log_domain,
+               GLogLevelFlags  log_level,
+               const char     *message,
+               gpointer        user_data)
+{
+  g_ptr_array_add (debug_messages, g_strdup (message));
+}
+
+/* The message saying why a cache was not used, or NULL if none was
+ * logged since the last call. */
+static char *
+take_cache_rejection (void)
+{
+  char *found = NULL;
+
+  for (guint i = 0; i < debug_messages->len; i++)
+    {
+      const char *message = g_ptr_array_index (debug_messages, i);
+
+      if (found == NULL && g_str_has_prefix (message, "discovery cache ") &&
+          strstr (message, " not used: ") != NULL)
+        found = g_strdup (message);
+    }
+  g_ptr_array_set_size (debug_messages, 0);
+
+  return found;
+}
+
+/* Files and directories */
+
+static char *
+make_tmp_dir (void)
+{
+  g_autoptr(GError) error = NULL;
+  char *dir = g_dir_make_tmp ("test-cache-XXXXXX", &error);
+
+  g_assert_no_error (error);
+  return dir;
+}
+
+static void
+remove_tmp_dir (const char *dir)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDir) gdir = g_dir_open (dir, 0, &error);
+  const char *name;
+
+  g_assert_no_error (error);
+  while ((name = g_dir_read_name (gdir)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+
+      if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
+        remove_tmp_dir (path);
+      else
+        g_assert_no_errno (g_unlink (path));
+    }
+  g_assert_no_errno (g_rmdir (dir));
+}
+
+static void
+write_file (const char *dir,
+            const char *name,
+            const char *contents,
+            gssize      length)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_autoptr(GError) error = NULL;
+
+  g_file_set_contents (path, contents, length, &error);
+  g_assert_no_error (error);
+}
+
+/* Writes the file in place, without the fsync() that g_file_set_contents()
+ * does when it replaces a file: for the many damaged caches. */
+static void
+write_file_in_place (const char *dir,
+                     const char *name,
+                     const char *contents,
+                     gsize       length)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  FILE *file = g_fopen (path, "wb");
+
+  g_assert_nonnull (file);
+  g_assert_cmpuint (fwrite (contents, 1, length, file), ==, length);
+  g_assert_no_errno (fclose (file));
+}
+
+/* Rewrites the file in place (same inode), as an editor saving over it
+ * might: the directory does not change. */
+static void
+overwrite_file (const char *dir,
+                const char *name,
+                const char *contents)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  FILE *file = fopen (path, "r+");
+
+  g_assert_nonnull (file);
+  g_assert_cmpint (fputs (contents, file), >=, 0);
+  g_assert_no_errno (ftruncate (fileno (file), strlen (contents)));
+  g_assert_no_errno (fclose (file));
+}
+
+static char *
+read_file (const char *dir,
+           const char *name,
+           gsize      *length)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_autoptr(GError) error = NULL;
+  char *contents = NULL;
+
+  g_file_get_contents (path, &contents, length, &error);
+  g_assert_no_error (error);
+  return contents;
+}
+
+static void
+remove_file (const char *dir,
+             const char *name)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+
+  g_assert_no_errno (g_unlink (path));
+}
+
+static struct stat
+stat_file (const char *dir,
+           const char *name)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  struct stat st;
+
+  g_assert_no_errno (stat (path, &st));
+  return st;
+}
+
+/* Sets the modification time of a file (its change time becomes now). */
+static void
+set_mtime (const char            *dir,
+           const char            *name,
+           const struct timespec *mtime)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  struct timespec times[2] = { { 0, UTIME_OMIT }, *mtime };
+
+  g_assert_no_errno (utimensat (AT_FDCWD, path, times, 0));
+}
+
+/* Writes a manifest declaring the backends of @backends, a string of
+ * "[Backend NAME]" groups. */
+static void
+write_manifest (const char *dir,
+                const char *file,
+                const char *module,
+                const char *backends)
+{
+  g_autofree char *text = g_strdup_printf ("[Reg Module]\nModule=%s\nAbiVersion=%d\n\n%s",
+                                           module, REG_MODULE_ABI_VERSION, backends);
+
+  write_file (dir, file, text, -1);
+}
+
+/* Two manifests: alpha.backend (backends a1 and a2, module libalpha.so,
+ * present) and beta.backend (backend b1, module libbeta.so, absent). */
+static void
+write_two_manifests (const char *dir)
+{
+  write_manifest (dir, "alpha.backend", "libalpha.so",
+                  "[Backend a1]\nTags=gpu;fast\nDescription=First of alpha\n\n"
+                  "[Backend a2]\nTags=debug\n");
+  write_manifest (dir, "beta.backend", "libbeta.so",
+                  "[Backend b1]\nDescription=\n");
+  write_file (dir, "libalpha.so", "not really a module", -1);
+}
+
+static void
+write_cache (const char *dir)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (reg_backend_cache_write (dir, &error));
+  g_assert_no_error (error);
+}
+
+/* Registries and what they found */
+
+static RegRegistry *
+registry_for_dirs (const char * const *dirs)
+{
+  RegRegistry *registry = reg_registry_new ();
+  guint n = g_strv_length ((char **) dirs);
+
+  /* add_search_path() puts a directory first: add the last first. */
+  for (guint i = n; i > 0; i--)
+    reg_registry_add_search_path (registry, dirs[i - 1]);
+
+  return registry;
+}
+
+/* Everything a registry of @dirs shows: every name, in order, with every
+ * field of its info.  Runs discovery. */
+static char *
+describe_dirs (const char * const *dirs)
+{
+  g_autoptr(RegRegistry) registry = registry_for_dirs (dirs);
+  const char * const no_exclusion[] = { NULL };
+  g_auto(GStrv) names = reg_registry_list_backends (registry, no_exclusion);
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; names[i] != NULL; i++)
+    {
+      g_autoptr(RegBackendInfo) info = reg_registry_get_backend_info (registry, names[i]);
+      g_autofree char *tags = NULL;
+      const char *description;
+
+      g_assert_nonnull (info);
+      tags = g_strjoinv (",", (char **) reg_backend_info_get_tags (info));
+      description = reg_backend_info_get_description (info);
+      g_string_append_printf (out, "%s|%s|%s%s%s|%s|%d|%d\n",
+                              reg_backend_info_get_name (info), tags,
+                              description != NULL ? "'" : "",
+                              description != NULL ? description : "(null)",
+                              description != NULL ? "'" : "",
+                              reg_backend_info_get_module_path (info),
+                              reg_backend_info_get_loaded (info),
+                              reg_backend_info_get_origin (info));
+    }
+
+  return g_string_free (out, FALSE);
+}
+
+static char *
+describe_dir (const char *dir)
+{
+  const char *dirs[] = { dir, NULL };
+
+  return describe_dirs (dirs);
+}
+
+/* Describes @dir as discovery finds it now, and checks that it used the
+ * cache: no rejection logged. */
+static char *
+describe_with_cache (const char *dir)
+{
+  char *description = describe_dir (dir);
+  g_autofree char *rejection = take_cache_rejection ();
+
+  g_assert_null (rejection);
+  return description;
+}
+
+/* Describes @dir as discovery finds it now, and checks that it ignored the
+ * cache with a message holding @reason. */
+static char *
+describe_without_cache (const char *dir,
+                        const char *reason)
+{
+  char *description = describe_dir (dir);
+  g_autofree char *rejection = take_cache_rejection ();
+
+  g_assert_nonnull (rejection);
+  if (strstr (rejection, reason) == NULL)
+    g_error ("cache rejected as \"%s\", expected a message with \"%s\"", rejection, reason);
+  return description;
+}
+
+/* Describes @dir read from its manifests alone: the cache moved away. */
+static char *
+describe_from_manifests (const char *dir)
+{
+  g_autofree char *path = g_build_filename (dir, CACHE_NAME, NULL);
+  g_autofree char *aside = g_build_filename (dir, "cache.aside", NULL);
+  gboolean had_cache = g_file_test (path, G_FILE_TEST_EXISTS);
+  char *description;
+
+  if (had_cache)
+    g_assert_no_errno (g_rename (path, aside));
+  description = describe_dir (dir);
+  if (had_cache)
+    g_assert_no_errno (g_rename (aside, path));
+  g_ptr_array_set_size (debug_messages, 0);
+
+  return description;
+}
+
+/* Writing */
+
+static void
+test_write_basic (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *alpha = NULL;
+  g_autofree char *beta = NULL;
+  g_autofree char *want = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *found = NULL;
+  g_autofree char *contents = NULL;
+  gsize length;
+
+  write_two_manifests (dir);
+  expected = describe_from_manifests (dir);
+  alpha = g_build_filename (dir, "libalpha.so", NULL);
+  beta = g_build_filename (dir, "libbeta.so", NULL);
+  want = g_strdup_printf ("a1|gpu,fast|'First of alpha'|%s|0|%d\n"
+                          "a2|debug|(null)|%s|0|%d\n"
+                          "b1||''|%s|0|%d\n",
+                          alpha, REG_BACKEND_ORIGIN_MODULE, alpha, REG_BACKEND_ORIGIN_MODULE,
+                          beta, REG_BACKEND_ORIGIN_MODULE);
+  g_assert_cmpstr (expected, ==, want);
+
+  write_cache (dir);
+  contents = read_file (dir, CACHE_NAME, &length);
+  g_assert_cmpuint (length, >, CACHE_HEADER_SIZE);
+  g_assert_cmpmem (contents, 8, "RegBkCch", 8);
+
+  found = describe_with_cache (dir);
+  g_assert_cmpstr (found, ==, expected);
+
+  remove_tmp_dir (dir);
+}
+
+/* The fields themselves, so that a cache and manifests agreeing on the
+ * wrong thing would not pass. */
+static void
+test_write_fields (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autoptr(RegRegistry) registry = NULL;
+  g_autoptr(RegBackendInfo) a1 = NULL;
+  g_autoptr(RegBackendInfo) a2 = NULL;
+  g_autoptr(RegBackendInfo) b1 = NULL;
+  g_autofree char *alpha_module = NULL;
+  g_autofree char *beta_module = NULL;
+  g_autofree char *rejection = NULL;
+  const char * const gpu_fast[] = { "gpu", "fast", NULL };
+  const char * const debug[] = { "debug", NULL };
+  const char * const none[] = { NULL };
+
+  write_two_manifests (dir);
+  write_cache (dir);
+
+  registry = reg_registry_new ();
+  reg_registry_add_search_path (registry, dir);
+  a1 = reg_registry_get_backend_info (registry, "a1");
+  a2 = reg_registry_get_backend_info (registry, "a2");
+  b1 = reg_registry_get_backend_info (registry, "b1");
+  rejection = take_cache_rejection ();
+  g_assert_null (rejection);
+
+  alpha_module = g_build_filename (dir, "libalpha.so", NULL);
+  beta_module = g_build_filename (dir, "libbeta.so", NULL);
+
+  g_assert_nonnull (a1);
+  g_assert_cmpstrv (reg_backend_info_get_tags (a1), gpu_fast);
+  g_assert_cmpstr (reg_backend_info_get_description (a1), ==, "First of alpha");
+  g_assert_cmpstr (reg_backend_info_get_module_path (a1), ==, alpha_module);
+  g_assert_false (reg_backend_info_get_loaded (a1));
+  g_assert_cmpint (reg_backend_info_get_origin (a1), ==, REG_BACKEND_ORIGIN_MODULE);
+
+  g_assert_nonnull (a2);
+  g_assert_cmpstrv (reg_backend_info_get_tags (a2), debug);
+  g_assert_null (reg_backend_info_get_description (a2));
+  g_assert_cmpstr (reg_backend_info_get_module_path (a2), ==, alpha_module);
+
+  g_assert_nonnull (b1);
+  g_assert_cmpstrv (reg_backend_info_get_tags (b1), none);
+  g_assert_cmpstr (reg_backend_info_get_description (b1), ==, "");
+  g_assert_cmpstr (reg_backend_info_get_module_path (b1), ==, beta_module);
+
+  remove_tmp_dir (dir);
+}
+
+/* A backend declared by a cached manifest loads its module from the path
+ * the cache gives. */
+static void
+test_write_load_module (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *manifest = NULL;
+  g_autofree char *module = NULL;
+  g_autofree char *rejection = NULL;
+  g_autoptr(RegRegistry) registry = NULL;
+  g_autoptr(RegCompiler) compiler = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize length;
+
+  manifest = read_file (FIXTURE_BUILDDIR, "good.backend", &length);
+  write_file (dir, "good.backend", manifest, length);
+  module = read_file (FIXTURE_BUILDDIR, "libfixture-good.so", &length);
+  write_file (dir, "libfixture-good.so", module, length);
+  write_cache (dir);
+
+  registry = reg_registry_new ();
+  reg_registry_add_search_path (registry, dir);
+  compiler = reg_registry_lookup_backend (registry, "fixture_a", &error);
+  g_assert_no_error (error);
+  g_assert_true (REG_IS_COMPILER (compiler));
+  rejection = take_cache_rejection ();
+  g_assert_null (rejection);
+
+  remove_tmp_dir (dir);
+}
+
+static void
+test_write_empty_dir (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *found = NULL;
+
+  write_cache (dir);
+  found = describe_with_cache (dir);
+  g_assert_cmpstr (found, ==, "");
+
+  remove_tmp_dir (dir);
+}
+
+static void
+test_write_errors (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *missing = g_build_filename (dir, "missing", NULL);
+  g_autofree char *file = g_build_filename (dir, "file", NULL);
+  g_autofree char *cache_dir = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_false (reg_backend_cache_write (missing, &error));
+  g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT);
+  g_clear_error (&error);
+
+  write_file (dir, "file", "", 0);
+  g_assert_false (reg_backend_cache_write (file, &error));
+  g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_NOTDIR);
+  g_clear_error (&error);
+
+  /* The cache's own name taken by a directory: the rename fails. */
+  cache_dir = g_build_filename (dir, "sub", NULL);
+  g_assert_no_errno (g_mkdir (cache_dir, 0755));
+  write_two_manifests (cache_dir);
+  {
+    g_autofree char *in_the_way = g_build_filename (cache_dir, CACHE_NAME, NULL);
+
+    g_assert_no_errno (g_mkdir (in_the_way, 0755));
+  }
+  g_assert_false (reg_backend_cache_write (cache_dir, &error));
+  g_assert_nonnull (error);
+  g_assert_true (error->domain == G_FILE_ERROR);
+  g_clear_error (&error);
+
+  remove_tmp_dir (dir);
+}
+
+/* Writing again replaces the cache, and the new one is used. */
+static void
+test_write_again (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *stale = NULL;
+  g_autofree char *fresh = NULL;
+
+  write_two_manifests (dir);
+  write_cache (dir);
+  write_manifest (dir, "gamma.backend", "libgamma.so", "[Backend g1]\n");
+  stale = describe_without_cache (dir, "gamma.backend is not in the cache");
+  g_assert_nonnull (strstr (stale, "g1|"));
+
+  write_cache (dir);
+  fresh = describe_with_cache (dir);
+  g_assert_cmpstr (fresh, ==, stale);
+
+  remove_tmp_dir (dir);
+}
+
+/* Freshness, rule by rule */
+
+/* Only the modification time of a manifest changes. */
+static void
+test_fresh_manifest_mtime (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *expected = NULL;
+  g_autofree char *found = NULL;
+  struct stat st;
+  struct timespec later;
+
+  write_two_manifests (dir);
+  expected = describe_from_manifests (dir);
+  write_cache (dir);
+
+  st = stat_file (dir, "beta.backend");
+  later = st.st_mtim;
+  later.tv_sec += 1;
+  set_mtime (dir, "beta.backend", &later);
+
+  found = describe_without_cache (dir, "stale: beta.backend changed");
+  g_assert_cmpstr (found, ==, expected);
+
+  remove_tmp_dir (dir);
+}
+
+/* A manifest rewritten in place with new contents of the same size, its
+ * modification time put back: only its change time tells, and the
+ * registry must see the new contents. */
+static void
+test_fresh_manifest_ctime (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *found = NULL;
+  g_autofree char *old_text = NULL;
+  g_autofree char *new_text = NULL;
+  struct stat before, after;
+  gsize length;
+
+  write_two_manifests (dir);
+  write_cache (dir);
+
+  old_text = read_file (dir, "alpha.backend", &length);
+  new_text = g_strdup (old_text);
+  memcpy (strstr (new_text, "First of alpha"), "Fresh of alpha", strlen ("Fresh of alpha"));
+  before = stat_file (dir, "alpha.backend");
+  overwrite_file (dir, "alpha.backend", new_text);
+  set_mtime (dir, "alpha.backend", &before.st_mtim);
+  after = stat_file (dir, "alpha.backend");
+  g_assert_cmpint (after.st_size, ==, before.st_size);
+  g_assert_cmpint (after.st_mtim.tv_sec, ==, before.st_mtim.tv_sec);
+  g_assert_cmpint (after.st_mtim.tv_nsec, ==, before.st_mtim.tv_nsec);
+
+  found = describe_without_cache (dir, "stale: alpha.backend changed");
+  g_assert_nonnull (strstr (found, "'Fresh of alpha'"));
+  g_assert_null (strstr (found, "'First of alpha'"));
+
+  remove_tmp_dir (dir);
+}
+
+/* A manifest rewritten with other contents (size changes). */
+static void
+test_fresh_manifest_contents (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *found = NULL;
+
+  write_two_manifests (dir);
+  write_cache (dir);
+  overwrite_file (dir, "beta.backend",
+                  "[Reg Module]\nModule=libbeta.so\nAbiVersion=1\n\n[Backend b2]\nTags=new\n");
+
+  found = describe_without_cache (dir, "stale: beta.backend changed");
+  g_assert_nonnull (strstr (found, "b2|new|"));
+  g_assert_null (strstr (found, "b1|"));
+
+  remove_tmp_dir (dir);
+}
+
+static void
+test_fresh_manifest_added (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *found = NULL;
+
+  write_two_manifests (dir);
+  write_cache (dir);
+  write_manifest (dir, "aardvark.backend", "libaardvark.so", "[Backend first]\n");
+
+  found = describe_without_cache (dir, "stale: aardvark.backend is not in the cache");
+  g_assert_true (g_str_has_prefix (found, "a1|"));
+  g_assert_nonnull (strstr (found, "first||(null)|"));
+
+  remove_tmp_dir (dir);
+}
+
+static void
+test_fresh_manifest_removed (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *found = NULL;
+
+  write_two_manifests (dir);
+  write_cache (dir);
+  remove_file (dir, "beta.backend");
+
+  found = describe_without_cache (dir, "stale: beta.backend was removed");
+  g_assert_null (strstr (found, "b1|"));
+  g_assert_nonnull (strstr (found, "a1|"));
+
+  remove_tmp_dir (dir);
+}
+
+/* A manifest replaced by another file of the same name (rename over it),
+ * as package managers do. */
+static void
+test_fresh_manifest_replaced (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *found = NULL;
+
+  write_two_manifests (dir);
+  write_cache (dir);
+  write_manifest (dir, "beta.backend", "libbeta.so", "[Backend b9]\n");
+
+  found = describe_without_cache (dir, "stale: beta.backend changed");
+  g_assert_nonnull (strstr (found, "b9|"));
+
+  remove_tmp_dir (dir);
+}
+
+/* A module file replaced by one of another size. */
+static void
+test_fresh_module_replaced (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *expected = NULL;
+  g_autofree char *found = NULL;
+
+  write_two_manifests (dir);
+  expected = describe_from_manifests (dir);
+  write_cache (dir);
+  write_file (dir, "libalpha.so", "a new build of the module", -1);
+
+  found = describe_without_cache (dir, "stale: module libalpha.so changed");
+  g_assert_cmpstr (found, ==, expected);
+
+  remove_tmp_dir (dir);
+}
+
+/* A module file rewritten in place, same size, modification time put
+ * back: the change time tells. */
+static void
+test_fresh_module_ctime (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *found = NULL;
+  struct stat before;
+
+  write_two_manifests (dir);
+  write_cache (dir);
+  before = stat_file (dir, "libalpha.so");
+  overwrite_file (dir, "libalpha.so", "NOT really a module");
+  set_mtime (dir, "libalpha.so", &before.st_mtim);
+
+  found = describe_without_cache (dir, "stale: module libalpha.so changed");
+  g_assert_nonnull (strstr (found, "a1|"));
+
+  remove_tmp_dir (dir);
+}
+
+/* A module file that was missing appears, and one that was there goes. */
+static void
+test_fresh_module_appears_and_goes (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *found = NULL;
+  g_autofree char *again = NULL;
+
+  write_two_manifests (dir);
+  write_cache (dir);
+  write_file (dir, "libbeta.so", "", 0);
+  found = describe_without_cache (dir, "stale: module libbeta.so changed");
+  g_assert_nonnull (strstr (found, "b1|"));
+
+  write_cache (dir);
+  g_free (describe_with_cache (dir));
+  remove_file (dir, "libalpha.so");
+  again = describe_without_cache (dir, "stale: module libalpha.so changed");
+  g_assert_cmpstr (again, ==, found);
+
+  remove_tmp_dir (dir);
+}
+
+/* Files that are not manifests may come and go. */
+static void
+test_fresh_other_files (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *expected = NULL;
+  g_autofree char *found = NULL;
+
+  write_two_manifests (dir);
+  expected = describe_from_manifests (dir);
+  write_cache (dir);
+  write_file (dir, "README", "not a manifest", -1);
+  write_file (dir, "alpha.backend~", "an editor's backup", -1);
+
+  found = describe_with_cache (dir);
+  g_assert_cmpstr (found, ==, expected);
+
+  remove_tmp_dir (dir);
+}
+
+/* A cache copied to another directory with the same files is stale there:
+ * the files' times differ. */
+static void
+test_fresh_copied_cache (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *other = make_tmp_dir ();
+  g_autofree char *cache = NULL;
+  g_autofree char *found = NULL;
+  gsize length;
+
+  write_two_manifests (dir);
+  write_cache (dir);
+  g_usleep (20000);
+  write_two_manifests (other);
+  cache = read_file (dir, CACHE_NAME, &length);
+  write_file (other, CACHE_NAME, cache, length);
+
+  found = describe_without_cache (other, "changed");
+  g_assert_nonnull (strstr (found, "a1|"));
+
+  remove_tmp_dir (other);
+  remove_tmp_dir (dir);
+}
+
+/* A broken manifest is left out of the cache with a warning, and keeps
+ * the cache from being used (so that it is reported at every discovery,
+ * as without a cache). */
+static void
+test_fresh_broken_manifest (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *found = NULL;
+
+  write_two_manifests (dir);
+  write_file (dir, "broken.backend", "[Reg Module]\nModule=libbroken.so\n", -1);
+
+  g_test_expect_message (LOG_DOMAIN, G_LOG_LEVEL_WARNING, "manifest */broken.backend skipped: AbiVersion*");
+  write_cache (dir);
+  g_test_assert_expected_messages ();
+
+  g_test_expect_message (LOG_DOMAIN, G_LOG_LEVEL_WARNING, "manifest */broken.backend skipped: AbiVersion*");
+  found = describe_without_cache (dir, "stale: broken.backend is not in the cache");
+  g_test_assert_expected_messages ();
+  g_assert_nonnull (strstr (found, "a1|"));
+  g_assert_nonnull (strstr (found, "b1|"));
+
+  /* Fixed, and the cache written again: used. */
+  remove_file (dir, "broken.backend");
+  write_cache (dir);
+  g_free (describe_with_cache (dir));
+
+  remove_tmp_dir (dir);
+}
+
+/* A manifest whose file name is not UTF-8 cannot be held by the cache: it
+ * is left out, so the cache is not used and the manifest is read. */
+static void
+test_fresh_non_utf8_name (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *found = NULL;
+
+  write_two_manifests (dir);
+  write_manifest (dir, "caf\xe9.backend", "libcafe.so", "[Backend cafe]\n");
+  write_cache (dir);
+
+  found = describe_without_cache (dir, "is not in the cache");
+  g_assert_nonnull (strstr (found, "cafe|"));
+
+  remove_tmp_dir (dir);
+}
+
+/* Several directories: the first declaration of a name wins, with caches
+ * or without. */
+static void
+test_fresh_search_order (void)
+{
+  g_autofree char *first = make_tmp_dir ();
+  g_autofree char *second = make_tmp_dir ();
+  const char *dirs[] = { first, second, NULL };
+  g_autofree char *expected = NULL;
+  g_autofree char *found = NULL;
+  g_autofree char *rejection = NULL;
+
+  write_manifest (first, "x.backend", "libx.so", "[Backend shared]\nDescription=from first\n");
+  write_manifest (second, "y.backend", "liby.so",
+                  "[Backend shared]\nDescription=from second\n\n[Backend only_second]\n");
+  expected = describe_dirs (dirs);
+  g_ptr_array_set_size (debug_messages, 0);
+  g_assert_nonnull (strstr (expected, "'from first'"));
+
+  write_cache (first);
+  write_cache (second);
+  found = describe_dirs (dirs);
+  rejection = take_cache_rejection ();
+  g_assert_null (rejection);
+  g_assert_cmpstr (found, ==, expected);
+
+  remove_tmp_dir (second);
+  remove_tmp_dir (first);
+}
+
+/* Damaged caches */
+
+/* Checks that discovery of @dir, whose cache @contents replaces, ignores
+ * it with a message holding @reason, and finds @expected. */
+static void
+assert_cache_rejected (const char *dir,
+                       const char *contents,
+                       gsize       length,
+                       const char *reason,
+                       const char *expected)
+{
+  g_autofree char *found = NULL;
+
+  write_file_in_place (dir, CACHE_NAME, contents, length);
+  found = describe_without_cache (dir, reason);
+  g_assert_cmpstr (found, ==, expected);
+}
+
+/* Every byte of the file flipped, one at a time: the header's fields and
+ * the checksum catch each. */
+static void
+test_corrupt_flip_bytes (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *expected = NULL;
+  g_autofree char *good = NULL;
+  gsize length;
+
+  write_two_manifests (dir);
+  expected = describe_from_manifests (dir);
+  write_cache (dir);
+  good = read_file (dir, CACHE_NAME, &length);
+
+  for (gsize i = 0; i < length; i++)
+    {
+      g_autofree char *bad = g_memdup2 (good, length);
+
+      bad[i] ^= (i % 8 == 0) ? 0x01 : 0x80;
+      assert_cache_rejected (dir, bad, length, " not used: ", expected);
+    }
+
+  /* The good one is used again. */
+  write_file (dir, CACHE_NAME, good, length);
+  g_free (describe_with_cache (dir));
+
+  remove_tmp_dir (dir);
+}
+
+static void
+test_corrupt_truncated (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *expected = NULL;
+  g_autofree char *good = NULL;
+  gsize length;
+
+  write_two_manifests (dir);
+  expected = describe_from_manifests (dir);
+  write_cache (dir);
+  good = read_file (dir, CACHE_NAME, &length);
+
+  assert_cache_rejected (dir, good, 0, "shorter than a cache header", expected);
+  assert_cache_rejected (dir, good, 8, "shorter than a cache header", expected);
+  assert_cache_rejected (dir, good, CACHE_HEADER_SIZE - 1, "shorter than a cache header", expected);
+  assert_cache_rejected (dir, good, CACHE_HEADER_SIZE, "truncated", expected);
+  assert_cache_rejected (dir, good, length / 2, "truncated", expected);
+  assert_cache_rejected (dir, good, length - 1, "truncated", expected);
+
+  /* And extended. */
+  {
+    g_autofree char *longer = g_malloc0 (length + 8);
+
+    memcpy (longer, good, length);
+    assert_cache_rejected (dir, longer, length + 8, "truncated or extended", expected);
+  }
+
+  remove_tmp_dir (dir);
+}
+
+static void
+test_corrupt_empty_file (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *expected = NULL;
+
+  write_two_manifests (dir);
+  expected = describe_from_manifests (dir);
+  assert_cache_rejected (dir, "", 0, "shorter than a cache header", expected);
+
+  remove_tmp_dir (dir);
+}
+
+/* Something else than a file in the cache's place: never opened in a
+ * way that could block (a FIFO would hang a plain open()). */
+static void
+test_corrupt_not_a_file (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *path = g_build_filename (dir, CACHE_NAME, NULL);
+  g_autofree char *expected = NULL;
+  g_autofree char *found = NULL;
+
+  write_two_manifests (dir);
+  expected = describe_from_manifests (dir);
+
+  g_assert_no_errno (mkfifo (path, 0644));
+  found = describe_without_cache (dir, "not a regular file");
+  g_assert_cmpstr (found, ==, expected);
+
+  /* Writing the cache replaces it. */
+  write_cache (dir);
+  g_free (describe_with_cache (dir));
+
+  g_assert_no_errno (g_unlink (path));
+  g_assert_no_errno (g_mkdir (path, 0755));
+  g_clear_pointer (&found, g_free);
+  found = describe_without_cache (dir, "not a regular file");
+  g_assert_cmpstr (found, ==, expected);
+
+  remove_tmp_dir (dir);
+}
+
+static void
+test_corrupt_wrong_magic_and_version (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *expected = NULL;
+  g_autofree char *good = NULL;
+  g_autofree char *bad = NULL;
+  guint32 version;
+  gsize length;
+
+  write_two_manifests (dir);
+  expected = describe_from_manifests (dir);
+  write_cache (dir);
+  good = read_file (dir, CACHE_NAME, &length);
+
+  bad = g_memdup2 (good, length);
+  memcpy (bad, "GVariant", 8);
+  assert_cache_rejected (dir, bad, length, "bad magic", expected);
+
+  /* A later format version, and the same version in the other byte
+   * order (a cache written on a machine of the other endianness). */
+  for (guint i = 0; i < 2; i++)
+    {
+      memcpy (bad, good, length);
+      version = i == 0 ? 2 : GUINT32_SWAP_LE_BE (1);
+      memcpy (bad + 8, &version, sizeof version);
+      assert_cache_rejected (dir, bad, length, "format version", expected);
+    }
+
+  /* Not a cache at all. */
+  assert_cache_rejected (dir, "[Reg Module]\nModule=libx.so\nAbiVersion=1\n", 40,
+                         " not used: ", expected);
+
+  remove_tmp_dir (dir);
+}
+
+/* Damage that keeps the checksum right, to reach the checks behind it.
+ * This mirrors body_checksum() of reg-manifest-cache.c. */
+static guint64
+body_checksum (const guint8 *data,
+               gsize         length)
+{
+  const guint64 k1 = G_GUINT64_CONSTANT (0x87c37b91114253d5);
+  const guint64 k2 = G_GUINT64_CONSTANT (0x9e3779b97f4a7c15);
+  guint64 h = k2 ^ length;
+  gsize i;
+
+  for (i = 0; i + 8 <= length; i += 8)
+    {
+      guint64 word;
+
+      memcpy (&word, data + i, 8);
+      h ^= word * k1;
+      h = ((h << 27) | (h >> 37)) * k2 + G_GUINT64_CONSTANT (0x52dce729);
+    }
+  if (i < length)
+    {
+      guint64 word = 0;
+
+      memcpy (&word, data + i, length - i);
+      h ^= word * k1;
+      h = ((h << 27) | (h >> 37)) * k2 + G_GUINT64_CONSTANT (0x52dce729);
+    }
+  h ^= h >> 33;
+  h *= G_GUINT64_CONSTANT (0xff51afd7ed558ccd);
+  h ^= h >> 33;
+
+  return h;
+}
+
+/* A cache file made of the header of @good with @body, its size and
+ * checksum fixed. */
+static char *
+make_cache_with_body (const char *good,
+                      GVariant   *body,
+                      gsize      *length)
+{
+  gsize body_size = g_variant_get_size (body);
+  char *file = g_malloc0 (CACHE_HEADER_SIZE + body_size);
+  guint64 size64 = body_size, checksum;
+
+  memcpy (file, good, CACHE_HEADER_SIZE);
+  g_variant_store (body, file + CACHE_HEADER_SIZE);
+  checksum = body_checksum ((const guint8 *) file + CACHE_HEADER_SIZE, body_size);
+  memcpy (file + 16, &size64, 8);
+  memcpy (file + 24, &checksum, 8);
+  *length = CACHE_HEADER_SIZE + body_size;
+
+  return file;
+}
+
+static GVariant *
+good_body (const char *good,
+           gsize       length)
+{
+  g_autoptr(GBytes) bytes = g_bytes_new (good + CACHE_HEADER_SIZE, length - CACHE_HEADER_SIZE);
+  GVariant *body = g_variant_new_from_bytes (G_VARIANT_TYPE (CACHE_BODY_TYPE), bytes, FALSE);
+
+  g_assert_true (g_variant_is_normal_form (body));
+  return g_variant_ref_sink (body);
+}
+
+static void
+test_corrupt_checked_content (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *expected = NULL;
+  g_autofree char *good = NULL;
+  g_autoptr(GVariant) body = NULL;
+  g_autoptr(GVariant) manifests = NULL;
+  g_autoptr(GVariant) backends = NULL;
+  g_autoptr(GVariant) tags = NULL;
+  const char *strings;
+  guint32 abi;
+  gsize length;
+
+  write_two_manifests (dir);
+  expected = describe_from_manifests (dir);
+  write_cache (dir);
+  good = read_file (dir, CACHE_NAME, &length);
+  body = good_body (good, length);
+  g_variant_get (body, "(u&s@a(xxxxxxuuuuu)@a(uuuuu)@a(uu))", &abi, &strings, &manifests, &backends, &tags);
+  g_assert_cmpuint (abi, ==, REG_MODULE_ABI_VERSION);
+  g_assert_cmpuint (g_variant_n_children (manifests), ==, 2);
+  g_assert_cmpuint (g_variant_n_children (backends), ==, 3);
+
+  /* The body rebuilt as it is: accepted (this checks the test). */
+  {
+    g_autoptr(GVariant) same = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)@a(uu))",
+                                                                  abi, strings, manifests, backends, tags));
+    g_autofree char *file = make_cache_with_body (good, same, &length);
+    g_autofree char *found = NULL;
+
+    write_file (dir, CACHE_NAME, file, length);
+    found = describe_with_cache (dir);
+    g_assert_cmpstr (found, ==, expected);
+  }
+
+  /* Another ABI. */
+  {
+    g_autoptr(GVariant) other = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)@a(uu))",
+                                                                   abi + 1, strings, manifests, backends, tags));
+    g_autofree char *file = make_cache_with_body (good, other, &length);
+
+    assert_cache_rejected (dir, file, length, "AbiVersion=2", expected);
+  }
+
+  /* Not in normal form: a tuple padded with garbage. */
+  {
+    g_autofree char *file = NULL;
+    gsize body_size = g_variant_get_size (body);
+    g_autofree guint8 *raw = g_memdup2 (good + CACHE_HEADER_SIZE, body_size);
+    g_autoptr(GBytes) bytes = NULL;
+    g_autoptr(GVariant) bad = NULL;
+    const guint8 *records;
+    gsize offset;
+
+    /* The padding of the first manifest record: its last 4 bytes. */
+    records = g_variant_get_data (manifests);
+    offset = (const guint8 *) records - (const guint8 *) g_variant_get_data (body) + 68;
+    raw[offset] = 0xff;
+    bytes = g_bytes_new (raw, body_size);
+    bad = g_variant_ref_sink (g_variant_new_from_bytes (G_VARIANT_TYPE (CACHE_BODY_TYPE), bytes, FALSE));
+    g_assert_false (g_variant_is_normal_form (bad));
+
+    /* make_cache_with_body() would store a normalised copy: copy raw. */
+    file = g_malloc (CACHE_HEADER_SIZE + body_size);
+    memcpy (file, good, CACHE_HEADER_SIZE);
+    memcpy (file + CACHE_HEADER_SIZE, raw, body_size);
+    {
+      guint64 checksum = body_checksum (raw, body_size);
+
+      memcpy (file + 24, &checksum, 8);
+    }
+    assert_cache_rejected (dir, file, CACHE_HEADER_SIZE + body_size, "not a GVariant in normal form", expected);
+  }
+
+  /* Records pointing outside the string table, or at a name that breaks
+   * the rules, or not sorted; counts that do not add up. */
+  {
+    struct { const char *what; guint field; guint32 value; const char *reason; } cases[] = {
+      { "file name offset out of bounds", 6, G_MAXUINT32 - 2, "bad manifest name" },
+      { "file name length out of bounds", 7, G_MAXUINT32, "bad manifest name" },
+      { "module name offset out of bounds", 8, 100000, "bad module name" },
+      { "module name empty", 9, 0, "bad module name" },
+      { "no backend", 10, 0, "bad backend count" },
+      { "too many backends", 10, 3, "bad backend count" },
+    };
+
+    for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+      {
+        g_autoptr(GVariantBuilder) builder = g_variant_builder_new (G_VARIANT_TYPE ("a(xxxxxxuuuuu)"));
+        g_autoptr(GVariant) bad_body = NULL;
+        g_autofree char *file = NULL;
+
+        for (gsize m = 0; m < g_variant_n_children (manifests); m++)
+          {
+            g_autoptr(GVariant) record = g_variant_get_child_value (manifests, m);
+            GVariant *fields[11];
+
+            for (guint f = 0; f < 11; f++)
+              fields[f] = g_variant_get_child_value (record, f);
+            if (m == 0)
+              {
+                g_variant_unref (fields[cases[c].field]);
+                fields[cases[c].field] = g_variant_ref_sink (g_variant_new_uint32 (cases[c].value));
+              }
+            g_variant_builder_add_value (builder, g_variant_new_tuple (fields, 11));
+            for (guint f = 0; f < 11; f++)
+              g_variant_unref (fields[f]);
+          }
+
+        bad_body = g_variant_ref_sink (g_variant_new ("(usa(xxxxxxuuuuu)@a(uuuuu)@a(uu))",
+                                                      abi, strings, builder, backends, tags));
+        file = make_cache_with_body (good, bad_body, &length);
+        g_test_message ("%s", cases[c].what);
+        assert_cache_rejected (dir, file, length, cases[c].reason, expected);
+      }
+  }
+
+  /* Manifests out of order. */
+  {
+    g_autoptr(GVariant) first = g_variant_get_child_value (manifests, 0);
+    g_autoptr(GVariant) second = g_variant_get_child_value (manifests, 1);
+    GVariant *swapped[2] = { second, first };
+    g_autoptr(GVariant) bad_body = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)@a(uu))",
+      abi, strings, g_variant_new_array (NULL, swapped, 2), backends, tags));
+    g_autofree char *file = make_cache_with_body (good, bad_body, &length);
+
+    assert_cache_rejected (dir, file, length, "bad manifest name", expected);
+  }
+
+  /* A tag too many, and a string table that lost its last bytes. */
+  {
+    g_autoptr(GVariantBuilder) builder = g_variant_builder_new (G_VARIANT_TYPE ("a(uu)"));
+    g_autoptr(GVariant) bad_body = NULL;
+    g_autofree char *file = NULL;
+    g_autofree char *short_strings = g_strndup (strings, strlen (strings) - 3);
+
+    for (gsize t = 0; t < g_variant_n_children (tags); t++)
+      {
+        g_autoptr(GVariant) tag = g_variant_get_child_value (tags, t);
+
+        g_variant_builder_add_value (builder, tag);
+      }
+    g_variant_builder_add (builder, "(uu)", 0, 1);
+    bad_body = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)a(uu))",
+                                                  abi, strings, manifests, backends, builder));
+    file = make_cache_with_body (good, bad_body, &length);
+    assert_cache_rejected (dir, file, length, "tags no backend carries", expected);
+
+    g_clear_pointer (&bad_body, g_variant_unref);
+    g_clear_pointer (&file, g_free);
+    bad_body = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)@a(uu))",
+                                                  abi, short_strings, manifests, backends, tags));
+    file = make_cache_with_body (good, bad_body, &length);
+    assert_cache_rejected (dir, file, length, " not used: ", expected);
+  }
+
+  remove_tmp_dir (dir);
+}
+
+/* Scale */
+
+/* Writes @n manifests with a variety of declarations: one or two
+ * backends, tags or none, a description or none, a module file or none. */
+static void
+write_many_manifests (const char *dir,
+                      guint       n)
+{
+  static const char * const tag_sets[] = { "", "debug", "gpu;fast", "experimental;gpu", "x;y;z" };
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *file = g_strdup_printf ("m%05u.backend", i);
+      g_autofree char *module = g_strdup_printf ("libm%05u.so", i);
+      g_autoptr(GString) backends = g_string_new (NULL);
+      guint n_backends = i % 7 == 0 ? 2 : 1;
+
+      for (guint b = 0; b < n_backends; b++)
+        {
+          g_string_append_printf (backends, "[Backend be_%05u_%u]\nTags=%s\n", i, b,
+                                  tag_sets[(i + b) % G_N_ELEMENTS (tag_sets)]);
+          if (i % 5 != 0)
+            g_string_append_printf (backends, "Description=Backend %u/%u, caf\xc3\xa9 \\\\ \\t tab\n", i, b);
+          g_string_append_c (backends, '\n');
+        }
+      write_manifest (dir, file, module, backends->str);
+      if (i % 3 != 0)
+        write_file (dir, module, "", 0);
+    }
+}
+
+/* The same results with and without the cache over 1,000 manifests. */
+static void
+test_scale_identical (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *expected = NULL;
+  g_autofree char *found = NULL;
+
+  write_many_manifests (dir, 1000);
+  expected = describe_from_manifests (dir);
+  g_assert_cmpuint (strlen (expected), >, 1000 * 40);
+
+  write_cache (dir);
+  found = describe_with_cache (dir);
+  g_assert_cmpstr (found, ==, expected);
+
+  remove_tmp_dir (dir);
+}
+
+/* Large enough for discovery to check files in two threads: a change
+ * anywhere is still found. */
+static void
+test_scale_large_changes (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *expected = NULL;
+  g_autofree char *found = NULL;
+  struct timespec later;
+  struct stat st;
+
+  write_many_manifests (dir, 2600);
+  expected = describe_from_manifests (dir);
+  write_cache (dir);
+  found = describe_with_cache (dir);
+  g_assert_cmpstr (found, ==, expected);
+
+  st = stat_file (dir, "m02345.backend");
+  later = st.st_mtim;
+  later.tv_sec -= 10;
+  set_mtime (dir, "m02345.backend", &later);
+  g_free (describe_without_cache (dir, "stale: m02345.backend changed"));
+
+  write_cache (dir);
+  write_file (dir, "libm01001.so", "rebuilt", -1);
+  g_free (describe_without_cache (dir, "stale: module libm01001.so changed"));
+
+  write_cache (dir);
+  remove_file (dir, "m00000.backend");
+  g_free (describe_without_cache (dir, "stale: m00000.backend was removed"));
+
+  remove_tmp_dir (dir);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  int status;
+
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  /* Only the directories the tests add. */
+  g_setenv ("REG_BACKEND_PATH", "", TRUE);
+  g_setenv ("REG_BACKEND_SYSTEM_DIR", "", TRUE);
+
+  debug_messages = g_ptr_array_new_with_free_func (g_free);
+  g_log_set_handler (LOG_DOMAIN, G_LOG_LEVEL_DEBUG, capture_debug, NULL);
+
+  g_test_add_func ("/cache/write/basic", test_write_basic);
+  g_test_add_func ("/cache/write/fields", test_write_fields);
+  g_test_add_func ("/cache/write/load-module", test_write_load_module);
+  g_test_add_func ("/cache/write/empty-dir", test_write_empty_dir);
+  g_test_add_func ("/cache/write/errors", test_write_errors);
+  g_test_add_func ("/cache/write/again", test_write_again);
+  g_test_add_func ("/cache/fresh/manifest-mtime", test_fresh_manifest_mtime);
+  g_test_add_func ("/cache/fresh/manifest-ctime", test_fresh_manifest_ctime);
+  g_test_add_func ("/cache/fresh/manifest-contents", test_fresh_manifest_contents);
+  g_test_add_func ("/cache/fresh/manifest-added", test_fresh_manifest_added);
+  g_test_add_func ("/cache/fresh/manifest-removed", test_fresh_manifest_removed);
+  g_test_add_func ("/cache/fresh/manifest-replaced", test_fresh_manifest_replaced);
+  g_test_add_func ("/cache/fresh/module-replaced", test_fresh_module_replaced);
+  g_test_add_func ("/cache/fresh/module-ctime", test_fresh_module_ctime);
+  g_test_add_func ("/cache/fresh/module-appears-and-goes", test_fresh_module_appears_and_goes);
+  g_test_add_func ("/cache/fresh/other-files", test_fresh_other_files);
+  g_test_add_func ("/cache/fresh/copied-cache", test_fresh_copied_cache);
+  g_test_add_func ("/cache/fresh/broken-manifest", test_fresh_broken_manifest);
+  g_test_add_func ("/cache/fresh/non-utf8-name", test_fresh_non_utf8_name);
+  g_test_add_func ("/cache/fresh/search-order", test_fresh_search_order);
+  g_test_add_func ("/cache/corrupt/flip-bytes", test_corrupt_flip_bytes);
+  g_test_add_func ("/cache/corrupt/truncated", test_corrupt_truncated);
+  g_test_add_func ("/cache/corrupt/empty-file", test_corrupt_empty_file);
+  g_test_add_func ("/cache/corrupt/not-a-file", test_corrupt_not_a_file);
+  g_test_add_func ("/cache/corrupt/wrong-magic-and-version", test_corrupt_wrong_magic_and_version);
+  g_test_add_func ("/cache/corrupt/checked-content", test_corrupt_checked_content);
+  g_test_add_func ("/cache/scale/identical-1000", test_scale_identical);
+  g_test_add_func ("/cache/scale/large-changes", test_scale_large_changes);
+
+  status = g_test_run ();
+  g_ptr_array_unref (debug_messages);
+
+  return status;
+}
