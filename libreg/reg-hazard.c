@@ -6,14 +6,16 @@
 #include "reg-hazard-private.h"
 
 /* One per thread that ever read; kept on a list that only grows, and
- * reused by later threads once their owner has exited. */
+ * reused by later threads once their owner has exited.  A cache line each:
+ * slots of two threads sharing a line would make every lookup of one
+ * thread invalidate the other's cache. */
 typedef struct _Slot Slot;
 struct _Slot
 {
   gpointer  pointer;   /* what the owner reads through, or NULL */
   gint      in_use;    /* owned by a live thread */
   Slot     *next;
-};
+} __attribute__ ((aligned (64)));
 
 static Slot *slots;  /* head of the list, pushed with compare-and-exchange */
 
@@ -26,12 +28,15 @@ slot_release_owner (gpointer data)
   g_atomic_int_set (&slot->in_use, 0);
 }
 
+/* The GPrivate gives the slot back when its thread exits; the
+ * thread-local copy is the fast way to find it. */
 static GPrivate current_slot = G_PRIVATE_INIT (slot_release_owner);
+static __thread Slot *current;
 
 static Slot *
 get_slot (void)
 {
-  Slot *slot = g_private_get (&current_slot);
+  Slot *slot = current;
 
   if G_LIKELY (slot != NULL)
     return slot;
@@ -43,7 +48,7 @@ get_slot (void)
 
   if (slot == NULL)
     {
-      slot = g_new0 (Slot, 1);
+      slot = g_aligned_alloc0 (1, sizeof (Slot), G_ALIGNOF (Slot));
       slot->in_use = 1;
       do
         slot->next = g_atomic_pointer_get (&slots);
@@ -51,6 +56,7 @@ get_slot (void)
     }
 
   g_private_set (&current_slot, slot);
+  current = slot;
   return slot;
 }
 
@@ -78,9 +84,9 @@ _reg_hazard_protect (gpointer *location)
 void
 _reg_hazard_release (void)
 {
-  Slot *slot = g_private_get (&current_slot);
-
-  g_atomic_pointer_set (&slot->pointer, NULL);
+  /* A release store is enough: what matters is that the reads made under
+   * protection happen before a writer may see the slot empty. */
+  __atomic_store_n (&current->pointer, NULL, __ATOMIC_RELEASE);
 }
 
 gboolean

@@ -4,6 +4,9 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <string.h>
 #include <glib/gstdio.h>
 
@@ -182,33 +185,99 @@ _reg_manifest_parse (const char  *path,
   return g_steal_pointer (&manifest);
 }
 
+/* Reads a whole manifest, refusing what cannot be one before reading it:
+ * a special file (a FIFO would block discovery forever, a device would
+ * never end) or a file over REG_MANIFEST_MAX_SIZE. */
+static gboolean
+read_manifest_file (const char  *path,
+                    char       **contents,
+                    gsize       *length,
+                    GError     **error)
+{
+  g_autofree char *data = NULL;
+  GStatBuf st;
+  gsize size, got = 0;
+  int fd, saved_errno;
+
+  fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0);
+  if (fd < 0)
+    {
+      saved_errno = errno;
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                   "cannot be opened: %s", g_strerror (saved_errno));
+      return FALSE;
+    }
+
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "not a regular file");
+      close (fd);
+      return FALSE;
+    }
+
+  if (st.st_size > REG_MANIFEST_MAX_SIZE)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                   "%" G_GINT64_FORMAT " bytes, larger than the %d bytes a manifest may have",
+                   (gint64) st.st_size, REG_MANIFEST_MAX_SIZE);
+      close (fd);
+      return FALSE;
+    }
+
+  /* The size may change while reading: read to the end, within bounds. */
+  size = (gsize) st.st_size;
+  data = g_malloc (size + 1);
+  for (;;)
+    {
+      gssize n;
+
+      if (got == size)
+        {
+          if (size > REG_MANIFEST_MAX_SIZE)
+            break;
+          size = MIN (size * 2 + 64, (gsize) REG_MANIFEST_MAX_SIZE + 1);
+          data = g_realloc (data, size + 1);
+        }
+
+      n = read (fd, data + got, size - got);
+      if (n == 0)
+        break;
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          saved_errno = errno;
+          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                       "cannot be read: %s", g_strerror (saved_errno));
+          close (fd);
+          return FALSE;
+        }
+      got += n;
+    }
+  close (fd);
+
+  if (got > REG_MANIFEST_MAX_SIZE)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                   "larger than the %d bytes a manifest may have", REG_MANIFEST_MAX_SIZE);
+      return FALSE;
+    }
+
+  data[got] = '\0';
+  *contents = g_steal_pointer (&data);
+  *length = got;
+  return TRUE;
+}
+
 RegManifest *
 _reg_manifest_load (const char  *path,
                     GError     **error)
 {
   g_autofree char *data = NULL;
-  GStatBuf st;
   gsize length;
 
-  /* Refuse an oversized file before reading it. */
-  if (g_stat (path, &st) == 0 && st.st_size > REG_MANIFEST_MAX_SIZE)
-    {
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                   "%" G_GINT64_FORMAT " bytes, larger than the %d bytes a manifest may have",
-                   (gint64) st.st_size, REG_MANIFEST_MAX_SIZE);
-      return NULL;
-    }
-
-  if (!g_file_get_contents (path, &data, &length, error))
+  if (!read_manifest_file (path, &data, &length, error))
     return NULL;
-
-  if (length > REG_MANIFEST_MAX_SIZE)
-    {
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                   "%" G_GSIZE_FORMAT " bytes, larger than the %d bytes a manifest may have",
-                   length, REG_MANIFEST_MAX_SIZE);
-      return NULL;
-    }
 
   return _reg_manifest_parse (path, data, length, error);
 }

@@ -55,8 +55,8 @@ typedef struct
   char             *name;
   char            **tags;
   char             *description;  /* manifests only */
-  char             *module_path;  /* NULL for runtime backends */
-  char             *dir;          /* the search directory that declared it */
+  const char       *module_path;  /* NULL for runtime backends; in `paths` */
+  const char       *dir;          /* the search directory that declared it; in `paths` */
   RegCompiler      *compiler;     /* NULL while only declared */
   RegBackendOrigin  origin;
 } Backend;
@@ -69,7 +69,12 @@ struct _RegRegistry
    * running a compiler's or a module's code. */
   GRWLock      lock;
   GHashTable  *backends;        /* name -> Backend */
-  GHashTable  *module_decls;    /* module path -> GPtrArray of declared names */
+  GHashTable  *paths;           /* the directories and module paths of
+                                 * backends, each once (they are shared by
+                                 * every backend of a manifest) */
+  GHashTable  *module_decls;    /* module path (in `paths`) -> GString of
+                                 * the names its manifests declare, each
+                                 * followed by a NUL */
   GHashTable  *loaded_modules;  /* module paths this registry took backends from */
   GHashTable  *rejected;        /* name -> why a module's offer of it was refused */
   GHashTable  *scanned_dirs;    /* search directories discovery has read */
@@ -127,8 +132,6 @@ backend_free (Backend *backend)
   g_free (backend->name);
   g_strfreev (backend->tags);
   g_free (backend->description);
-  g_free (backend->module_path);
-  g_free (backend->dir);
   g_clear_object (&backend->compiler);
   g_free (backend);
 }
@@ -301,6 +304,38 @@ dir_rank (GPtrArray  *dirs,
  * directory later in the search path is taken over, as a full scan in
  * search path order would have given it to this one; a name registered or
  * loaded is left alone. */
+static const char *
+intern_path_locked (RegRegistry *self,
+                    const char  *path)
+{
+  char *pooled = g_hash_table_lookup (self->paths, path);
+
+  if (pooled == NULL)
+    {
+      pooled = g_strdup (path);
+      g_hash_table_add (self->paths, pooled);
+    }
+
+  return pooled;
+}
+
+static gboolean
+decls_contain (const GString *decls,
+               const char    *name)
+{
+  for (gsize at = 0; decls != NULL && at < decls->len; at += strlen (decls->str + at) + 1)
+    if (strcmp (decls->str + at, name) == 0)
+      return TRUE;
+
+  return FALSE;
+}
+
+static void
+decls_free (gpointer data)
+{
+  g_string_free (data, TRUE);
+}
+
 static void
 merge_manifest_locked (RegRegistry       *self,
                        const RegManifest *manifest,
@@ -308,13 +343,15 @@ merge_manifest_locked (RegRegistry       *self,
                        GPtrArray         *search_dirs,
                        GPtrArray         *declared)
 {
-  GPtrArray *decls;
+  const char *module_path = intern_path_locked (self, manifest->module_path);
+  GString *decls;
 
-  decls = g_hash_table_lookup (self->module_decls, manifest->module_path);
+  dir = intern_path_locked (self, dir);
+  decls = g_hash_table_lookup (self->module_decls, module_path);
   if (decls == NULL)
     {
-      decls = g_ptr_array_new_with_free_func (g_free);
-      g_hash_table_insert (self->module_decls, g_strdup (manifest->module_path), decls);
+      decls = g_string_new (NULL);
+      g_hash_table_insert (self->module_decls, (gpointer) module_path, decls);
     }
 
   for (guint i = 0; i < manifest->n_backends; i++)
@@ -323,7 +360,7 @@ merge_manifest_locked (RegRegistry       *self,
       Backend *existing = g_hash_table_lookup (self->backends, mb->name);
       Backend *backend;
 
-      g_ptr_array_add (decls, g_strdup (mb->name));
+      g_string_append_len (decls, mb->name, strlen (mb->name) + 1);
 
       if (existing != NULL &&
           (existing->compiler != NULL || existing->origin == REG_BACKEND_ORIGIN_RUNTIME ||
@@ -337,8 +374,8 @@ merge_manifest_locked (RegRegistry       *self,
       backend->name = g_strdup (mb->name);
       backend->tags = g_strdupv (mb->tags);
       backend->description = g_strdup (mb->description);
-      backend->module_path = g_strdup (manifest->module_path);
-      backend->dir = g_strdup (dir);
+      backend->module_path = module_path;
+      backend->dir = dir;
       backend->origin = REG_BACKEND_ORIGIN_MODULE;
       g_hash_table_replace (self->backends, backend->name, backend);
 
@@ -584,7 +621,7 @@ load_backend (RegRegistry  *self,
   RegModule *module;
   gboolean first_load = FALSE;
   guint n_module_offers;
-  GPtrArray *decls;
+  const GString *decls;
   Backend *backend;
 
   g_array_set_clear_func (offers, offer_clear);
@@ -634,7 +671,7 @@ load_backend (RegRegistry  *self,
       const char *offered = module_offers[i].name;
       Offer offer = { NULL, NULL };
 
-      if (decls == NULL || !g_ptr_array_find_with_equal_func (decls, offered, g_str_equal, NULL))
+      if (!decls_contain (decls, offered))
         {
           g_warning ("module %s offers backend '%s', which no manifest of it declares; ignored",
                      module_path, offered);
@@ -717,6 +754,7 @@ reg_registry_finalize (GObject *object)
 
   g_hash_table_unref (self->backends);
   g_hash_table_unref (self->module_decls);
+  g_hash_table_unref (self->paths);
   g_hash_table_unref (self->loaded_modules);
   g_hash_table_unref (self->rejected);
   g_hash_table_unref (self->scanned_dirs);
@@ -866,8 +904,9 @@ reg_registry_init (RegRegistry *self)
   g_rec_mutex_init (&self->load_lock);
   self->backends = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                           (GDestroyNotify) backend_free);
-  self->module_decls = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                              (GDestroyNotify) g_ptr_array_unref);
+  self->paths = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->module_decls = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                              decls_free);
   self->loaded_modules = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->rejected = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->scanned_dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);

@@ -13,6 +13,7 @@
 
 #include <dlfcn.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>
@@ -1088,6 +1089,7 @@ typedef enum
   BROKEN_TOO_LARGE,  /* a good manifest padded past 1 MiB */
   BROKEN_DIRECTORY,  /* a directory named like a manifest */
   BROKEN_SYMLINK,    /* a symbolic link to nothing */
+  BROKEN_FIFO,       /* a named pipe: reading it would block discovery */
 } BrokenKind;
 
 typedef struct
@@ -1154,7 +1156,8 @@ static const BrokenManifest broken_manifests[] = {
   { "no-backend-group", BROKEN_TEXT,
     "[Reg Module]\nModule=libbroken.so\nAbiVersion=1\n", -1, "*no backend*" },
   { "too-large", BROKEN_TOO_LARGE, NULL, 0, "*bytes*" },
-  { "directory", BROKEN_DIRECTORY, NULL, 0, "*" },
+  { "directory", BROKEN_DIRECTORY, NULL, 0, "*not a regular file*" },
+  { "fifo", BROKEN_FIFO, NULL, 0, "*not a regular file*" },
   { "dangling-symlink", BROKEN_SYMLINK, NULL, 0, "*" },
 };
 
@@ -1195,6 +1198,10 @@ test_manifest_broken (Fixture       *f,
 
     case BROKEN_SYMLINK:
       g_assert_no_errno (symlink ("no-such-file", path));
+      break;
+
+    case BROKEN_FIFO:
+      g_assert_no_errno (mkfifo (path, 0644));
       break;
 
     default:
