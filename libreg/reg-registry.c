@@ -72,9 +72,9 @@ struct _RegRegistry
   GHashTable  *paths;           /* the directories and module paths of
                                  * backends, each once (they are shared by
                                  * every backend of a manifest) */
-  GHashTable  *module_decls;    /* module path (in `paths`) -> GString of
-                                 * the names its manifests declare, each
-                                 * followed by a NUL */
+  GHashTable  *shadowed;        /* "MODULE_PATH/NAME" of names a module's
+                                 * manifest declares but another backend
+                                 * has (NAME holds no '/') */
   GHashTable  *loaded_modules;  /* module paths this registry took backends from */
   GHashTable  *rejected;        /* name -> why a module's offer of it was refused */
   GHashTable  *scanned_dirs;    /* search directories discovery has read */
@@ -319,21 +319,32 @@ intern_path_locked (RegRegistry *self,
   return pooled;
 }
 
-static gboolean
-decls_contain (const GString *decls,
-               const char    *name)
+/* Remembers that a manifest of @module_path declares @name although the
+ * name went to another backend (a runtime registration, an earlier search
+ * directory) or was unregistered: when the module is loaded, its offer of
+ * @name is then dropped silently, not warned about as undeclared. */
+static void
+shadow_locked (RegRegistry *self,
+               const char  *module_path,
+               const char  *name)
 {
-  for (gsize at = 0; decls != NULL && at < decls->len; at += strlen (decls->str + at) + 1)
-    if (strcmp (decls->str + at, name) == 0)
-      return TRUE;
-
-  return FALSE;
+  g_hash_table_add (self->shadowed, g_strconcat (module_path, "/", name, NULL));
 }
 
-static void
-decls_free (gpointer data)
+/* Whether a manifest of @module_path declares @name. */
+static gboolean
+declares_locked (RegRegistry *self,
+                 const char  *module_path,
+                 const char  *name)
 {
-  g_string_free (data, TRUE);
+  const Backend *backend = g_hash_table_lookup (self->backends, name);
+  g_autofree char *key = NULL;
+
+  if (backend != NULL && g_strcmp0 (backend->module_path, module_path) == 0)
+    return TRUE;
+
+  key = g_strconcat (module_path, "/", name, NULL);
+  return g_hash_table_contains (self->shadowed, key);
 }
 
 static void
@@ -344,15 +355,8 @@ merge_manifest_locked (RegRegistry       *self,
                        GPtrArray         *declared)
 {
   const char *module_path = intern_path_locked (self, manifest->module_path);
-  GString *decls;
 
   dir = intern_path_locked (self, dir);
-  decls = g_hash_table_lookup (self->module_decls, module_path);
-  if (decls == NULL)
-    {
-      decls = g_string_new (NULL);
-      g_hash_table_insert (self->module_decls, (gpointer) module_path, decls);
-    }
 
   for (guint i = 0; i < manifest->n_backends; i++)
     {
@@ -360,15 +364,18 @@ merge_manifest_locked (RegRegistry       *self,
       Backend *existing = g_hash_table_lookup (self->backends, mb->name);
       Backend *backend;
 
-      g_string_append_len (decls, mb->name, strlen (mb->name) + 1);
-
       if (existing != NULL &&
           (existing->compiler != NULL || existing->origin == REG_BACKEND_ORIGIN_RUNTIME ||
            dir_rank (search_dirs, existing->dir) <= dir_rank (search_dirs, dir)))
         {
+          if (existing->module_path != module_path)
+            shadow_locked (self, module_path, mb->name);
           g_debug ("backend '%s' of %s ignored: declared already", mb->name, manifest->path);
           continue;
         }
+
+      if (existing != NULL && existing->module_path != module_path)
+        shadow_locked (self, existing->module_path, existing->name);
 
       backend = g_new0 (Backend, 1);
       backend->name = g_strdup (mb->name);
@@ -621,7 +628,6 @@ load_backend (RegRegistry  *self,
   RegModule *module;
   gboolean first_load = FALSE;
   guint n_module_offers;
-  const GString *decls;
   Backend *backend;
 
   g_array_set_clear_func (offers, offer_clear);
@@ -664,14 +670,13 @@ load_backend (RegRegistry  *self,
     }
 
   g_rw_lock_reader_lock (&self->lock);
-  decls = g_hash_table_lookup (self->module_decls, module_path);
   module_offers = _reg_module_get_offers (module, &n_module_offers);
   for (guint i = 0; i < n_module_offers; i++)
     {
       const char *offered = module_offers[i].name;
       Offer offer = { NULL, NULL };
 
-      if (!decls_contain (decls, offered))
+      if (!declares_locked (self, module_path, offered))
         {
           g_warning ("module %s offers backend '%s', which no manifest of it declares; ignored",
                      module_path, offered);
@@ -753,7 +758,7 @@ reg_registry_finalize (GObject *object)
   RegRegistry *self = REG_REGISTRY (object);
 
   g_hash_table_unref (self->backends);
-  g_hash_table_unref (self->module_decls);
+  g_hash_table_unref (self->shadowed);
   g_hash_table_unref (self->paths);
   g_hash_table_unref (self->loaded_modules);
   g_hash_table_unref (self->rejected);
@@ -905,8 +910,7 @@ reg_registry_init (RegRegistry *self)
   self->backends = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                           (GDestroyNotify) backend_free);
   self->paths = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  self->module_decls = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
-                                              decls_free);
+  self->shadowed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->loaded_modules = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->rejected = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->scanned_dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -1015,7 +1019,10 @@ reg_registry_register_backend (RegRegistry        *self,
       return FALSE;
     }
   if (existing != NULL)
-    g_hash_table_steal_extended (self->backends, name, NULL, (gpointer *) &replaced);
+    {
+      g_hash_table_steal_extended (self->backends, name, NULL, (gpointer *) &replaced);
+      shadow_locked (self, replaced->module_path, name);
+    }
   g_hash_table_insert (self->backends, backend->name, backend);
   backend = NULL;
   invalidate_locked (self, garbage);
@@ -1108,6 +1115,8 @@ reg_registry_unregister_backend (RegRegistry  *self,
 
       g_rw_lock_writer_lock (&self->lock);
       g_hash_table_steal_extended (self->backends, name, NULL, (gpointer *) &removed);
+      if (removed != NULL && removed->module_path != NULL)
+        shadow_locked (self, removed->module_path, name);
       if (removed != NULL)
         invalidate_locked (self, garbage);
       else if (attempt == 1)
@@ -1649,7 +1658,7 @@ reg_registry_rescan (RegRegistry *self)
         }
     }
   g_hash_table_remove_all (self->scanned_dirs);
-  g_hash_table_remove_all (self->module_decls);
+  g_hash_table_remove_all (self->shadowed);
   scan_merge_locked (self, &scan, declared);
 
   for (guint i = 0; i < declared->len; i++)
