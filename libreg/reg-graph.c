@@ -9,6 +9,7 @@
 
 #include "reg-graph.h"
 #include "reg-graph-private.h"
+#include "reg-message-private.h"
 #include "reg-tensor.h"
 
 /**
@@ -215,19 +216,6 @@ is_valid_name (const char *name)
   return !is_number_word (name, len);
 }
 
-/* A string from the caller made safe for a message: escaped (it may be
- * anything, invalid UTF-8 included) and cut to a readable length. */
-static char *
-quote_for_message (const char *str,
-                   gsize       len)
-{
-  const gsize max_len = 40;
-  g_autofree char *cut = g_strndup (str, MIN (len, max_len));
-  g_autofree char *escaped = g_strescape (cut, NULL);
-
-  return g_strdup_printf ("'%s%s'", escaped, len > max_len ? "..." : "");
-}
-
 static gboolean
 lookup_op (const char *name,
            gsize       len,
@@ -389,7 +377,7 @@ reg_graph_add_input (RegGraph   *self,
 
   if (!is_valid_name (name))
     {
-      g_autofree char *quoted = quote_for_message (name, strlen (name));
+      g_autofree char *quoted = _reg_quote_for_message (name, strlen (name));
 
       set_builder_error (self, REG_GRAPH_ERROR_PARSE,
                          "invalid input name %s: names are identifiers "
@@ -400,8 +388,10 @@ reg_graph_add_input (RegGraph   *self,
 
   if (g_hash_table_contains (self->names, name))
     {
+      g_autofree char *quoted = _reg_quote_for_message (name, -1);
+
       set_builder_error (self, REG_GRAPH_ERROR_REDEFINED,
-                         "input name '%s' is already defined", name);
+                         "input name %s is already defined", quoted);
       return REG_GRAPH_INVALID_NODE;
     }
 
@@ -465,7 +455,7 @@ reg_graph_add_op (RegGraph     *self,
 
   if (!lookup_op (op, strlen (op), &op_index))
     {
-      g_autofree char *quoted = quote_for_message (op, strlen (op));
+      g_autofree char *quoted = _reg_quote_for_message (op, strlen (op));
 
       g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_UNKNOWN_OP,
                    "unknown operator %s", quoted);
@@ -1104,12 +1094,12 @@ describe_token (const Token *tok)
     {
     case TOKEN_NAME:
       {
-        g_autofree char *quoted = quote_for_message (tok->loc.pos, tok->len);
+        g_autofree char *quoted = _reg_quote_for_message (tok->loc.pos, tok->len);
         return g_strdup_printf ("name %s", quoted);
       }
     case TOKEN_NUMBER:
       {
-        g_autofree char *quoted = quote_for_message (tok->loc.pos, tok->len);
+        g_autofree char *quoted = _reg_quote_for_message (tok->loc.pos, tok->len);
         return g_strdup_printf ("number %s", quoted);
       }
     case TOKEN_LPAREN:
@@ -1245,7 +1235,7 @@ lex_number (Parser  *parser,
 
           while (is_name_char (*q) || *q == '.')
             q++;
-          quoted = quote_for_message (start, q - start);
+          quoted = _reg_quote_for_message (start, q - start);
           return set_parse_error (error, &loc, REG_GRAPH_ERROR_PARSE,
                                   "invalid number %s", quoted);
         }
@@ -1262,7 +1252,7 @@ lex_number (Parser  *parser,
    * infinity of a finite number. */
   if (isinf (tok->value) && !is_word)
     {
-      g_autofree char *quoted = quote_for_message (start, tok->len);
+      g_autofree char *quoted = _reg_quote_for_message (start, tok->len);
 
       return set_parse_error (error, &tok->loc, REG_GRAPH_ERROR_PARSE,
                               "number out of range: %s", quoted);
@@ -1414,7 +1404,7 @@ parse_operand (Parser  *parser,
 
   if (parser->tok.type == TOKEN_LPAREN)
     {
-      g_autofree char *quoted = quote_for_message (tok.loc.pos, tok.len);
+      g_autofree char *quoted = _reg_quote_for_message (tok.loc.pos, tok.len);
 
       return set_parse_error (error, &tok.loc, REG_GRAPH_ERROR_PARSE,
                               "calls do not nest: assign the call of %s to a "
@@ -1423,8 +1413,12 @@ parse_operand (Parser  *parser,
 
   name = g_strndup (tok.loc.pos, tok.len);
   if (!g_hash_table_lookup_extended (parser->graph->names, name, NULL, &id))
-    return set_parse_error (error, &tok.loc, REG_GRAPH_ERROR_UNDEFINED,
-                            "undefined name '%s'", name);
+    {
+      g_autofree char *quoted = _reg_quote_for_message (name, -1);
+
+      return set_parse_error (error, &tok.loc, REG_GRAPH_ERROR_UNDEFINED,
+                              "undefined name %s", quoted);
+    }
 
   arg->is_constant = FALSE;
   arg->id = GPOINTER_TO_UINT (id);
@@ -1508,8 +1502,12 @@ parse_header (Parser  *parser,
 
       name = g_strndup (tok.loc.pos, tok.len);
       if (g_hash_table_contains (parser->graph->names, name))
-        return set_parse_error (error, &tok.loc, REG_GRAPH_ERROR_REDEFINED,
-                                "input '%s' is defined twice", name);
+        {
+          g_autofree char *quoted = _reg_quote_for_message (name, -1);
+
+          return set_parse_error (error, &tok.loc, REG_GRAPH_ERROR_REDEFINED,
+                                  "input %s is defined twice", quoted);
+        }
       append_input (parser->graph, g_steal_pointer (&name));
 
       if (!advance (parser, error))
@@ -1548,7 +1546,7 @@ parse_assignment (Parser  *parser,
     return FALSE;
   if (parser->tok.type != TOKEN_EQUALS)
     {
-      g_autofree char *quoted = quote_for_message (target.loc.pos, target.len);
+      g_autofree char *quoted = _reg_quote_for_message (target.loc.pos, target.len);
       g_autofree char *what = g_strdup_printf ("'=' after %s", quoted);
 
       return unexpected (parser, what, error);
@@ -1559,9 +1557,10 @@ parse_assignment (Parser  *parser,
     {
       const Node *node = get_node (parser->graph, GPOINTER_TO_UINT (previous));
       gboolean is_input = node->kind == REG_NODE_INPUT;
+      g_autofree char *quoted = _reg_quote_for_message (name, -1);
 
       return set_parse_error (error, &target.loc, REG_GRAPH_ERROR_REDEFINED,
-                              "'%s' is already defined%s", name,
+                              "%s is already defined%s", quoted,
                               is_input ? " as an input" : "");
     }
 
@@ -1574,14 +1573,14 @@ parse_assignment (Parser  *parser,
     return FALSE;
   if (parser->tok.type != TOKEN_LPAREN)
     {
-      g_autofree char *quoted = quote_for_message (op_tok.loc.pos, op_tok.len);
+      g_autofree char *quoted = _reg_quote_for_message (op_tok.loc.pos, op_tok.len);
       g_autofree char *what = g_strdup_printf ("'(' after %s", quoted);
 
       return unexpected (parser, what, error);
     }
   if (!lookup_op (op_tok.loc.pos, op_tok.len, &op))
     {
-      g_autofree char *quoted = quote_for_message (op_tok.loc.pos, op_tok.len);
+      g_autofree char *quoted = _reg_quote_for_message (op_tok.loc.pos, op_tok.len);
 
       return set_parse_error (error, &op_tok.loc, REG_GRAPH_ERROR_UNKNOWN_OP,
                               "unknown operator %s", quoted);

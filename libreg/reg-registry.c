@@ -13,6 +13,7 @@
 #include "reg-enums.h"
 #include "reg-hazard-private.h"
 #include "reg-manifest-private.h"
+#include "reg-message-private.h"
 #include "reg-module-private.h"
 #include "reg-name-private.h"
 #include "reg-registry.h"
@@ -507,6 +508,16 @@ set_invalid_backend_error_locked (RegRegistry  *self,
 {
   g_auto(GStrv) suggestions = suggest_locked (self, name);
   g_autoptr(GString) quoted = g_string_new (NULL);
+  g_autofree char *shown = NULL;
+
+  /* A name that could be a backend's is shown as it is (API.md §4); any
+   * other (a line break, a megabyte) is escaped and cut, so that the
+   * message stays one readable line. */
+  if (_reg_name_validate (name, "backend name", NULL))
+    shown = g_strdup (name);
+  else
+    shown = _reg_text_for_message (name, -1, 255);
+  name = shown;
 
   if (suggestions[0] == NULL)
     {

@@ -1,0 +1,26 @@
+/* reg-message-private.h: untrusted text in error and warning messages
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* Text from files or callers (a graph's name, a manifest line, a lookup's
+ * name) may be anything: megabytes long, invalid UTF-8, with line breaks
+ * or terminal escapes.  These make it safe to put in a message: bytes that
+ * are not UTF-8 as \xNN, control, format and line-separator characters as
+ * <U+XXXX>, everything else as written, cut after about @max_len bytes
+ * with "..." marking the cut.  @len may be -1 (NUL-terminated). */
+char *_reg_text_for_message  (const char *text,
+                              gssize      len,
+                              gsize       max_len);
+
+/* The same, in single quotes, cut to 40 bytes: for a name or a token. */
+char *_reg_quote_for_message (const char *text,
+                              gssize      len);
+
+G_END_DECLS

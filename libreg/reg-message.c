@@ -1,0 +1,71 @@
+/* reg-message.c: untrusted text in error and warning messages
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include <string.h>
+
+#include "reg-message-private.h"
+
+/* Characters that would make a message more than one visible line, or
+ * rewrite the terminal or the text's direction. */
+static gboolean
+is_unsafe (gunichar c)
+{
+  switch (g_unichar_type (c))
+    {
+    case G_UNICODE_CONTROL:
+    case G_UNICODE_FORMAT:
+    case G_UNICODE_LINE_SEPARATOR:
+    case G_UNICODE_PARAGRAPH_SEPARATOR:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+char *
+_reg_text_for_message (const char *text,
+                       gssize      len,
+                       gsize       max_len)
+{
+  gsize length = len < 0 ? strlen (text) : (gsize) len;
+  const char *end = text + length;
+  const char *p = text;
+  GString *out = g_string_sized_new (MIN (length, max_len) + 8);
+
+  while (p < end && out->len < max_len)
+    {
+      gunichar c = g_utf8_get_char_validated (p, end - p);
+
+      if (c == (gunichar) -1 || c == (gunichar) -2)
+        {
+          g_string_append_printf (out, "\\x%02X", (guchar) *p);
+          p++;
+        }
+      else
+        {
+          const char *next = g_utf8_next_char (p);
+
+          if (is_unsafe (c))
+            g_string_append_printf (out, "<U+%04X>", c);
+          else
+            g_string_append_len (out, p, next - p);
+          p = next;
+        }
+    }
+
+  if (p < end)
+    g_string_append (out, "...");
+
+  return g_string_free (out, FALSE);
+}
+
+char *
+_reg_quote_for_message (const char *text,
+                        gssize      len)
+{
+  g_autofree char *safe = _reg_text_for_message (text, len, 40);
+
+  return g_strdup_printf ("'%s'", safe);
+}
