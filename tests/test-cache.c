@@ -1055,6 +1055,31 @@ good_body (const char *good,
   return g_variant_ref_sink (body);
 }
 
+/* Checks that a cache of the header of @good and the body @raw (stored as
+ * it is, with its checksum right) is rejected for @reason. */
+static void
+assert_raw_body_rejected (const char   *dir,
+                          const char   *good,
+                          const guint8 *raw,
+                          gsize         body_size,
+                          const char   *reason,
+                          const char   *expected)
+{
+  g_autoptr(GBytes) bytes = g_bytes_new (raw, body_size);
+  g_autoptr(GVariant) bad = g_variant_ref_sink (g_variant_new_from_bytes (G_VARIANT_TYPE (CACHE_BODY_TYPE),
+                                                                          bytes, FALSE));
+  g_autofree char *file = g_malloc (CACHE_HEADER_SIZE + body_size);
+  guint64 checksum = body_checksum (raw, body_size);
+
+  /* This checks the test: the body is what it should be, not normal. */
+  g_assert_false (g_variant_is_normal_form (bad));
+
+  memcpy (file, good, CACHE_HEADER_SIZE);
+  memcpy (file + 24, &checksum, 8);
+  memcpy (file + CACHE_HEADER_SIZE, raw, body_size);
+  assert_cache_rejected (dir, file, CACHE_HEADER_SIZE + body_size, reason, expected);
+}
+
 static void
 test_corrupt_checked_content (void)
 {
@@ -1100,34 +1125,38 @@ test_corrupt_checked_content (void)
     assert_cache_rejected (dir, file, length, "AbiVersion=2", expected);
   }
 
-  /* Not in normal form: a tuple padded with garbage. */
+  /* Not in normal form, each way its members can break it: the padding
+   * of a record, the string table's UTF-8, an array that is not a whole
+   * number of records (its end moved by the tuple's framing offset). */
   {
-    g_autofree char *file = NULL;
     gsize body_size = g_variant_get_size (body);
-    g_autofree guint8 *raw = g_memdup2 (good + CACHE_HEADER_SIZE, body_size);
-    g_autoptr(GBytes) bytes = NULL;
-    g_autoptr(GVariant) bad = NULL;
-    const guint8 *records;
-    gsize offset;
+    gsize manifests_at = (const guint8 *) g_variant_get_data (manifests) -
+                         (const guint8 *) g_variant_get_data (body);
+    gsize strings_at = (const guint8 *) strings - (const guint8 *) g_variant_get_data (body);
+    gsize manifests_end = manifests_at + g_variant_get_size (manifests);
+    guint offset_size = body_size > G_MAXUINT16 ? 4 : body_size > G_MAXUINT8 ? 2 : 1;
+    /* The framing offsets of (u s a a a), last to first at the end: the
+     * end of the s, then the end of the first array before it. */
+    gsize framing_at = body_size - 2 * offset_size;
+    guint64 framed = 0;
+    g_autofree guint8 *raw = NULL;
 
-    /* The padding of the first manifest record: its last 4 bytes. */
-    records = g_variant_get_data (manifests);
-    offset = (const guint8 *) records - (const guint8 *) g_variant_get_data (body) + 68;
-    raw[offset] = 0xff;
-    bytes = g_bytes_new (raw, body_size);
-    bad = g_variant_ref_sink (g_variant_new_from_bytes (G_VARIANT_TYPE (CACHE_BODY_TYPE), bytes, FALSE));
-    g_assert_false (g_variant_is_normal_form (bad));
+    memcpy (&framed, good + CACHE_HEADER_SIZE + framing_at, offset_size);
+    g_assert_cmpuint (GUINT64_FROM_LE (framed), ==, manifests_end);
 
-    /* make_cache_with_body() would store a normalised copy: copy raw. */
-    file = g_malloc (CACHE_HEADER_SIZE + body_size);
-    memcpy (file, good, CACHE_HEADER_SIZE);
-    memcpy (file + CACHE_HEADER_SIZE, raw, body_size);
-    {
-      guint64 checksum = body_checksum (raw, body_size);
+    /* The last 4 bytes of the first manifest record are its padding. */
+    raw = g_memdup2 (good + CACHE_HEADER_SIZE, body_size);
+    raw[manifests_at + 68] = 0xff;
+    assert_raw_body_rejected (dir, good, raw, body_size, "(the padding of record 0)", expected);
 
-      memcpy (file + 24, &checksum, 8);
-    }
-    assert_cache_rejected (dir, file, CACHE_HEADER_SIZE + body_size, "not a GVariant in normal form", expected);
+    raw = (g_free (raw), g_memdup2 (good + CACHE_HEADER_SIZE, body_size));
+    raw[strings_at] = 0xff;
+    assert_raw_body_rejected (dir, good, raw, body_size, "(the string table)", expected);
+
+    raw = (g_free (raw), g_memdup2 (good + CACHE_HEADER_SIZE, body_size));
+    framed = GUINT64_TO_LE (manifests_end - 4);
+    memcpy (raw + framing_at, &framed, offset_size);
+    assert_raw_body_rejected (dir, good, raw, body_size, "(the manifest records)", expected);
   }
 
   /* Records pointing outside the string table, or at a name that breaks
