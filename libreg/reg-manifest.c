@@ -58,19 +58,21 @@ check_module_name (const char  *module,
   return FALSE;
 }
 
-/* Checks the escape sequences of a value before GKeyFile unescapes it:
- * GLib 2.74 sets its GError twice (a warning, fatal in test programs) for
- * an invalid escape followed by a backslash at the end of the value.  The
- * escapes GKeyFile knows are \s \n \t \r \\ and, in lists, \; */
+/* Gets the value of @key of @group as GKeyFile holds it, escapes and all
+ * (NULL when the key is missing), after checking its escape sequences:
+ * GLib 2.74 sets its GError twice (a warning, fatal in test programs) when
+ * it unescapes an invalid escape followed by a backslash at the end of the
+ * value.  The escapes GKeyFile knows are \s \n \t \r \\ and, in lists, \; */
 static gboolean
-check_escapes (GKeyFile    *keyfile,
+get_raw_value (GKeyFile    *keyfile,
                const char  *group,
                const char  *key,
+               char       **raw,
                GError     **error)
 {
-  g_autofree char *raw = g_key_file_get_value (keyfile, group, key, NULL);
+  *raw = g_key_file_get_value (keyfile, group, key, NULL);
 
-  for (const char *p = raw; p != NULL && *p != '\0'; p++)
+  for (const char *p = *raw; p != NULL && *p != '\0'; p++)
     {
       if (*p != '\\')
         continue;
@@ -81,12 +83,31 @@ check_escapes (GKeyFile    *keyfile,
           g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
                        "[%s] %s: %s", group, key,
                        *p == '\0' ? "a backslash ends the value"
-                                  : "invalid escape sequence");
+                                   : "invalid escape sequence");
+          g_clear_pointer (raw, g_free);
           return FALSE;
         }
     }
 
   return TRUE;
+}
+
+/* The string value of @key of @group, from its @raw value (taken over):
+ * without a backslash it is already what g_key_file_get_string() would
+ * return, so only a value with escapes is looked up again.  NULL with
+ * GKeyFile's error when the key is missing. */
+static char *
+get_string (GKeyFile    *keyfile,
+            const char  *group,
+            const char  *key,
+            char        *raw,
+            GError     **error)
+{
+  if (raw != NULL && strchr (raw, '\\') == NULL)
+    return raw;
+
+  g_free (raw);
+  return g_key_file_get_string (keyfile, group, key, error);
 }
 
 static gboolean
@@ -96,35 +117,42 @@ parse_backend (GKeyFile            *keyfile,
                GError             **error)
 {
   const char *name = group + strlen (BACKEND_GROUP_PREFIX);
+  g_autofree char *raw_tags = NULL;
+  char *raw_description = NULL;
   g_auto(GStrv) tags = NULL;
   g_autoptr(GError) local_error = NULL;
 
   if (!_reg_name_validate (name, "backend name", error))
     return FALSE;
 
-  if (!check_escapes (keyfile, group, "Tags", error) ||
-      !check_escapes (keyfile, group, "Description", error))
+  if (!get_raw_value (keyfile, group, "Tags", &raw_tags, error) ||
+      !get_raw_value (keyfile, group, "Description", &raw_description, error))
     return FALSE;
 
-  tags = g_key_file_get_string_list (keyfile, group, "Tags", NULL, &local_error);
-  if (local_error != NULL &&
-      !g_error_matches (local_error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_KEY_NOT_FOUND))
+  /* A missing or empty Tags= is no tag. */
+  if (raw_tags != NULL && raw_tags[0] != '\0')
     {
-      g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
-                                  "[%s] Tags: ", group);
-      return FALSE;
+      tags = g_key_file_get_string_list (keyfile, group, "Tags", NULL, &local_error);
+      if (local_error != NULL)
+        {
+          g_free (raw_description);
+          g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
+                                      "[%s] Tags: ", group);
+          return FALSE;
+        }
     }
-  g_clear_error (&local_error);
 
   backend->tags = _reg_tags_normalize ((const char * const *) tags, &local_error);
   if (backend->tags == NULL)
     {
+      g_free (raw_description);
       g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
                                   "[%s] Tags: ", group);
       return FALSE;
     }
 
-  backend->description = g_key_file_get_string (keyfile, group, "Description", NULL);
+  /* Optional: no error when it is missing. */
+  backend->description = get_string (keyfile, group, "Description", raw_description, NULL);
   backend->name = g_strdup (name);
 
   return TRUE;
@@ -185,10 +213,10 @@ parse_manifest (const char  *path,
       return NULL;
     }
 
-  if (!check_escapes (keyfile, MODULE_GROUP, "Module", error))
+  if (!get_raw_value (keyfile, MODULE_GROUP, "Module", &module, error))
     return NULL;
 
-  module = g_key_file_get_string (keyfile, MODULE_GROUP, "Module", &local_error);
+  module = get_string (keyfile, MODULE_GROUP, "Module", module, &local_error);
   if (module == NULL)
     {
       g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "Module: ");

@@ -478,6 +478,31 @@ test_manifest_escape_at_end (void)
     }
 }
 
+/* The escapes GKeyFile knows are undone in Module=, Tags= and Description=
+ * (the reader takes a value without a backslash as it is, and looks a
+ * value with one up again to unescape it); an empty Tags= is no tag. */
+static void
+test_manifest_good_escapes (void)
+{
+  static const char text[] =
+    "[Reg Module]\nModule=lib\\sspace.so\nAbiVersion=1\n\n"
+    "[Backend a]\nTags=x_1;y;\nDescription=one\\ntwo\\tthree\\\\four\\sfive\n\n"
+    "[Backend b]\nTags=\nDescription=plain text\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(RegManifest) manifest = NULL;
+
+  manifest = _reg_manifest_parse ("/some/dir/esc.backend", text, sizeof text - 1, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (manifest->module_path, ==, "/some/dir/lib space.so");
+  g_assert_cmpuint (manifest->n_backends, ==, 2);
+  g_assert_cmpstr (manifest->backends[0].description, ==, "one\ntwo\tthree\\four five");
+  g_assert_cmpuint (g_strv_length (manifest->backends[0].tags), ==, 2);
+  g_assert_cmpstr (manifest->backends[0].tags[0], ==, "x_1");
+  g_assert_cmpstr (manifest->backends[0].tags[1], ==, "y");
+  g_assert_cmpstr (manifest->backends[1].description, ==, "plain text");
+  g_assert_cmpuint (g_strv_length (manifest->backends[1].tags), ==, 0);
+}
+
 /* ---- Manifests that are not regular files ------------------------------ */
 
 /* A FIFO named like a manifest: reading it would wait for a writer that
@@ -1099,6 +1124,7 @@ main (int   argc,
   g_test_add_func ("/bad-input/manifest/size-bound", test_manifest_size_bound);
   g_test_add_func ("/bad-input/manifest/module-key", test_manifest_module_key);
   g_test_add_func ("/bad-input/manifest/escape-at-end", test_manifest_escape_at_end);
+  g_test_add_func ("/bad-input/manifest/good-escapes", test_manifest_good_escapes);
   g_test_add_func ("/bad-input/manifest/not-regular/fifo", test_manifest_fifo);
   g_test_add_func ("/bad-input/manifest/not-regular/dev-zero", test_manifest_dev_zero);
   g_test_add_func ("/bad-input/graph/100k-nodes", test_graph_100k_nodes);
