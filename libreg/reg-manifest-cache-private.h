@@ -19,6 +19,19 @@ G_BEGIN_DECLS
  * format version or ABI, or stale (a manifest or module file changed, a
  * manifest added or removed).  Never warns: the caller falls back to
  * reading the manifests, which reports what is wrong with them. */
-GPtrArray *_reg_manifest_cache_load (const char *dir);
+GPtrArray *_reg_manifest_cache_load   (const char  *dir);
+
+/* Checks @contents as the cache file of @dir, everything but whether it is
+ * fresh, and returns the manifests it holds, or NULL and sets @why.  For
+ * the fuzzer, which reaches the checks through this. */
+GPtrArray *_reg_manifest_cache_decode (GBytes      *contents,
+                                       const char  *dir,
+                                       char       **why);
+
+/* Rewrites the body size and the checksum in the header of the cache file
+ * @contents of @size bytes (at least a header) to match its body, so that
+ * the fuzzer's changes to a body reach the checks after the checksum. */
+void       _reg_manifest_cache_seal   (guint8      *contents,
+                                       gsize        size);
 
 G_END_DECLS

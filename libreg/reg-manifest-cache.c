@@ -60,6 +60,7 @@
 #include "reg-manifest-cache-private.h"
 #include "reg-manifest-private.h"
 #include "reg-module.h"
+#include "reg-name-private.h"
 
 #define CACHE_MAGIC "RegBkCch"
 #define CACHE_VERSION 1
@@ -540,11 +541,10 @@ reg_backend_cache_write (const char  *dir,
 
 /* Reading */
 
-/* A cache opened and checked: arrays pointing into the mapped file, valid
- * while `body` lives. */
+/* A cache checked: arrays pointing into the file's contents, valid while
+ * `body` lives. */
 typedef struct
 {
-  GMappedFile         *mapped;
   GVariant            *body;
   GVariant            *children[5];
   const char          *strings;
@@ -563,7 +563,6 @@ cache_clear (Cache *cache)
   for (guint i = 0; i < G_N_ELEMENTS (cache->children); i++)
     g_clear_pointer (&cache->children[i], g_variant_unref);
   g_clear_pointer (&cache->body, g_variant_unref);
-  g_clear_pointer (&cache->mapped, g_mapped_file_unref);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Cache, cache_clear)
@@ -635,7 +634,7 @@ cache_ref_dup (const Cache *cache,
  * these members, normal form asks that the string table be a valid `s`,
  * that each array of records be a whole number of records, and that the
  * padding of the manifest records be zero (checked record by record in
- * cache_open()).  The tuple's framing offsets are not checked: whatever
+ * cache_check()).  The tuple's framing offsets are not checked: whatever
  * they say, g_variant_get_child_value() hands out members that lie within
  * the body, and a member they misplace fails the checks on its contents
  * (and could only be made on purpose: the checksum covers every byte). */
@@ -662,22 +661,14 @@ cache_body_is_normal (const Cache  *cache,
   return FALSE;
 }
 
-/* Maps the cache file @path and checks everything but its freshness.  On
- * failure returns FALSE and sets @why. */
-static gboolean
-cache_open (const char  *path,
-            Cache       *cache,
-            char       **why)
+/* Maps the cache file @path; NULL and @why on failure. */
+static GBytes *
+cache_map (const char  *path,
+           char       **why)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GBytes) body_bytes = NULL;
-  g_autoptr(GBytes) file_bytes = NULL;
-  const CacheManifest *previous = NULL;
-  CacheHeader header;
-  const guint8 *data;
-  gsize next_backend = 0, next_tag = 0;
+  g_autoptr(GMappedFile) mapped = NULL;
   struct stat st;
-  gsize size;
   int fd;
 
   /* Opened without blocking and checked to be a regular file: a FIFO in
@@ -686,24 +677,40 @@ cache_open (const char  *path,
   if (fd < 0)
     {
       *why = g_strdup (g_strerror (errno));
-      return FALSE;
+      return NULL;
     }
   if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
     {
       *why = g_strdup ("not a regular file");
       g_close (fd, NULL);
-      return FALSE;
+      return NULL;
     }
-  cache->mapped = g_mapped_file_new_from_fd (fd, FALSE, &error);
+  mapped = g_mapped_file_new_from_fd (fd, FALSE, &error);
   g_close (fd, NULL);
-  if (cache->mapped == NULL)
+  if (mapped == NULL)
     {
       *why = g_strdup (error->message);
-      return FALSE;
+      return NULL;
     }
 
-  file_bytes = g_mapped_file_get_bytes (cache->mapped);
-  data = g_bytes_get_data (file_bytes, &size);
+  return g_mapped_file_get_bytes (mapped);
+}
+
+/* Checks the cache file's @contents, everything but its freshness, and
+ * fills @cache from it.  On failure returns FALSE and sets @why. */
+static gboolean
+cache_check (GBytes  *contents,
+             Cache   *cache,
+             char   **why)
+{
+  g_autoptr(GBytes) body_bytes = NULL;
+  const CacheManifest *previous = NULL;
+  CacheHeader header;
+  const guint8 *data;
+  gsize next_backend = 0, next_tag = 0;
+  gsize size;
+
+  data = g_bytes_get_data (contents, &size);
 
   if (size < sizeof header)
     {
@@ -736,8 +743,8 @@ cache_open (const char  *path,
     }
 
   /* The body starts 32 bytes into a page-aligned mapping: aligned for
-   * GVariant, which reads it in place. */
-  body_bytes = g_bytes_new_from_bytes (file_bytes, sizeof header, size - sizeof header);
+   * GVariant, which reads it in place (and copies other contents). */
+  body_bytes = g_bytes_new_from_bytes (contents, sizeof header, size - sizeof header);
   cache->body = g_variant_ref_sink (g_variant_new_from_bytes (G_VARIANT_TYPE (CACHE_BODY_TYPE),
                                                               body_bytes, FALSE));
   for (guint i = 0; i < G_N_ELEMENTS (cache->children); i++)
@@ -1031,12 +1038,35 @@ cache_is_fresh (const char   *dir,
   return fresh;
 }
 
-static GPtrArray *
-cache_to_manifests (const char  *dir,
-                    const Cache *cache)
+/* Whether the tags @tags[0..@n_tags) of a backend are as the manifest
+ * reader leaves them: each valid, none twice. */
+static gboolean
+tags_are_normal (char * const *tags,
+                 guint32       n_tags)
 {
-  GPtrArray *manifests = g_ptr_array_new_full (cache->n_manifests,
-                                               (GDestroyNotify) _reg_manifest_free);
+  for (guint32 i = 0; i < n_tags; i++)
+    {
+      if (!_reg_name_validate (tags[i], "tag", NULL))
+        return FALSE;
+      for (guint32 j = 0; j < i; j++)
+        if (g_str_equal (tags[i], tags[j]))
+          return FALSE;
+    }
+
+  return TRUE;
+}
+
+/* The manifests @cache holds, as the manifest reader would have made them
+ * in @dir; NULL and @why when a backend name or a tag breaks the rules the
+ * reader applies, or a manifest declares a name twice (its groups would
+ * have been one). */
+static GPtrArray *
+cache_to_manifests (const char   *dir,
+                    const Cache  *cache,
+                    char        **why)
+{
+  g_autoptr(GPtrArray) manifests = g_ptr_array_new_full (cache->n_manifests,
+                                                         (GDestroyNotify) _reg_manifest_free);
   /* What g_build_filename() puts before a bare file name in @dir. */
   g_autofree char *probe = g_build_filename (dir, "x", NULL);
   gsize prefix_len = strlen (probe) - 1;
@@ -1047,6 +1077,9 @@ cache_to_manifests (const char  *dir,
     {
       const CacheManifest *record = &cache->manifests[i];
       RegManifest *manifest = g_new0 (RegManifest, 1);
+      g_autoptr(GHashTable) names = NULL;
+
+      g_ptr_array_add (manifests, manifest);
 
       manifest->path = g_malloc (prefix_len + record->file_name.length + 1);
       memcpy (manifest->path, probe, prefix_len);
@@ -1060,13 +1093,15 @@ cache_to_manifests (const char  *dir,
               record->module_name.length);
       manifest->module_path[prefix_len + record->module_name.length] = '\0';
 
-      manifest->n_backends = record->n_backends;
       manifest->backends = g_new0 (RegManifestBackend, record->n_backends);
+      if (record->n_backends > 1)
+        names = g_hash_table_new (g_str_hash, g_str_equal);
 
       for (guint32 j = 0; j < record->n_backends; j++, backend++)
         {
           RegManifestBackend *mb = &manifest->backends[j];
 
+          manifest->n_backends++;
           mb->name = cache_ref_dup (cache, backend->name);
           mb->description = backend->description.offset != NO_STRING
             ? cache_ref_dup (cache, backend->description)
@@ -1075,12 +1110,22 @@ cache_to_manifests (const char  *dir,
           for (guint32 k = 0; k < backend->n_tags; k++, tag++)
             mb->tags[k] = cache_ref_dup (cache, *tag);
           mb->tags[backend->n_tags] = NULL;
-        }
 
-      g_ptr_array_add (manifests, manifest);
+          if (!_reg_name_validate (mb->name, "backend name", NULL) ||
+              !tags_are_normal (mb->tags, backend->n_tags))
+            {
+              *why = g_strdup_printf ("bad backend name or tag in record %" G_GSIZE_FORMAT, i);
+              return NULL;
+            }
+          if (names != NULL && !g_hash_table_add (names, mb->name))
+            {
+              *why = g_strdup_printf ("a backend declared twice in record %" G_GSIZE_FORMAT, i);
+              return NULL;
+            }
+        }
     }
 
-  return manifests;
+  return g_steal_pointer (&manifests);
 }
 
 GPtrArray *
@@ -1088,9 +1133,12 @@ _reg_manifest_cache_load (const char *dir)
 {
   g_autofree char *path = g_build_filename (dir, REG_MANIFEST_CACHE_NAME, NULL);
   g_autofree char *why = NULL;
+  g_autoptr(GBytes) contents = NULL;
   g_auto(Cache) cache = { NULL, };
+  GPtrArray *manifests;
 
-  if (!cache_open (path, &cache, &why))
+  contents = cache_map (path, &why);
+  if (contents == NULL || !cache_check (contents, &cache, &why))
     {
       g_debug ("discovery cache %s not used: %s", path, why);
       return NULL;
@@ -1102,5 +1150,36 @@ _reg_manifest_cache_load (const char *dir)
       return NULL;
     }
 
-  return cache_to_manifests (dir, &cache);
+  manifests = cache_to_manifests (dir, &cache, &why);
+  if (manifests == NULL)
+    g_debug ("discovery cache %s not used: %s", path, why);
+
+  return manifests;
+}
+
+GPtrArray *
+_reg_manifest_cache_decode (GBytes      *contents,
+                            const char  *dir,
+                            char       **why)
+{
+  g_auto(Cache) cache = { NULL, };
+
+  if (!cache_check (contents, &cache, why))
+    return NULL;
+
+  return cache_to_manifests (dir, &cache, why);
+}
+
+void
+_reg_manifest_cache_seal (guint8 *contents,
+                          gsize   size)
+{
+  CacheHeader header;
+
+  g_return_if_fail (size >= sizeof header);
+
+  memcpy (&header, contents, sizeof header);
+  header.body_size = size - sizeof header;
+  header.checksum = body_checksum (contents + sizeof header, size - sizeof header);
+  memcpy (contents, &header, sizeof header);
 }

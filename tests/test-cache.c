@@ -1202,6 +1202,64 @@ test_corrupt_checked_content (void)
       }
   }
 
+  /* A backend name or a tag that breaks the naming rules, a tag twice, a
+   * name twice in a manifest: a1's name "a1" becomes "a ", its tag "gpu"
+   * becomes "g u", its second tag's record points at its first, or a2's
+   * name becomes "a1". */
+  {
+    guint32 name_offset, tag_offset, tag_length;
+    g_autofree char *bad_name = g_strdup (strings);
+    g_autofree char *bad_tag = g_strdup (strings);
+    g_autoptr(GVariantBuilder) twice = g_variant_builder_new (G_VARIANT_TYPE ("a(uu)"));
+    const char *tables[] = { bad_name, bad_tag };
+
+    g_variant_get_child (backends, 0, "(uuuuu)", &name_offset, NULL, NULL, NULL, NULL);
+    g_variant_get_child (tags, 0, "(uu)", &tag_offset, &tag_length);
+    g_assert_cmpmem (strings + name_offset, 2, "a1", 2);
+    g_assert_cmpmem (strings + tag_offset, tag_length, "gpu", 3);
+    bad_name[name_offset + 1] = ' ';
+    bad_tag[tag_offset + 1] = ' ';
+
+    for (guint t = 0; t < G_N_ELEMENTS (tables); t++)
+      {
+        g_autoptr(GVariant) bad_body = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)@a(uu))",
+                                                                          abi, tables[t], manifests, backends, tags));
+        g_autofree char *file = make_cache_with_body (good, bad_body, &length);
+
+        assert_cache_rejected (dir, file, length, "bad backend name or tag in record 0", expected);
+      }
+
+    for (gsize t = 0; t < g_variant_n_children (tags); t++)
+      {
+        g_autoptr(GVariant) tag = g_variant_get_child_value (tags, t == 1 ? 0 : t);
+
+        g_variant_builder_add_value (twice, tag);
+      }
+    {
+      g_autoptr(GVariant) bad_body = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)a(uu))",
+                                                                        abi, strings, manifests, backends, twice));
+      g_autofree char *file = make_cache_with_body (good, bad_body, &length);
+
+      assert_cache_rejected (dir, file, length, "bad backend name or tag in record 0", expected);
+    }
+
+    /* a2 named a1 too: the string table's "a2" made "a1". */
+    {
+      g_autofree char *same_name = g_strdup (strings);
+      g_autoptr(GVariant) bad_body = NULL;
+      g_autofree char *file = NULL;
+      guint32 a2_offset;
+
+      g_variant_get_child (backends, 1, "(uuuuu)", &a2_offset, NULL, NULL, NULL, NULL);
+      g_assert_cmpmem (strings + a2_offset, 2, "a2", 2);
+      same_name[a2_offset + 1] = '1';
+      bad_body = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)@a(uu))",
+                                                    abi, same_name, manifests, backends, tags));
+      file = make_cache_with_body (good, bad_body, &length);
+      assert_cache_rejected (dir, file, length, "a backend declared twice in record 0", expected);
+    }
+  }
+
   /* Manifests out of order. */
   {
     g_autoptr(GVariant) first = g_variant_get_child_value (manifests, 0);

@@ -1,0 +1,60 @@
+/* fuzz-manifest-check.h: what a manifest that libreg accepted must be
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include "fuzz-common.h"
+
+#include "reg-manifest-private.h"
+#include "reg-name-private.h"
+
+/* A manifest read from the directory @dir, by the manifest reader or from
+ * a discovery cache, declares backends that follow the rules a registry
+ * relies on: it is a `.backend` file of @dir, its module a bare file name
+ * in @dir, and its backends (at least one) have valid names, each once,
+ * normalized tags and UTF-8 descriptions. */
+static inline void
+fuzz_check_manifest (const RegManifest *manifest,
+                     const char        *dir)
+{
+  g_autoptr(GHashTable) names = g_hash_table_new (g_str_hash, g_str_equal);
+  gsize dir_len = strlen (dir);
+  const char *file, *module;
+
+  FUZZ_ASSERT (strncmp (manifest->path, dir, dir_len) == 0 && manifest->path[dir_len] == '/',
+               "manifest %s", manifest->path);
+  file = manifest->path + dir_len + 1;
+  FUZZ_ASSERT (strchr (file, '/') == NULL && g_str_has_suffix (file, ".backend"),
+               "manifest file '%s' is not a bare .backend file name", file);
+
+  FUZZ_ASSERT (strncmp (manifest->module_path, dir, dir_len) == 0 &&
+               manifest->module_path[dir_len] == '/',
+               "module %s", manifest->module_path);
+  module = manifest->module_path + dir_len + 1;
+  FUZZ_ASSERT (*module != '\0' && strchr (module, '/') == NULL &&
+               strcmp (module, ".") != 0 && strcmp (module, "..") != 0,
+               "module file '%s' is not a bare file name", module);
+
+  FUZZ_ASSERT (manifest->n_backends > 0, "a manifest without backends");
+  for (guint i = 0; i < manifest->n_backends; i++)
+    {
+      const RegManifestBackend *backend = &manifest->backends[i];
+      g_autoptr(GHashTable) tags = g_hash_table_new (g_str_hash, g_str_equal);
+
+      FUZZ_ASSERT (_reg_name_validate (backend->name, "backend name", NULL),
+                   "declared backend name '%s' breaks the naming rules", backend->name);
+      FUZZ_ASSERT (g_hash_table_add (names, backend->name), "'%s' declared twice", backend->name);
+      FUZZ_ASSERT (backend->tags != NULL, "'%s' without a tag array", backend->name);
+      for (guint j = 0; backend->tags[j] != NULL; j++)
+        {
+          FUZZ_ASSERT (_reg_name_validate (backend->tags[j], "tag", NULL),
+                       "tag '%s' of '%s' breaks the naming rules", backend->tags[j], backend->name);
+          FUZZ_ASSERT (g_hash_table_add (tags, backend->tags[j]), "tag '%s' twice", backend->tags[j]);
+        }
+      FUZZ_ASSERT (backend->description == NULL ||
+                   g_utf8_validate (backend->description, -1, NULL),
+                   "description of '%s' is not UTF-8", backend->name);
+    }
+}
