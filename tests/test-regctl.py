@@ -785,6 +785,28 @@ class TestBench(RegctlTestCase):
                                 '--option', 'inductor/fuse=false', *args)
                 self.assertExit(result, 0)
 
+    def test_mismatch(self):
+        # inductor's vector tanh is within a few ulp of glibc's (eager),
+        # not equal to it: with no tolerance the outputs do not match
+        require_inductor(self)
+        graph = self.write('tanh.graph', 'graph(x):\n  y = tanh(x)\n  return (y,)\n')
+        result = regctl('bench', graph, '--backends', 'eager,inductor', '--size', '64', '--repeat', '1',
+                        '--rtol', '0', '--atol', '0')
+        self.assertExit(result, 1)
+        self.assertEqual(result.stdout, '')
+        match = re.fullmatch(r"backend 'inductor' does not match backend 'eager' \(rtol 0, atol 0\): "
+                             r"output 0: element (\d+) is (\S+) instead of (\S+) "
+                             r"\(largest absolute difference (\S+)\)\n", result.stderr)
+        self.assertIsNotNone(match, result.stderr)
+        element, got, expected, largest = match.groups()
+        self.assertLess(int(element), 64 * 64)
+        self.assertNotEqual(float(got), float(expected))
+        self.assertGreaterEqual(float(largest), abs(float(got) - float(expected)))
+        self.assertLess(float(largest), 1e-5)
+        # within the default tolerance they do
+        result = regctl('bench', graph, '--backends', 'eager,inductor', '--size', '64', '--repeat', '1')
+        self.assertExit(result, 0)
+
     def test_nan_matches_nan(self):
         # log of the negative inputs is NaN on every backend: they agree
         graph = self.write('log.graph', 'graph(x):\n  y = log(x)\n  return (y,)\n')
