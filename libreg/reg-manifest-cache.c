@@ -36,11 +36,13 @@
  * still be well-formed), the normal form of its members, then every offset
  * and index against the array it points into, every string for UTF-8, every
  * manifest name and Module= for the rules the manifest reader applies.
- * Only then is the cache compared with the directory: the same set of
+ * Then the cache is compared with the directory: the same set of
  * `*.backend` names, and the same mtime, ctime (both in nanoseconds) and
- * size for each manifest and each module file.  Any difference and the
- * cache is ignored, with a g_debug() saying why, and discovery reads the
- * manifests as if there were no cache.
+ * size for each manifest and each module file.  Last, as the manifests are
+ * made from it, every backend name and tag is checked against the naming
+ * rules, and for repeats.  Any difference and the cache is ignored, with a
+ * g_debug() saying why, and discovery reads the manifests as if there
+ * were no cache.
  *
  * Integers are in the writer's byte order: a cache read on a machine of
  * the other order has a version number that does not match, and is
@@ -644,7 +646,9 @@ cache_body_is_normal (const Cache  *cache,
 {
   const char *member = NULL;
 
-  if (g_variant_get_size (cache->children[0]) != sizeof (guint32))
+  /* A fixed-size member that its framing does not fit has no data (its
+   * size is still the type's). */
+  if (g_variant_get_data (cache->children[0]) == NULL)
     member = "the ABI version";
   else if (!g_variant_is_normal_form (cache->children[1]))
     member = "the string table";
@@ -1039,18 +1043,32 @@ cache_is_fresh (const char   *dir,
 }
 
 /* Whether the tags @tags[0..@n_tags) of a backend are as the manifest
- * reader leaves them: each valid, none twice. */
+ * reader leaves them: each valid, none twice.  (A cache can give a backend
+ * any number of tags: a long list is checked for repeats with a set.) */
 static gboolean
 tags_are_normal (char * const *tags,
                  guint32       n_tags)
 {
+  g_autoptr(GHashTable) seen = NULL;
+
+  if (n_tags > 8)
+    seen = g_hash_table_new (g_str_hash, g_str_equal);
+
   for (guint32 i = 0; i < n_tags; i++)
     {
       if (!_reg_name_validate (tags[i], "tag", NULL))
         return FALSE;
-      for (guint32 j = 0; j < i; j++)
-        if (g_str_equal (tags[i], tags[j]))
-          return FALSE;
+      if (seen != NULL)
+        {
+          if (!g_hash_table_add (seen, tags[i]))
+            return FALSE;
+        }
+      else
+        {
+          for (guint32 j = 0; j < i; j++)
+            if (g_str_equal (tags[i], tags[j]))
+              return FALSE;
+        }
     }
 
   return TRUE;
@@ -1100,6 +1118,7 @@ cache_to_manifests (const char   *dir,
       for (guint32 j = 0; j < record->n_backends; j++, backend++)
         {
           RegManifestBackend *mb = &manifest->backends[j];
+          const char *problem = NULL;
 
           manifest->n_backends++;
           mb->name = cache_ref_dup (cache, backend->name);
@@ -1111,15 +1130,17 @@ cache_to_manifests (const char   *dir,
             mb->tags[k] = cache_ref_dup (cache, *tag);
           mb->tags[backend->n_tags] = NULL;
 
-          if (!_reg_name_validate (mb->name, "backend name", NULL) ||
-              !tags_are_normal (mb->tags, backend->n_tags))
+          if (!_reg_name_validate (mb->name, "backend name", NULL))
+            problem = "a bad name";
+          else if (!tags_are_normal (mb->tags, backend->n_tags))
+            problem = "a bad or repeated tag";
+          else if (names != NULL && !g_hash_table_add (names, mb->name))
+            problem = "a name its manifest declares twice";
+
+          if (problem != NULL)
             {
-              *why = g_strdup_printf ("bad backend name or tag in record %" G_GSIZE_FORMAT, i);
-              return NULL;
-            }
-          if (names != NULL && !g_hash_table_add (names, mb->name))
-            {
-              *why = g_strdup_printf ("a backend declared twice in record %" G_GSIZE_FORMAT, i);
+              *why = g_strdup_printf ("backend %" G_GSIZE_FORMAT " has %s",
+                                      (gsize) (backend - cache->backends), problem);
               return NULL;
             }
         }

@@ -83,7 +83,7 @@ get_raw_value (GKeyFile    *keyfile,
           g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
                        "[%s] %s: %s", group, key,
                        *p == '\0' ? "a backslash ends the value"
-                                   : "invalid escape sequence");
+                                  : "invalid escape sequence");
           g_clear_pointer (raw, g_free);
           return FALSE;
         }
@@ -94,8 +94,9 @@ get_raw_value (GKeyFile    *keyfile,
 
 /* The string value of @key of @group, from its @raw value (taken over):
  * without a backslash it is already what g_key_file_get_string() would
- * return, so only a value with escapes is looked up again.  NULL with
- * GKeyFile's error when the key is missing. */
+ * return (that also checks UTF-8, which parse_manifest() has checked of
+ * the whole text), so only a value with escapes is looked up again.  NULL
+ * with GKeyFile's error when the key is missing. */
 static char *
 get_string (GKeyFile    *keyfile,
             const char  *group,
@@ -118,7 +119,7 @@ parse_backend (GKeyFile            *keyfile,
 {
   const char *name = group + strlen (BACKEND_GROUP_PREFIX);
   g_autofree char *raw_tags = NULL;
-  char *raw_description = NULL;
+  g_autofree char *raw_description = NULL;
   g_auto(GStrv) tags = NULL;
   g_autoptr(GError) local_error = NULL;
 
@@ -135,7 +136,6 @@ parse_backend (GKeyFile            *keyfile,
       tags = g_key_file_get_string_list (keyfile, group, "Tags", NULL, &local_error);
       if (local_error != NULL)
         {
-          g_free (raw_description);
           g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
                                       "[%s] Tags: ", group);
           return FALSE;
@@ -145,14 +145,14 @@ parse_backend (GKeyFile            *keyfile,
   backend->tags = _reg_tags_normalize ((const char * const *) tags, &local_error);
   if (backend->tags == NULL)
     {
-      g_free (raw_description);
       g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
                                   "[%s] Tags: ", group);
       return FALSE;
     }
 
   /* Optional: no error when it is missing. */
-  backend->description = get_string (keyfile, group, "Description", raw_description, NULL);
+  backend->description = get_string (keyfile, group, "Description",
+                                     g_steal_pointer (&raw_description), NULL);
   backend->name = g_strdup (name);
 
   return TRUE;

@@ -337,10 +337,8 @@ dir_rank (GPtrArray  *dirs,
   return G_MAXUINT;
 }
 
-/* Adds the declarations of one manifest.  A name already declared from a
- * directory later in the search path is taken over, as a full scan in
- * search path order would have given it to this one; a name registered or
- * loaded is left alone. */
+/* The pooled copy of @path (a directory or a module path), shared by
+ * every backend that names it. */
 static const char *
 intern_path_locked (RegRegistry *self,
                     const char  *path)
@@ -384,6 +382,11 @@ declares_locked (RegRegistry *self,
   return g_hash_table_contains (self->shadowed, key);
 }
 
+/* Adds the declarations of one manifest.  A name already declared from a
+ * directory later in the search path is taken over, as a full scan in
+ * search path order would have given it to this one; a name registered or
+ * loaded is left alone.  The names added go to @declared, borrowed from
+ * @manifest. */
 static void
 merge_manifest_locked (RegRegistry       *self,
                        const RegManifest *manifest,

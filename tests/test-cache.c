@@ -1056,7 +1056,7 @@ good_body (const char *good,
 }
 
 /* Checks that a cache of the header of @good and the body @raw (stored as
- * it is, with its checksum right) is rejected for @reason. */
+ * it is, with its size and checksum right) is rejected for @reason. */
 static void
 assert_raw_body_rejected (const char   *dir,
                           const char   *good,
@@ -1070,11 +1070,13 @@ assert_raw_body_rejected (const char   *dir,
                                                                           bytes, FALSE));
   g_autofree char *file = g_malloc (CACHE_HEADER_SIZE + body_size);
   guint64 checksum = body_checksum (raw, body_size);
+  guint64 size64 = body_size;
 
   /* This checks the test: the body is what it should be, not normal. */
   g_assert_false (g_variant_is_normal_form (bad));
 
   memcpy (file, good, CACHE_HEADER_SIZE);
+  memcpy (file + 16, &size64, 8);
   memcpy (file + 24, &checksum, 8);
   memcpy (file + CACHE_HEADER_SIZE, raw, body_size);
   assert_cache_rejected (dir, file, CACHE_HEADER_SIZE + body_size, reason, expected);
@@ -1127,7 +1129,8 @@ test_corrupt_checked_content (void)
 
   /* Not in normal form, each way its members can break it: the padding
    * of a record, the string table's UTF-8, an array that is not a whole
-   * number of records (its end moved by the tuple's framing offset). */
+   * number of records (its end moved by the tuple's framing offset), a
+   * version that does not fit. */
   {
     gsize body_size = g_variant_get_size (body);
     gsize manifests_at = (const guint8 *) g_variant_get_data (manifests) -
@@ -1149,14 +1152,19 @@ test_corrupt_checked_content (void)
     raw[manifests_at + 68] = 0xff;
     assert_raw_body_rejected (dir, good, raw, body_size, "(the padding of record 0)", expected);
 
-    raw = (g_free (raw), g_memdup2 (good + CACHE_HEADER_SIZE, body_size));
+    g_free (raw);
+    raw = g_memdup2 (good + CACHE_HEADER_SIZE, body_size);
     raw[strings_at] = 0xff;
     assert_raw_body_rejected (dir, good, raw, body_size, "(the string table)", expected);
 
-    raw = (g_free (raw), g_memdup2 (good + CACHE_HEADER_SIZE, body_size));
+    g_free (raw);
+    raw = g_memdup2 (good + CACHE_HEADER_SIZE, body_size);
     framed = GUINT64_TO_LE (manifests_end - 4);
     memcpy (raw + framing_at, &framed, offset_size);
     assert_raw_body_rejected (dir, good, raw, body_size, "(the manifest records)", expected);
+
+    /* A body too short to hold even the ABI version. */
+    assert_raw_body_rejected (dir, good, raw, 3, "(the ABI version)", expected);
   }
 
   /* Records pointing outside the string table, or at a name that breaks
@@ -1226,7 +1234,9 @@ test_corrupt_checked_content (void)
                                                                           abi, tables[t], manifests, backends, tags));
         g_autofree char *file = make_cache_with_body (good, bad_body, &length);
 
-        assert_cache_rejected (dir, file, length, "bad backend name or tag in record 0", expected);
+        assert_cache_rejected (dir, file, length,
+                               t == 0 ? "backend 0 has a bad name" : "backend 0 has a bad or repeated tag",
+                               expected);
       }
 
     for (gsize t = 0; t < g_variant_n_children (tags); t++)
@@ -1240,7 +1250,7 @@ test_corrupt_checked_content (void)
                                                                         abi, strings, manifests, backends, twice));
       g_autofree char *file = make_cache_with_body (good, bad_body, &length);
 
-      assert_cache_rejected (dir, file, length, "bad backend name or tag in record 0", expected);
+      assert_cache_rejected (dir, file, length, "backend 0 has a bad or repeated tag", expected);
     }
 
     /* a2 named a1 too: the string table's "a2" made "a1". */
@@ -1256,7 +1266,7 @@ test_corrupt_checked_content (void)
       bad_body = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)@a(uu))",
                                                     abi, same_name, manifests, backends, tags));
       file = make_cache_with_body (good, bad_body, &length);
-      assert_cache_rejected (dir, file, length, "a backend declared twice in record 0", expected);
+      assert_cache_rejected (dir, file, length, "backend 1 has a name its manifest declares twice", expected);
     }
   }
 
