@@ -264,6 +264,7 @@ read_manifest_file (const char  *path,
   g_autofree char *data = NULL;
   GStatBuf st;
   gsize size, got = 0;
+  gboolean to_end;
   int fd, saved_errno;
 
   fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0);
@@ -291,8 +292,13 @@ read_manifest_file (const char  *path,
       return FALSE;
     }
 
-  /* The size may change while reading: read to the end, within bounds. */
+  /* The file is read up to the size it states (a manifest rewritten
+   * meanwhile reads as a prefix of the new text, as with
+   * g_file_get_contents()), which saves the read() that would find the
+   * end.  A file that states 0 bytes may still have contents (files of
+   * /proc do): that one is read to its end, within bounds. */
   size = (gsize) st.st_size;
+  to_end = size == 0;
   data = g_malloc (size + 1);
   for (;;)
     {
@@ -300,7 +306,7 @@ read_manifest_file (const char  *path,
 
       if (got == size)
         {
-          if (size > REG_MANIFEST_MAX_SIZE)
+          if (!to_end || size > REG_MANIFEST_MAX_SIZE)
             break;
           size = MIN (size * 2 + 64, (gsize) REG_MANIFEST_MAX_SIZE + 1);
           data = g_realloc (data, size + 1);

@@ -145,27 +145,41 @@ char **
 _reg_tags_normalize (const char * const  *tags,
                      GError             **error)
 {
-  g_autoptr(GPtrArray) result = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
-  gsize i;
+  gsize n_tags = tags != NULL ? g_strv_length ((char **) tags) : 0;
+  g_autoptr(GHashTable) seen = NULL;
+  char **result = g_new0 (char *, n_tags + 1);
+  gsize n_kept = 0;
 
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  for (i = 0; tags != NULL && tags[i] != NULL; i++)
+  /* Repeats are found by comparing with the tags kept so far, or with a
+   * set when there are many (manifests have a few at most). */
+  if (n_tags > 8)
+    seen = g_hash_table_new (g_str_hash, g_str_equal);
+
+  for (gsize i = 0; i < n_tags; i++)
     {
-      char *tag;
+      gboolean repeat = FALSE;
 
       if (!_reg_name_validate (tags[i], "tag", error))
-        return NULL;
+        {
+          g_strfreev (result);
+          return NULL;
+        }
 
-      if (g_hash_table_contains (seen, tags[i]))
+      if (seen != NULL)
+        repeat = g_hash_table_contains (seen, tags[i]);
+      else
+        for (gsize j = 0; j < n_kept && !repeat; j++)
+          repeat = g_str_equal (result[j], tags[i]);
+      if (repeat)
         continue;
 
-      tag = g_strdup (tags[i]);
-      g_ptr_array_add (result, tag);
-      g_hash_table_add (seen, tag);
+      result[n_kept] = g_strdup (tags[i]);
+      if (seen != NULL)
+        g_hash_table_add (seen, result[n_kept]);
+      n_kept++;
     }
 
-  g_ptr_array_add (result, NULL);
-  return (char **) g_ptr_array_free (g_steal_pointer (&result), FALSE);
+  return result;
 }

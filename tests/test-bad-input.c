@@ -373,6 +373,33 @@ test_manifest_10k_groups (void)
   remove_tmp_dir (dir);
 }
 
+/* A manifest is read up to the size it states, but a file that states 0
+ * bytes is read to its end, as files of /proc need: /proc/self/status
+ * read that way is no key file, where 0 bytes would be a manifest without
+ * its [Reg Module] group. */
+static void
+test_manifest_size_zero_file (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *path = g_build_filename (dir, "proc.backend", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(RegManifest) manifest = NULL;
+  GStatBuf st;
+
+  g_assert_no_errno (g_stat ("/proc/self/status", &st));
+  g_assert_cmpint (st.st_size, ==, 0);
+  g_assert_no_errno (symlink ("/proc/self/status", path));
+
+  manifest = _reg_manifest_load (path, &error);
+  g_assert_null (manifest);
+  g_assert_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_PARSE);
+  g_assert_true (g_str_has_prefix (error->message, "not a key file: "));
+  assert_message_clear (error->message);
+
+  g_unlink (path);
+  remove_tmp_dir (dir);
+}
+
 /* REG_MANIFEST_MAX_SIZE: a manifest of exactly that size is read, one byte
  * more is refused unread, with a warning, and its neighbours still count. */
 static void
@@ -1122,6 +1149,7 @@ main (int   argc,
   g_test_add_func ("/bad-input/manifest/huge-value", test_manifest_huge_value);
   g_test_add_func ("/bad-input/manifest/10k-groups", test_manifest_10k_groups);
   g_test_add_func ("/bad-input/manifest/size-bound", test_manifest_size_bound);
+  g_test_add_func ("/bad-input/manifest/size-zero-file", test_manifest_size_zero_file);
   g_test_add_func ("/bad-input/manifest/module-key", test_manifest_module_key);
   g_test_add_func ("/bad-input/manifest/escape-at-end", test_manifest_escape_at_end);
   g_test_add_func ("/bad-input/manifest/good-escapes", test_manifest_good_escapes);

@@ -306,6 +306,38 @@ test_tags_normalize (void)
   g_assert_cmpstrv (from_empty, empty);
 }
 
+/* Many tags (repeats then found with a set): the same rule, first place
+ * kept, and an invalid tag after many still fails. */
+static void
+test_tags_normalize_many (void)
+{
+  g_autoptr(GPtrArray) tags = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) expected = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) normalized = NULL;
+
+  for (guint i = 0; i < 40; i++)
+    {
+      g_ptr_array_add (tags, g_strdup_printf ("t%u", (i * 7) % 13));
+      if (i < 13)
+        g_ptr_array_add (expected, g_strdup_printf ("t%u", (i * 7) % 13));
+    }
+  g_ptr_array_add (tags, NULL);
+  g_ptr_array_add (expected, NULL);
+
+  normalized = _reg_tags_normalize ((const char * const *) tags->pdata, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstrv (normalized, (const char * const *) expected->pdata);
+
+  g_ptr_array_remove_index (tags, tags->len - 1);
+  g_ptr_array_add (tags, g_strdup ("bad tag"));
+  g_ptr_array_add (tags, NULL);
+  g_clear_pointer (&normalized, g_strfreev);
+  normalized = _reg_tags_normalize ((const char * const *) tags->pdata, &error);
+  g_assert_null (normalized);
+  g_assert_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_INVALID_NAME);
+}
+
 static void
 test_tags_invalid (void)
 {
@@ -347,6 +379,7 @@ main (int   argc,
   g_test_add_func ("/names/control", test_control);
   g_test_add_func ("/names/format", test_format);
   g_test_add_func ("/names/tags/normalize", test_tags_normalize);
+  g_test_add_func ("/names/tags/normalize-many", test_tags_normalize_many);
   g_test_add_func ("/names/tags/invalid", test_tags_invalid);
 
   return g_test_run ();
