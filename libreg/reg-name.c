@@ -125,9 +125,14 @@ _reg_name_validate (const char  *name,
 
   for (p = name; *p != '\0'; p = g_utf8_next_char (p))
     {
-      g_autofree char *problem = describe_forbidden (g_utf8_get_char (p));
+      g_autofree char *problem = NULL;
       g_autofree char *quoted = NULL;
 
+      /* Printable ASCII, the usual case, without the Unicode tables. */
+      if (*p > ' ' && *p < 0x7f && strchr (FORBIDDEN_CHARACTERS, *p) == NULL)
+        continue;
+
+      problem = describe_forbidden (g_utf8_get_char (p));
       if (problem == NULL)
         continue;
 
