@@ -85,44 +85,89 @@ exact_sigmoid (float x)
 
 /* Vector math --------------------------------------------------------- */
 
-/* exp: Cephes-style.  x = n ln2 + r with |r| <= ln2/2 (Cody-Waite: the high
- * part of ln2 has 9 significant bits, so n * C1 is exact), e^r by a degree-7
- * polynomial, then 2^n applied as 2^n1 * 2^n2 (n1 = n/2): both factors are
- * normal, p * 2^n1 is exact, so a subnormal result is rounded once.  Inputs
- * are clamped so that n stays in [-150, 128]: above the clamp the product
- * overflows to +inf, below it rounds to +0, NaN passes the clamp unchanged
- * (comparisons with NaN are false) and comes out NaN. */
-IND_INLINE float
-ind_expf (float x)
+/* The clamping bounds of the vector math.  Each loop reads them once,
+ * through a volatile, and hands them to the inline functions: with
+ * constant bounds GCC sees that a clamped lane has a constant result and
+ * computes those lanes apart (two compares and a blend per bound), where an
+ * opaque bound costs one minps or maxps.  The clamps let NaN through:
+ * `x > hi ? hi : x` keeps x when x is NaN. */
+typedef struct
 {
-  const float magic = 12582912.0f; /* 1.5 * 2^23: adding it rounds to an integer */
-  float xc, t, fn, r, z, p;
-  gint32 n, n1, n2;
+  float exp_lo, exp_hi;          /* exp: n = round (x / ln2) in [-150, 128] */
+  float sigmoid_lo, sigmoid_hi;  /* e^-x in one scaling: n in [-115, 128] */
+  float tanh_hi;                 /* tanh is +-1 in float beyond */
+} MathBounds;
 
-  xc = x > 88.8f ? 88.8f : x;
-  xc = xc < -104.0f ? -104.0f : xc;
+static const volatile MathBounds math_bounds_opaque = {
+  -104.0f, 88.8f, -88.8f, 80.0f, 7.99881172180175781f,
+};
 
-  t = xc * 1.44269504088896341f + magic;
-  fn = t - magic;
-  n = (gint32) (f2u (t) - f2u (magic));
+IND_INLINE MathBounds
+math_bounds (void)
+{
+  MathBounds bounds;
 
+  bounds.exp_lo = math_bounds_opaque.exp_lo;
+  bounds.exp_hi = math_bounds_opaque.exp_hi;
+  bounds.sigmoid_lo = math_bounds_opaque.sigmoid_lo;
+  bounds.sigmoid_hi = math_bounds_opaque.sigmoid_hi;
+  bounds.tanh_hi = math_bounds_opaque.tanh_hi;
+
+  return bounds;
+}
+
+/* 1.5 * 2^23 + 126: adding x / ln2 to it rounds that to the integer n, and
+ * leaves n + 126, the biased exponent of 2^(n-1), in the low bits. */
+#define EXP_SHIFT 12583038.0f
+
+/* 2 e^r for |r| <= ln2/2: Cephes' expf polynomial (degree 7) with every
+ * coefficient doubled, which is exact, in Horner form (one FMA a term on
+ * v3 and v4). */
+IND_INLINE float
+exp_poly2 (float r)
+{
+  float p;
+
+  p = 2.0f * 1.9875691500e-4f;
+  p = p * r + 2.0f * 1.3981999507e-3f;
+  p = p * r + 2.0f * 8.3334519073e-3f;
+  p = p * r + 2.0f * 4.1665795894e-2f;
+  p = p * r + 2.0f * 1.6666665459e-1f;
+  p = p * r + 2.0f * 5.0000001201e-1f;
+  p = p * r + 2.0f;
+  return p * r + 2.0f;
+}
+
+/* exp: x = n ln2 + r with |r| <= ln2/2 (Cody-Waite: the high part of ln2
+ * has 9 significant bits, so n * C1 is exact), then 2 e^r times 2^(n-1),
+ * whose exponent bits come straight from the rounding of x / ln2.  The
+ * clamp keeps n in [-150, 128]: 2^(n-1) is a normal float for n >= -125;
+ * below, the product is formed with 2^(n+63) (exact) and scaled by 2^-64,
+ * so a subnormal result is rounded once.  Above the clamp the product
+ * overflows to +inf, below it rounds to +0; NaN passes the clamp and comes
+ * out NaN. */
+IND_INLINE float
+ind_expf (float x,
+          float lo,
+          float hi)
+{
+  float xc, t, fn, r, y;
+  gboolean tiny;
+  guint32 e;
+
+  xc = x > hi ? hi : x;
+  xc = xc < lo ? lo : xc;
+
+  t = xc * 1.44269504088896341f + EXP_SHIFT;
+  fn = t - EXP_SHIFT;
   r = xc - fn * 0.693359375f;
   r = r - fn * -2.12194440e-4f;
 
-  z = r * r;
-  p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * z + r;
-  p = p + 1.0f;
+  tiny = fn < -125.5f;
+  e = f2u (t) + (tiny ? 64u : 0u);
+  y = exp_poly2 (r) * u2f (e << 23);
 
-  n1 = n >> 1;
-  n2 = n - n1;
-  p = p * u2f ((guint32) (n1 + 127) << 23);
-  return p * u2f ((guint32) (n2 + 127) << 23);
+  return tiny ? y * 0x1p-64f : y;
 }
 
 /* log: Cephes logf.  x = 2^e m with m in [sqrt(1/2), sqrt(2)), log(m) by
@@ -171,57 +216,71 @@ ind_logf (float x)
 
 /* tanh: a rational minimax approximation on [-7.9988, 7.9988] (the one
  * Eigen uses: odd degree-13 numerator, even degree-6 denominator), one
- * division and no exp, for |x| >= 0.625; below, Cephes' odd polynomial.
- * Beyond the clamp tanh is +-1 in float.  NaN passes the clamp
- * (comparisons are false) and comes out NaN. */
+ * division and no exp.  Both polynomials are scaled by 2^8 (exactly), so
+ * that the numerator, x times about 1.25, underflows only where x itself
+ * is subnormal: down to the smallest floats the quotient stays within a
+ * few ulp of tanh x = x, with no separate case near 0.  Beyond the clamp
+ * (@hi) tanh is +-1 in float.  NaN passes the clamp and comes out NaN,
+ * -0 comes out -0. */
 IND_INLINE float
-ind_tanhf (float x)
+ind_tanhf (float x,
+           float hi)
 {
-  float xc, x2, p, q, z, ps;
+  float xc, x2, p, q;
 
-  xc = x > 7.99881172180175781f ? 7.99881172180175781f : x;
-  xc = xc < -7.99881172180175781f ? -7.99881172180175781f : xc;
+  xc = x > hi ? hi : x;
+  xc = xc < -hi ? -hi : xc;
   x2 = xc * xc;
 
-  p = -2.76076847742355e-16f;
-  p = p * x2 + 2.00018790482477e-13f;
-  p = p * x2 - 8.60467152213735e-11f;
-  p = p * x2 + 5.12229709037114e-08f;
-  p = p * x2 + 1.48572235717979e-05f;
-  p = p * x2 + 6.37261928875436e-04f;
-  p = p * x2 + 4.89352455891786e-03f;
+  p = 256.0f * -2.76076847742355e-16f;
+  p = p * x2 + 256.0f * 2.00018790482477e-13f;
+  p = p * x2 + 256.0f * -8.60467152213735e-11f;
+  p = p * x2 + 256.0f * 5.12229709037114e-08f;
+  p = p * x2 + 256.0f * 1.48572235717979e-05f;
+  p = p * x2 + 256.0f * 6.37261928875436e-04f;
+  p = p * x2 + 256.0f * 4.89352455891786e-03f;
   p = p * xc;
 
-  q = 1.19825839466702e-06f;
-  q = q * x2 + 1.18534705686654e-04f;
-  q = q * x2 + 2.26843463243900e-03f;
-  q = q * x2 + 4.89352518554385e-03f;
+  q = 256.0f * 1.19825839466702e-06f;
+  q = q * x2 + 256.0f * 1.18534705686654e-04f;
+  q = q * x2 + 256.0f * 2.26843463243900e-03f;
+  q = q * x2 + 256.0f * 4.89352518554385e-03f;
 
-  /* near 0, where the rational form loses a few ulp, Cephes' odd
-   * polynomial (1 ulp); the sign of x is then that of the result */
-  z = x2;
-  ps = -5.70498872745e-3f;
-  ps = ps * z + 2.06390887954e-2f;
-  ps = ps * z - 5.37397155531e-2f;
-  ps = ps * z + 1.33314422036e-1f;
-  ps = ps * z - 3.33332819422e-1f;
-  ps = ps * z * xc + xc;
-
-  return ind_abs (x) < 0.625f ? ps : p / q;
+  return p / q;
 }
 
-/* sigmoid as eager writes it, 1 / (1 + e^-x), with the vector exp:
- * e^-x = +inf gives +0, NaN stays NaN. */
+/* sigmoid as eager writes it, 1 / (1 + e^-x), with e^-x computed as in
+ * ind_expf() but scaled in one step: the clamp to [-88.8, 80] keeps n in
+ * [-115, 128], where 2^(n-1) is normal, and does not change the result
+ * (from x = 17 on, 1 + e^-x is 1 in float; below -88.73, e^-x overflows to
+ * +inf and the result is +0, as in eager).  NaN passes the clamp and comes
+ * out NaN. */
 IND_INLINE float
-ind_sigmoidf (float x)
+ind_sigmoidf (float x,
+              float lo,
+              float hi)
 {
-  return 1.0f / (1.0f + ind_expf (-x));
+  float xc, t, fn, r, e;
+
+  xc = x < lo ? lo : x;
+  xc = xc > hi ? hi : xc;
+
+  t = xc * -1.44269504088896341f + EXP_SHIFT;
+  fn = t - EXP_SHIFT;
+  r = -xc - fn * 0.693359375f;
+  r = r - fn * -2.12194440e-4f;
+
+  e = exp_poly2 (r) * u2f (f2u (t) << 23);
+
+  return 1.0f / (1.0f + e);
 }
 
 float
 _reg_ind_vexpf (float x)
 {
-  return ind_expf (x);
+  MathBounds bounds = math_bounds ();
+
+  return ind_expf (x, bounds.exp_lo, bounds.exp_hi);
 }
 
 float
@@ -233,13 +292,17 @@ _reg_ind_vlogf (float x)
 float
 _reg_ind_vtanhf (float x)
 {
-  return ind_tanhf (x);
+  MathBounds bounds = math_bounds ();
+
+  return ind_tanhf (x, bounds.tanh_hi);
 }
 
 float
 _reg_ind_vsigmoidf (float x)
 {
-  return ind_sigmoidf (x);
+  MathBounds bounds = math_bounds ();
+
+  return ind_sigmoidf (x, bounds.sigmoid_lo, bounds.sigmoid_hi);
 }
 
 /* Loops --------------------------------------------------------------- */
@@ -282,10 +345,27 @@ UNARY_LOOP (loop_neg, -x)
 UNARY_LOOP (loop_relu, ind_relu (x))
 UNARY_LOOP (loop_abs, ind_abs (x))
 UNARY_LOOP (loop_sqrt, sqrtf (x))   /* -fno-math-errno: one sqrtps, correctly rounded */
-UNARY_LOOP (loop_vexp, ind_expf (x))
 UNARY_LOOP (loop_vlog, ind_logf (x))
-UNARY_LOOP (loop_vtanh, ind_tanhf (x))
-UNARY_LOOP (loop_vsigmoid, ind_sigmoidf (x))
+
+/* The same with the clamping bounds of the vector math at hand (@bd). */
+#define MATH_LOOP(name, expr)                                           \
+  IND_CLONES static void                                                \
+  name (float       *restrict out,                                      \
+        const float *restrict a,                                        \
+        gsize                 n)                                        \
+  {                                                                     \
+    const MathBounds bd = math_bounds ();                               \
+                                                                        \
+    for (gsize i = 0; i < n; i++)                                       \
+      {                                                                 \
+        float x = a[i];                                                 \
+        out[i] = (expr);                                                \
+      }                                                                 \
+  }
+
+MATH_LOOP (loop_vexp, ind_expf (x, bd.exp_lo, bd.exp_hi))
+MATH_LOOP (loop_vtanh, ind_tanhf (x, bd.tanh_hi))
+MATH_LOOP (loop_vsigmoid, ind_sigmoidf (x, bd.sigmoid_lo, bd.sigmoid_hi))
 
 /* libm, one call per element: what eager does, bit for bit. */
 static void
