@@ -656,7 +656,7 @@ test_fusion_debug_plan (void)
 
   g_test_trap_subprocess (NULL, 0, 0);
   g_test_trap_assert_passed ();
-  g_test_trap_assert_stdout ("*inductor: 1 kernel (fuse on, block size 2048, 1 thread,*"
+  g_test_trap_assert_stdout ("*inductor: 1 kernel (fuse on, block size 512, 1 thread,*"
                              "kernel 0: 2 ops over 4 elements, 1 block buffer: a=exp(x) *b=add(a,1)*");
 }
 

@@ -719,6 +719,9 @@ typedef struct
   guint      n_slots;
   guint     *sum_storage;     /* where each sum goes */
   guint      n_sums;
+  guint     *streams;         /* the storage it reads or writes, to prefetch */
+  gboolean  *stream_written;
+  guint      n_streams;
 
   /* KERNEL_MATMUL */
   guint      mm_a, mm_b, mm_c;
@@ -767,6 +770,8 @@ kernel_clear (gpointer data)
   g_clear_pointer (&kernel->nodes, g_array_unref);
   g_clear_pointer (&kernel->instrs, g_free);
   g_clear_pointer (&kernel->sum_storage, g_free);
+  g_clear_pointer (&kernel->streams, g_free);
+  g_clear_pointer (&kernel->stream_written, g_free);
 }
 
 static gint
@@ -1082,6 +1087,31 @@ plan_emit_blocks (IndPlan    *plan,
         g_array_append_val (free_slots, instr.dst.index);
     }
 
+  /* every array of memory the kernel goes through, once */
+  kernel->streams = g_new (guint, 3 * MAX (instrs->len, 1));
+  kernel->stream_written = g_new (gboolean, 3 * MAX (instrs->len, 1));
+  for (guint i = 0; i < instrs->len; i++)
+    {
+      const Instr *instr = &g_array_index (instrs, Instr, i);
+      Loc locs[3] = { instr->dst, instr->a, instr->b };
+      guint n_locs = instr->kind == INSTR_BINARY ? 3 : 2;
+
+      for (guint j = instr->kind == INSTR_REDUCE ? 1 : 0; j < n_locs; j++)
+        {
+          gboolean seen = FALSE;
+
+          if (locs[j].kind != LOC_STORAGE)
+            continue;
+          for (guint s = 0; s < kernel->n_streams; s++)
+            seen |= kernel->streams[s] == locs[j].index;
+          if (!seen)
+            {
+              kernel->streams[kernel->n_streams] = locs[j].index;
+              kernel->stream_written[kernel->n_streams++] = j == 0;
+            }
+        }
+    }
+
   kernel->n_instrs = instrs->len;
   kernel->instrs = (Instr *) g_array_free (g_steal_pointer (&instrs), FALSE);
   kernel->n_sums = sums->len;
@@ -1283,6 +1313,36 @@ resolve (const IndPlan *plan,
     }
 }
 
+/* Prefetching.  Each block first waits for its inputs to come from
+ * memory, then computes (the exp, tanh, divisions...) while memory idles:
+ * the hardware prefetchers run only a few lines ahead of the demand.  So
+ * the lines of the next block are prefetched in slices, one before each
+ * instruction of the current block, and arrive while it computes; with
+ * small blocks the slices stay small enough not to stall on the line fill
+ * buffers.  Prefetches never fault, but the slices stay within each
+ * array. */
+#define FLOATS_PER_LINE 16
+
+static inline void
+prefetch_slice (const Kernel  *kernel,
+                float * const *bufs,
+                gsize          offset,
+                gsize          line_begin,
+                gsize          line_end)
+{
+  for (guint s = 0; s < kernel->n_streams; s++)
+    {
+      const float *base = bufs[kernel->streams[s]] + offset;
+
+      if (kernel->stream_written[s])
+        for (gsize l = line_begin; l < line_end; l++)
+          __builtin_prefetch (base + l * FLOATS_PER_LINE, 1, 3);
+      else
+        for (gsize l = line_begin; l < line_end; l++)
+          __builtin_prefetch (base + l * FLOATS_PER_LINE, 0, 3);
+    }
+}
+
 static void
 job_run (Job *job)
 {
@@ -1301,11 +1361,24 @@ job_run (Job *job)
     {
       gsize offset = block * plan->options.block_size;
       gsize len = MIN (plan->options.block_size, kernel->n_elements - offset);
+      gsize next = offset + plan->options.block_size;
+      gsize next_lines = 0;
+
+      /* the lines of the next block of this job, a slice before each
+       * instruction */
+      if (block + 1 < job->end)
+        next_lines = (MIN (plan->options.block_size, kernel->n_elements - next) +
+                      FLOATS_PER_LINE - 1) / FLOATS_PER_LINE;
 
       for (guint i = 0; i < kernel->n_instrs; i++)
         {
           const Instr *instr = &kernel->instrs[i];
           const float *a = resolve (plan, job->bufs, job->scratch, instr->a, offset);
+
+          if (next_lines > 0)
+            prefetch_slice (kernel, job->bufs, next,
+                            next_lines * i / kernel->n_instrs,
+                            next_lines * (i + 1) / kernel->n_instrs);
 
           switch (instr->kind)
             {
