@@ -1574,12 +1574,12 @@ _reg_ind_plan_run (IndPlan    *plan,
           bufs[s] = reg_tensor_get_data (g_ptr_array_index (inputs, node->input_index), NULL);
           break;
         case STORAGE_OUTPUT:
-          /* every element is written by the kernel that produces it */
+        case STORAGE_TEMP:
+          /* every element is written by the kernel that produces it; a
+           * temporary is a tensor too, so that a large one is recycled by
+           * the next call (reg-storage.c) rather than faulted in anew */
           tensors[s] = reg_tensor_new_uninitialized (node->dims, node->n_dims);
           bufs[s] = reg_tensor_get_data (tensors[s], NULL);
-          break;
-        case STORAGE_TEMP:
-          bufs[s] = g_aligned_alloc (MAX (storage->n_elements, 1), sizeof (float), 64);
           break;
         default:
           g_assert_not_reached ();
@@ -1641,13 +1641,7 @@ _reg_ind_plan_run (IndPlan    *plan,
     }
 
   for (guint s = 0; s < n_storage; s++)
-    {
-      const Storage *storage = &g_array_index (plan->storage, Storage, s);
-
-      if (storage->kind == STORAGE_TEMP)
-        g_aligned_free (bufs[s]);
-      g_clear_object (&tensors[s]);
-    }
+    g_clear_object (&tensors[s]);
 
   return results;
 }
