@@ -561,7 +561,7 @@ _reg_ind_matmul_rows (const float *a,
             }
 
           for (gsize r = 0; r < rows; r++)
-            memcpy (c + (i0 + r) * n + j0, acc[r], cols * sizeof (float));
+            memcpy (c + (i0 - row_begin + r) * n + j0, acc[r], cols * sizeof (float));
         }
     }
 }

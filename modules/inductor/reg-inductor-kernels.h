@@ -82,7 +82,8 @@ double         _reg_ind_sum        (const float *x,
                                     gsize        n);
 
 /* Rows [@row_begin, @row_end) of C = A B, A [m, k], B [k, n], row-major,
- * accumulated in float. */
+ * accumulated in float; @c points to row @row_begin of C (a whole C, or a
+ * block buffer that holds only those rows). */
 void           _reg_ind_matmul_rows (const float *a,
                                      const float *b,
                                      float       *c,

@@ -688,6 +688,7 @@ typedef enum {
   INSTR_UNARY,
   INSTR_BINARY,
   INSTR_REDUCE,
+  INSTR_MATMUL,
 } InstrKind;
 
 typedef struct
@@ -698,6 +699,8 @@ typedef struct
   RegIndUnaryFn  unary;
   RegIndBinaryFn binary;
   guint          reduce;     /* INSTR_REDUCE: index into the kernel's sums */
+  /* INSTR_MATMUL: dst = a [m, k] x b [k, n], the rows of the block (a and b
+   * are in memory, dst in memory or a block buffer) */
 } Instr;
 
 typedef enum {
@@ -714,6 +717,8 @@ typedef struct
 
   /* KERNEL_BLOCKS */
   gsize      n_elements;
+  gsize      block_len;       /* elements per block: block-size, or whole
+                               * rows of a matmul it begins with */
   Instr     *instrs;
   guint      n_instrs;
   guint      n_slots;
@@ -723,9 +728,10 @@ typedef struct
   gboolean  *stream_written;
   guint      n_streams;
 
-  /* KERNEL_MATMUL */
+  /* KERNEL_MATMUL, and KERNEL_BLOCKS that begin with a matmul */
   guint      mm_a, mm_b, mm_c;
   gsize      m, k, n;
+  guint      mm_node;         /* G_MAXUINT: none */
 } Kernel;
 
 typedef enum {
@@ -802,6 +808,72 @@ plan_add_storage (IndPlan     *plan,
   plan->node_storage[node] = plan->storage->len - 1;
 
   return plan->storage->len - 1;
+}
+
+/* The rows of a matmul that a fused kernel computes per block, for a
+ * result of @n columns: whole 4-row tiles within a block of block-size
+ * elements, or 0 if not even one fits (the matmul then stays a kernel of
+ * its own, which works on whole tiles). */
+static gsize
+epilogue_rows (const IndPlan *plan,
+               gsize          n)
+{
+  gsize rows = n > 0 ? plan->options.block_size / n : 0;
+
+  return rows >= 4 ? rows & ~(gsize) 3 : 0;
+}
+
+/* Epilogue fusion.  The elementwise kernel that reads a matmul's result
+ * (same stage, same element count: the bias, the activation, a sum...)
+ * takes the matmul in as its first instruction, and its blocks become
+ * groups of whole rows: each block computes its rows of the product,
+ * then the kernel's other instructions on them, while they are in L1.
+ * The product then lives in memory only if something else needs it.
+ * Runs on the kernels in the order they were made; a kernel takes one
+ * matmul (any others it reads, of the same stage, run before it). */
+static void
+plan_fuse_epilogues (IndPlan *plan)
+{
+  IndGraph *graph = plan->graph;
+
+  for (guint k = 0; k < plan->kernels->len; k++)
+    {
+      Kernel *mm = &g_array_index (plan->kernels, Kernel, k);
+      guint id;
+      const IndNode *node;
+
+      if (mm->kind != KERNEL_MATMUL)
+        continue;
+      id = g_array_index (mm->nodes, guint, 0);
+      node = graph_node (graph, id);
+      if (epilogue_rows (plan, (gsize) node->dims[1]) == 0)
+        continue;
+
+      for (guint e = 0; e < plan->kernels->len; e++)
+        {
+          Kernel *epi = &g_array_index (plan->kernels, Kernel, e);
+          gboolean reads = FALSE;
+
+          if (epi->kind != KERNEL_BLOCKS || epi->mm_node != G_MAXUINT ||
+              epi->stage != mm->stage || epi->n_elements != node->n_elements)
+            continue;
+          for (guint j = 0; j < epi->nodes->len; j++)
+            {
+              const IndNode *user = graph_node (graph, g_array_index (epi->nodes, guint, j));
+
+              for (guint a = 0; a < user->n_args; a++)
+                reads |= user->args[a] == id;
+            }
+          if (!reads)
+            continue;
+
+          epi->mm_node = id;
+          g_array_prepend_val (epi->nodes, id);
+          g_array_remove_index (plan->kernels, k);
+          k--;
+          break;
+        }
+    }
 }
 
 /* Kernel assignment.  With fusion, each node gets a stage: inputs and
@@ -903,6 +975,11 @@ plan_assign_kernels (IndPlan *plan)
                                          plan->node_kernel[i]).nodes, i);
     }
 
+  for (guint k = 0; k < plan->kernels->len; k++)
+    g_array_index (plan->kernels, Kernel, k).mm_node = G_MAXUINT;
+  if (plan->options.fuse)
+    plan_fuse_epilogues (plan);
+
   g_array_sort (plan->kernels, kernel_compare);
   for (guint k = 0; k < plan->kernels->len; k++)
     {
@@ -914,8 +991,8 @@ plan_assign_kernels (IndPlan *plan)
 }
 
 /* A value lives in memory when it is an output, when a matmul or another
- * kernel reads it, and when it is a sum or a matmul; the rest live only in
- * block buffers. */
+ * kernel reads it, and when it is a sum or a matmul that is a kernel of
+ * its own; the rest live only in block buffers. */
 static void
 plan_assign_storage (IndPlan *plan)
 {
@@ -935,7 +1012,9 @@ plan_assign_storage (IndPlan *plan)
       if (node->kind != REG_NODE_OP)
         continue;
 
-      if (is_output[i] || node->op == REG_IND_OP_SUM || node->op == REG_IND_OP_MATMUL)
+      if (is_output[i] || node->op == REG_IND_OP_SUM ||
+          (node->op == REG_IND_OP_MATMUL &&
+           g_array_index (plan->kernels, Kernel, plan->node_kernel[i]).kind == KERNEL_MATMUL))
         in_memory[i] = TRUE;
 
       for (guint j = 0; j < node->n_args; j++)
@@ -1010,6 +1089,8 @@ plan_emit_blocks (IndPlan    *plan,
 {
   IndGraph *graph = plan->graph;
   g_autoptr(GArray) instrs = g_array_new (FALSE, TRUE, sizeof (Instr));
+
+  kernel->block_len = plan->options.block_size;
   g_autoptr(GArray) sums = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autoptr(GArray) free_slots = g_array_new (FALSE, FALSE, sizeof (guint));
   guint n_slots = 0;
@@ -1048,7 +1129,26 @@ plan_emit_blocks (IndPlan    *plan,
       instr.a = locs[0];
       instr.b = locs[1];
 
-      if (node->op == REG_IND_OP_SUM)
+      if (node->op == REG_IND_OP_MATMUL)
+        {
+          /* the first instruction of a kernel fused with its epilogue */
+          g_assert (p == 0 && locs[0].kind == LOC_STORAGE && locs[1].kind == LOC_STORAGE);
+          instr.kind = INSTR_MATMUL;
+          kernel->mm_a = locs[0].index;
+          kernel->mm_b = locs[1].index;
+          kernel->m = graph_node (graph, node->args[0])->dims[0];
+          kernel->k = graph_node (graph, node->args[0])->dims[1];
+          kernel->n = node->dims[1];
+          kernel->block_len = epilogue_rows (plan, kernel->n) * kernel->n;
+          if (plan->node_storage[id] != G_MAXUINT)
+            instr.dst = (Loc) { LOC_STORAGE, plan->node_storage[id] };
+          else
+            {
+              slot_of[id] = slot_alloc (free_slots, &n_slots);
+              instr.dst = (Loc) { LOC_SLOT, slot_of[id] };
+            }
+        }
+      else if (node->op == REG_IND_OP_SUM)
         {
           instr.kind = INSTR_REDUCE;
           instr.reduce = sums->len;
@@ -1094,7 +1194,8 @@ plan_emit_blocks (IndPlan    *plan,
     {
       const Instr *instr = &g_array_index (instrs, Instr, i);
       Loc locs[3] = { instr->dst, instr->a, instr->b };
-      guint n_locs = instr->kind == INSTR_BINARY ? 3 : 2;
+      /* a matmul's operands are not read at the block's offset */
+      guint n_locs = instr->kind == INSTR_BINARY ? 3 : instr->kind == INSTR_MATMUL ? 1 : 2;
 
       for (guint j = instr->kind == INSTR_REDUCE ? 1 : 0; j < n_locs; j++)
         {
@@ -1352,28 +1453,29 @@ job_run (Job *job)
   if (kernel->kind == KERNEL_MATMUL)
     {
       _reg_ind_matmul_rows (job->bufs[kernel->mm_a], job->bufs[kernel->mm_b],
-                            job->bufs[kernel->mm_c], job->begin, job->end,
-                            kernel->k, kernel->n);
+                            job->bufs[kernel->mm_c] + job->begin * kernel->n,
+                            job->begin, job->end, kernel->k, kernel->n);
       return;
     }
 
   for (gsize block = job->begin; block < job->end; block++)
     {
-      gsize offset = block * plan->options.block_size;
-      gsize len = MIN (plan->options.block_size, kernel->n_elements - offset);
-      gsize next = offset + plan->options.block_size;
+      gsize offset = block * kernel->block_len;
+      gsize len = MIN (kernel->block_len, kernel->n_elements - offset);
+      gsize next = offset + kernel->block_len;
       gsize next_lines = 0;
 
       /* the lines of the next block of this job, a slice before each
        * instruction */
       if (block + 1 < job->end)
-        next_lines = (MIN (plan->options.block_size, kernel->n_elements - next) +
+        next_lines = (MIN (kernel->block_len, kernel->n_elements - next) +
                       FLOATS_PER_LINE - 1) / FLOATS_PER_LINE;
 
       for (guint i = 0; i < kernel->n_instrs; i++)
         {
           const Instr *instr = &kernel->instrs[i];
-          const float *a = resolve (plan, job->bufs, job->scratch, instr->a, offset);
+          const float *a = instr->kind == INSTR_MATMUL
+                           ? NULL : resolve (plan, job->bufs, job->scratch, instr->a, offset);
 
           if (next_lines > 0)
             prefetch_slice (kernel, job->bufs, next,
@@ -1391,6 +1493,13 @@ job_run (Job *job)
               break;
             case INSTR_REDUCE:
               job->sums[instr->reduce] += _reg_ind_sum (a, len);
+              break;
+            case INSTR_MATMUL:
+              /* a block is whole rows of the product */
+              _reg_ind_matmul_rows (job->bufs[kernel->mm_a], job->bufs[kernel->mm_b],
+                                    resolve (plan, job->bufs, job->scratch, instr->dst, offset),
+                                    offset / kernel->n, (offset + len) / kernel->n,
+                                    kernel->k, kernel->n);
               break;
             default:
               g_assert_not_reached ();
@@ -1479,9 +1588,15 @@ run_kernel (const IndPlan *plan,
       units = (kernel->m + 3) / 4;
       per_thread_min = MAX (1, MIN_FLOPS_PER_THREAD / MAX (1, 4 * kernel->k * kernel->n));
     }
+  else if (kernel->mm_node != G_MAXUINT)
+    {
+      /* blocks of whole rows: counted as multiply-adds */
+      units = (kernel->n_elements + kernel->block_len - 1) / kernel->block_len;
+      per_thread_min = MAX (1, MIN_FLOPS_PER_THREAD / MAX (1, kernel->block_len * kernel->k));
+    }
   else
     {
-      gsize b = plan->options.block_size;
+      gsize b = kernel->block_len;
 
       units = (kernel->n_elements + b - 1) / b;
       per_thread_min = MAX (1, MIN_ELEMENTS_PER_THREAD / b);
