@@ -500,6 +500,7 @@ _reg_ind_sum (const float *x,
  * the inner loop is a vectorized multiply-add over j. */
 #define MM_ROWS 4
 #define MM_COLS 64
+#define MM_NARROW 16
 
 IND_CLONES void
 _reg_ind_matmul_rows (const float *a,
@@ -543,10 +544,42 @@ _reg_ind_matmul_rows (const float *a,
             }
           else
             {
+              gsize j1 = 0;
+
+              /* a narrow tile (a matrix narrower than 64, or its last
+               * columns): 16 columns at a time with the accumulators in
+               * registers, the same sums in the same order */
+              if (rows == MM_ROWS)
+                for (; j1 + MM_NARROW <= cols; j1 += MM_NARROW)
+                  {
+                    float t[MM_ROWS][MM_NARROW] = { { 0 } };
+
+                    for (gsize l = 0; l < k; l++)
+                      {
+                        const float *brow = b + l * n + j0 + j1;
+                        float a0 = a[(i0 + 0) * k + l];
+                        float a1 = a[(i0 + 1) * k + l];
+                        float a2 = a[(i0 + 2) * k + l];
+                        float a3 = a[(i0 + 3) * k + l];
+
+                        for (gsize j = 0; j < MM_NARROW; j++)
+                          {
+                            float bv = brow[j];
+
+                            t[0][j] += a0 * bv;
+                            t[1][j] += a1 * bv;
+                            t[2][j] += a2 * bv;
+                            t[3][j] += a3 * bv;
+                          }
+                      }
+                    for (gsize r = 0; r < MM_ROWS; r++)
+                      memcpy (&acc[r][j1], t[r], sizeof t[r]);
+                  }
+
               for (gsize r = 0; r < rows; r++)
-                for (gsize j = 0; j < cols; j++)
+                for (gsize j = j1; j < cols; j++)
                   acc[r][j] = 0.0f;
-              for (gsize l = 0; l < k; l++)
+              for (gsize l = 0; l < k && j1 < cols; l++)
                 {
                   const float *brow = b + l * n + j0;
 
@@ -554,7 +587,7 @@ _reg_ind_matmul_rows (const float *a,
                     {
                       float av = a[(i0 + r) * k + l];
 
-                      for (gsize j = 0; j < cols; j++)
+                      for (gsize j = j1; j < cols; j++)
                         acc[r][j] += av * brow[j];
                     }
                 }
