@@ -17,6 +17,9 @@
 #define MIN_ELEMENTS_PER_THREAD 32768
 #define MIN_FLOPS_PER_THREAD    (1 << 18)
 
+/* Floats in a cache line (64 bytes), the unit of prefetching. */
+#define FLOATS_PER_LINE 16
+
 /* Operators ----------------------------------------------------------- */
 
 static const char * const op_names[REG_IND_N_OPS] = {
@@ -727,6 +730,8 @@ typedef struct
   guint     *streams;         /* the storage it reads or writes, to prefetch */
   gboolean  *stream_written;
   guint      n_streams;
+  gsize     *prefetch_from;   /* n_instrs + 1: the slice of the next block's
+                               * lines to prefetch before each instruction */
 
   /* KERNEL_MATMUL, and KERNEL_BLOCKS that begin with a matmul */
   guint      mm_a, mm_b, mm_c;
@@ -778,6 +783,7 @@ kernel_clear (gpointer data)
   g_clear_pointer (&kernel->sum_storage, g_free);
   g_clear_pointer (&kernel->streams, g_free);
   g_clear_pointer (&kernel->stream_written, g_free);
+  g_clear_pointer (&kernel->prefetch_from, g_free);
 }
 
 static gint
@@ -1213,6 +1219,11 @@ plan_emit_blocks (IndPlan    *plan,
         }
     }
 
+  kernel->prefetch_from = g_new (gsize, instrs->len + 1);
+  for (guint i = 0; i <= instrs->len; i++)
+    kernel->prefetch_from[i] = (kernel->block_len + FLOATS_PER_LINE - 1) / FLOATS_PER_LINE *
+                               i / MAX (instrs->len, 1);
+
   kernel->n_instrs = instrs->len;
   kernel->instrs = (Instr *) g_array_free (g_steal_pointer (&instrs), FALSE);
   kernel->n_sums = sums->len;
@@ -1422,8 +1433,6 @@ resolve (const IndPlan *plan,
  * small blocks the slices stay small enough not to stall on the line fill
  * buffers.  Prefetches never fault, but the slices stay within each
  * array. */
-#define FLOATS_PER_LINE 16
-
 static inline void
 prefetch_slice (const Kernel  *kernel,
                 float * const *bufs,
@@ -1479,8 +1488,8 @@ job_run (Job *job)
 
           if (next_lines > 0)
             prefetch_slice (kernel, job->bufs, next,
-                            next_lines * i / kernel->n_instrs,
-                            next_lines * (i + 1) / kernel->n_instrs);
+                            MIN (kernel->prefetch_from[i], next_lines),
+                            MIN (kernel->prefetch_from[i + 1], next_lines));
 
           switch (instr->kind)
             {
