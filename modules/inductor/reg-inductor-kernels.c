@@ -502,6 +502,10 @@ _reg_ind_sum (const float *x,
 #define MM_COLS 64
 #define MM_NARROW 16
 
+/* MM_NARROW floats: a GCC generic vector, which each variant lowers to its
+ * own registers (one zmm, two ymm, four xmm). */
+typedef float MmVec __attribute__ ((vector_size (MM_NARROW * sizeof (float))));
+
 IND_CLONES void
 _reg_ind_matmul_rows (const float *a,
                       const float *b,
@@ -548,32 +552,30 @@ _reg_ind_matmul_rows (const float *a,
 
               /* a narrow tile (a matrix narrower than 64, or its last
                * columns): 16 columns at a time with the accumulators in
-               * registers, the same sums in the same order */
+               * registers, the same sums in the same order.  Vector
+               * variables, not an array: GCC would align an array to 64
+               * bytes for AVX-512 and store to it with aligned moves, and
+               * AddressSanitizer's fake stack (detect_stack_use_after_return)
+               * aligns locals to 32 only. */
               if (rows == MM_ROWS)
                 for (; j1 + MM_NARROW <= cols; j1 += MM_NARROW)
                   {
-                    float t[MM_ROWS][MM_NARROW] = { { 0 } };
+                    MmVec t0 = { 0 }, t1 = { 0 }, t2 = { 0 }, t3 = { 0 };
 
                     for (gsize l = 0; l < k; l++)
                       {
-                        const float *brow = b + l * n + j0 + j1;
-                        float a0 = a[(i0 + 0) * k + l];
-                        float a1 = a[(i0 + 1) * k + l];
-                        float a2 = a[(i0 + 2) * k + l];
-                        float a3 = a[(i0 + 3) * k + l];
+                        MmVec bv;
 
-                        for (gsize j = 0; j < MM_NARROW; j++)
-                          {
-                            float bv = brow[j];
-
-                            t[0][j] += a0 * bv;
-                            t[1][j] += a1 * bv;
-                            t[2][j] += a2 * bv;
-                            t[3][j] += a3 * bv;
-                          }
+                        memcpy (&bv, b + l * n + j0 + j1, sizeof bv);
+                        t0 += a[(i0 + 0) * k + l] * bv;
+                        t1 += a[(i0 + 1) * k + l] * bv;
+                        t2 += a[(i0 + 2) * k + l] * bv;
+                        t3 += a[(i0 + 3) * k + l] * bv;
                       }
-                    for (gsize r = 0; r < MM_ROWS; r++)
-                      memcpy (&acc[r][j1], t[r], sizeof t[r]);
+                    memcpy (&acc[0][j1], &t0, sizeof t0);
+                    memcpy (&acc[1][j1], &t1, sizeof t1);
+                    memcpy (&acc[2][j1], &t2, sizeof t2);
+                    memcpy (&acc[3][j1], &t3, sizeof t3);
                   }
 
               for (gsize r = 0; r < rows; r++)
