@@ -1095,11 +1095,12 @@ plan_emit_blocks (IndPlan    *plan,
 {
   IndGraph *graph = plan->graph;
   g_autoptr(GArray) instrs = g_array_new (FALSE, TRUE, sizeof (Instr));
-
-  kernel->block_len = plan->options.block_size;
   g_autoptr(GArray) sums = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autoptr(GArray) free_slots = g_array_new (FALSE, FALSE, sizeof (guint));
   guint n_slots = 0;
+
+  /* a kernel that begins with a matmul sets its own below */
+  kernel->block_len = plan->options.block_size;
 
   for (guint p = 0; p < kernel->nodes->len; p++)
     {
