@@ -171,24 +171,25 @@ ind_expf (float x,
 }
 
 /* log: Cephes logf.  x = 2^e m with m in [sqrt(1/2), sqrt(2)), log(m) by
- * a degree-9 polynomial in f = m - 1, e ln2 added in two parts.
- * Subnormals are scaled by 2^23 first; 0 -> -inf, negative -> NaN,
- * +inf -> +inf, NaN -> NaN, as logf. */
+ * a degree-9 polynomial in f = m - 1 (exact), e ln2 added in two parts.
+ * The split is integer arithmetic on the bits: subtracting those of
+ * sqrt(1/2) makes the exponent field e, and m keeps the mantissa with the
+ * exponent of [sqrt(1/2), sqrt(2)).  Subnormals are scaled by 2^23 first;
+ * 0 -> -inf, +inf -> +inf, negative and NaN -> NaN (the default NaN: the
+ * payload of a NaN input is not kept), as logf. */
 IND_INLINE float
 ind_logf (float x)
 {
-  gboolean sub = x < 1.17549435e-38f;
-  float xs, m, z, y, fe, r;
-  guint32 u;
-  gint32 e;
+  float s, m, z, y, fe, r;
+  guint32 u, t;
 
-  xs = sub ? x * 8388608.0f : x;
-  u = f2u (xs);
-  e = (gint32) ((u >> 23) & 0xff) - 126 - (sub ? 23 : 0);
-  m = u2f ((u & 0x007fffffu) | 0x3f000000u);     /* [0.5, 1) */
-
-  e = m < 0.707106781186547524f ? e - 1 : e;
-  m = m < 0.707106781186547524f ? m + m - 1.0f : m - 1.0f;
+  /* one select only: a second one on the same condition would make GCC
+   * compute the bit manipulations below twice, once for each case */
+  s = x < 1.17549435e-38f ? 8388608.0f : 1.0f;
+  u = f2u (x * s);                            /* exact */
+  t = u - 0x3f3504f3u;                        /* the bits of sqrt(1/2) */
+  m = u2f (u - (t & 0xff800000u)) - 1.0f;     /* [sqrt(1/2), sqrt(2)) - 1 */
+  fe = (float) ((gint32) (t - (f2u (s) - 0x3f800000u)) >> 23);  /* e - 23 if scaled */
 
   z = m * m;
   y = 7.0376836292e-2f;
@@ -202,7 +203,6 @@ ind_logf (float x)
   y = y * m + 3.3333331174e-1f;
   y = y * m * z;
 
-  fe = (float) e;
   y = y + fe * -2.12194440e-4f;
   y = y - 0.5f * z;
   r = m + y;
@@ -210,8 +210,7 @@ ind_logf (float x)
 
   r = x == INFINITY ? INFINITY : r;
   r = x == 0.0f ? -INFINITY : r;
-  r = x < 0.0f ? NAN : r;
-  return x != x ? x : r;
+  return x >= 0.0f ? r : NAN;
 }
 
 /* tanh: a rational minimax approximation on [-7.9988, 7.9988] (the one
