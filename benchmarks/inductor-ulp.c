@@ -13,7 +13,7 @@
  *     result,
  * and whether NaN and infinities come out exactly where glibc puts them.
  *
- *   build/benchmarks/inductor-ulp [--stride N]
+ *   build/benchmarks/inductor-ulp [--stride N] [--function NAME,...]
  */
 
 #include <float.h>
@@ -69,11 +69,43 @@ int
 main (int   argc,
       char *argv[])
 {
-  guint64 stride = 1;
+  gint64 stride = 1;
+  g_autofree char *function_list = NULL;
+  g_auto(GStrv) functions = NULL;
+  GOptionEntry entries[] = {
+    { "stride", 0, 0, G_OPTION_ARG_INT64, &stride, "Test every N-th float only (default 1: all)", "N" },
+    { "function", 0, 0, G_OPTION_ARG_STRING, &function_list,
+      "Comma-separated functions among exp, log, tanh, sigmoid (default: all)", "NAME,..." },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context =
+    g_option_context_new ("- the error in ulp of the inductor's vector math over every float");
+  g_autoptr(GError) error = NULL;
   static float in[BATCH], out[BATCH];
 
-  if (argc == 3 && g_str_equal (argv[1], "--stride"))
-    stride = MAX (1, g_ascii_strtoull (argv[2], NULL, 10));
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!g_option_context_parse (context, &argc, &argv, &error) || argc > 1)
+    {
+      g_printerr ("%s\n", error != NULL ? error->message : "unexpected arguments");
+      return 2;
+    }
+  stride = MAX (1, stride);
+  if (function_list != NULL)
+    {
+      functions = g_strsplit (function_list, ",", -1);
+      for (guint i = 0; functions[i] != NULL; i++)
+        {
+          gboolean known = FALSE;
+
+          for (guint f = 0; f < G_N_ELEMENTS (funcs); f++)
+            known |= g_str_equal (functions[i], funcs[f].name);
+          if (!known)
+            {
+              g_printerr ("unknown function %s\n", functions[i]);
+              return 2;
+            }
+        }
+    }
 
   printf ("vector math of the inductor backend (%s loops), %s float inputs\n",
           _reg_ind_isa_name (),
@@ -91,11 +123,14 @@ main (int   argc,
       guint64 special_mismatch = 0;
       guint64 bits = 0;
 
+      if (functions != NULL && !g_strv_contains ((const char * const *) functions, funcs[f].name))
+        continue;
+
       while (bits <= G_MAXUINT32)
         {
           guint n = 0;
 
-          for (; n < BATCH && bits <= G_MAXUINT32; n++, bits += stride)
+          for (; n < BATCH && bits <= G_MAXUINT32; n++, bits += (guint64) stride)
             {
               guint32 u = (guint32) bits;
 

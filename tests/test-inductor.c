@@ -599,8 +599,9 @@ test_fusion (gconstpointer data)
   check_against_eager (graph, inputs, "{'block-size': <uint32 7>}", COMPARE_CLOSE, ATOL, RTOL);
 }
 
-/* Two layers: each matmul is its own kernel; what follows it is one
- * pass (bias, activation, and the final sum with the sigmoid). */
+/* Two layers: each matmul is fused with what follows it (bias,
+ * activation, and the final sum with the sigmoid): two kernels, four
+ * without fusion. */
 static void
 test_fusion_mlp (void)
 {
@@ -616,6 +617,7 @@ test_fusion_mlp (void)
     "  return (probs, loss)\n");
   g_autoptr(GPtrArray) inputs = tensor_array_new ();
   g_autoptr(RegCompiledFn) fn = NULL;
+  g_autoptr(RegCompiledFn) unfused = NULL;
   g_autofree char *plan = NULL;
 
   g_ptr_array_add (inputs, tensor_new_uniform ((const gint64[]) { 9, 5 }, 2, -1, 1));
@@ -625,16 +627,109 @@ test_fusion_mlp (void)
   g_ptr_array_add (inputs, tensor_new_uniform ((const gint64[]) { 9, 3 }, 2, -1, 1));
 
   fn = compile_with ("inductor", graph, inputs, NULL);
-  g_assert_cmpuint (fn_get_n_kernels (fn), ==, 4);
+  g_assert_cmpuint (fn_get_n_kernels (fn), ==, 2);
+  unfused = compile_with ("inductor", graph, inputs, "{'fuse': <false>}");
+  g_assert_cmpuint (fn_get_n_kernels (unfused), ==, 7);
 
+  /* h and out live in block buffers only */
   g_object_get (fn, "plan", &plan, NULL);
-  g_assert_nonnull (strstr (plan, "kernel 0: matmul h = x [9, 5] x w1 [5, 6]\n"));
-  g_assert_nonnull (strstr (plan, "kernel 2: matmul out = h_act [9, 6] x w2 [6, 3]\n"));
-  g_assert_nonnull (strstr (plan, "kernel 3: 3 ops over 27 elements"));
+  g_assert_nonnull (strstr (plan, "kernel 0: 3 ops over 54 elements, 2 block buffers: "
+                                  "h=matmul(x,w1) h_bias=add(h,b1) *h_act=relu(h_bias)\n"));
+  g_assert_nonnull (strstr (plan, "kernel 1: 4 ops over 27 elements, 2 block buffers: "
+                                  "out=matmul(h_act,w2) logits=add(out,b2) *probs=sigmoid(logits) "
+                                  "*loss=sum(probs)\n"));
 
   check_against_eager (graph, inputs, NULL, COMPARE_CLOSE, 1e-5, 1e-5);
   check_against_eager (graph, inputs, "{'fuse': <false>, 'threads': <uint32 3>}",
                        COMPARE_CLOSE, 1e-5, 1e-5);
+  /* blocks of 4 rows (4, 4 and 1) for h, of 8 rows (8 and 1) for out */
+  check_against_eager (graph, inputs, "{'block-size': <uint32 24>, 'threads': <uint32 2>}",
+                       COMPARE_CLOSE, 1e-5, 1e-5);
+  /* too small a block for 4 rows of 6: the first matmul stays apart */
+  g_clear_object (&fn);
+  fn = compile_with ("inductor", graph, inputs, "{'block-size': <uint32 23>}");
+  g_assert_cmpuint (fn_get_n_kernels (fn), ==, 3);
+  check_against_eager (graph, inputs, "{'block-size': <uint32 23>}", COMPARE_CLOSE, 1e-5, 1e-5);
+}
+
+/* Epilogue fusion: the elementwise kernel that reads a matmul's result
+ * takes the matmul in, whatever else reads the product (an output, a sum,
+ * another matmul), on row counts that are not multiples of the rows of a
+ * block, down to one row of one element, and with no rows at all. */
+static void
+test_fusion_matmul_epilogue (void)
+{
+  static const struct {
+    const char *text;
+    guint       fused, unfused;   /* kernels */
+    const char *plan;             /* in the fused plan */
+  } graphs[] = {
+    { "graph(x, w, b):\n  h = matmul(x, w)\n  c = add(h, b)\n  y = relu(c)\n  return (y,)\n",
+      1, 3, "kernel 0: 3 ops over " },
+    /* the product is an output too, and read by a sum; the sum by a scalar */
+    { "graph(x, w, b):\n  h = matmul(x, w)\n  c = mul(h, b)\n  y = tanh(c)\n  s = sum(h)\n"
+      "  t = mul(s, 2)\n  return (h, y, t)\n",
+      2, 5, "*h=matmul(x,w) c=mul(h,b) *y=tanh(c) *s=sum(h)\nkernel 1: 1 op over 1 element" },
+    /* two products added: one matmul stays apart */
+    { "graph(x, w, b):\n  h = matmul(x, w)\n  g = matmul(x, b)\n  y = add(h, g)\n"
+      "  return (y,)\n",
+      2, 3, "kernel 0: matmul g = x " },
+    /* the product read by a later matmul keeps its memory */
+    { "graph(x, w, b):\n  h = matmul(x, w)\n  y = exp(h)\n  z = matmul(h, b)\n"
+      "  return (y, z)\n",
+      2, 3, "kernel 0: 2 ops over " },
+  };
+  /* m, k, n: x [m, k], w [k, n], b as each graph needs */
+  static const gint64 shapes[][3] = {
+    { 1, 1, 1 }, { 9, 5, 6 }, { 37, 3, 4 }, { 130, 17, 16 }, { 5, 64, 64 }, { 0, 3, 2 },
+  };
+  static const char * const options[] = {
+    NULL,
+    "{'block-size': <uint32 4>}",
+    "{'block-size': <uint32 24>, 'threads': <uint32 3>}",
+    "{'block-size': <uint32 100>, 'threads': <uint32 2>}",
+    "{'fuse': <false>}",
+  };
+
+  for (guint g = 0; g < G_N_ELEMENTS (graphs); g++)
+    for (guint i = 0; i < G_N_ELEMENTS (shapes); i++)
+      {
+        g_autoptr(RegGraph) graph = graph_new_from_string (graphs[g].text);
+        g_autoptr(GPtrArray) inputs = tensor_array_new ();
+        gint64 m = shapes[i][0], k = shapes[i][1], n = shapes[i][2];
+        double atol = 4 * (double) k * k * 6e-8 + (double) m * n * 1e-6;
+
+        g_ptr_array_add (inputs, tensor_new_uniform ((const gint64[]) { m, k }, 2, -1, 1));
+        g_ptr_array_add (inputs, tensor_new_uniform ((const gint64[]) { k, n }, 2, -1, 1));
+        g_ptr_array_add (inputs, tensor_new_uniform (g == 0 || g == 1
+                                                     ? (const gint64[]) { m, n }
+                                                     : (const gint64[]) { k, n }, 2, -1, 1));
+        if (g == 3)
+          {
+            /* z = h b needs b [n, p] */
+            g_ptr_array_set_size (inputs, 2);
+            g_ptr_array_add (inputs, tensor_new_uniform ((const gint64[]) { n, 3 }, 2, -1, 1));
+          }
+
+        if (m > 0)
+          {
+            g_autoptr(RegCompiledFn) fn = compile_with ("inductor", graph, inputs, NULL);
+            g_autoptr(RegCompiledFn) unfused = compile_with ("inductor", graph, inputs,
+                                                             "{'fuse': <false>}");
+            g_autofree char *plan = NULL;
+
+            g_object_get (fn, "plan", &plan, NULL);
+            g_test_message ("graph %u, [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "] x [%"
+                            G_GINT64_FORMAT ", %" G_GINT64_FORMAT "]:\n%s",
+                            g, m, k, k, n, plan);
+            g_assert_cmpuint (fn_get_n_kernels (fn), ==, graphs[g].fused);
+            g_assert_cmpuint (fn_get_n_kernels (unfused), ==, graphs[g].unfused);
+            g_assert_nonnull (strstr (plan, graphs[g].plan));
+          }
+
+        for (guint o = 0; o < G_N_ELEMENTS (options); o++)
+          check_against_eager (graph, inputs, options[o], COMPARE_CLOSE, atol, 1e-5);
+      }
 }
 
 /* The plan is logged with g_debug() when compiling. */
@@ -656,7 +751,7 @@ test_fusion_debug_plan (void)
 
   g_test_trap_subprocess (NULL, 0, 0);
   g_test_trap_assert_passed ();
-  g_test_trap_assert_stdout ("*inductor: 1 kernel (fuse on, block size 2048, 1 thread,*"
+  g_test_trap_assert_stdout ("*inductor: 1 kernel (fuse on, block size 512, 1 thread,*"
                              "kernel 0: 2 ops over 4 elements, 1 block buffer: a=exp(x) *b=add(a,1)*");
 }
 
@@ -1321,6 +1416,7 @@ main (int   argc,
       g_test_add_data_func (path, &fusion_cases[i], test_fusion);
     }
   g_test_add_func ("/inductor/fusion/mlp", test_fusion_mlp);
+  g_test_add_func ("/inductor/fusion/matmul-epilogue", test_fusion_matmul_epilogue);
   g_test_add_func ("/inductor/fusion/debug-plan", test_fusion_debug_plan);
   g_test_add_func ("/inductor/random/elementwise-exact", test_random_elementwise_exact);
   g_test_add_func ("/inductor/random/elementwise-vector", test_random_elementwise_vector);

@@ -85,65 +85,111 @@ exact_sigmoid (float x)
 
 /* Vector math --------------------------------------------------------- */
 
-/* exp: Cephes-style.  x = n ln2 + r with |r| <= ln2/2 (Cody-Waite: the high
- * part of ln2 has 9 significant bits, so n * C1 is exact), e^r by a degree-7
- * polynomial, then 2^n applied as 2^n1 * 2^n2 (n1 = n/2): both factors are
- * normal, p * 2^n1 is exact, so a subnormal result is rounded once.  Inputs
- * are clamped so that n stays in [-150, 128]: above the clamp the product
- * overflows to +inf, below it rounds to +0, NaN passes the clamp unchanged
- * (comparisons with NaN are false) and comes out NaN. */
-IND_INLINE float
-ind_expf (float x)
+/* The clamping bounds of the vector math.  Each loop reads them once,
+ * through a volatile, and hands them to the inline functions: with
+ * constant bounds GCC sees that a clamped lane has a constant result and
+ * computes those lanes apart (two compares and a blend per bound), where an
+ * opaque bound costs one minps or maxps.  The clamps let NaN through:
+ * `x > hi ? hi : x` keeps x when x is NaN. */
+typedef struct
 {
-  const float magic = 12582912.0f; /* 1.5 * 2^23: adding it rounds to an integer */
-  float xc, t, fn, r, z, p;
-  gint32 n, n1, n2;
+  float exp_lo, exp_hi;          /* exp: n = round (x / ln2) in [-150, 128] */
+  float sigmoid_lo, sigmoid_hi;  /* e^-x in one scaling: n in [-115, 128] */
+  float tanh_hi;                 /* tanh is +-1 in float beyond */
+} MathBounds;
 
-  xc = x > 88.8f ? 88.8f : x;
-  xc = xc < -104.0f ? -104.0f : xc;
+static const volatile MathBounds math_bounds_opaque = {
+  -104.0f, 88.8f, -88.8f, 80.0f, 7.99881172180175781f,
+};
 
-  t = xc * 1.44269504088896341f + magic;
-  fn = t - magic;
-  n = (gint32) (f2u (t) - f2u (magic));
+IND_INLINE MathBounds
+math_bounds (void)
+{
+  MathBounds bounds;
 
+  bounds.exp_lo = math_bounds_opaque.exp_lo;
+  bounds.exp_hi = math_bounds_opaque.exp_hi;
+  bounds.sigmoid_lo = math_bounds_opaque.sigmoid_lo;
+  bounds.sigmoid_hi = math_bounds_opaque.sigmoid_hi;
+  bounds.tanh_hi = math_bounds_opaque.tanh_hi;
+
+  return bounds;
+}
+
+/* 1.5 * 2^23 + 126: adding x / ln2 to it rounds that to the integer n, and
+ * leaves n + 126, the biased exponent of 2^(n-1), in the low bits. */
+#define EXP_SHIFT 12583038.0f
+
+/* 2 e^r for |r| <= ln2/2: Cephes' expf polynomial (degree 7) with every
+ * coefficient doubled, which is exact, in Horner form (one FMA a term on
+ * v3 and v4). */
+IND_INLINE float
+exp_poly2 (float r)
+{
+  float p;
+
+  p = 2.0f * 1.9875691500e-4f;
+  p = p * r + 2.0f * 1.3981999507e-3f;
+  p = p * r + 2.0f * 8.3334519073e-3f;
+  p = p * r + 2.0f * 4.1665795894e-2f;
+  p = p * r + 2.0f * 1.6666665459e-1f;
+  p = p * r + 2.0f * 5.0000001201e-1f;
+  p = p * r + 2.0f;
+  return p * r + 2.0f;
+}
+
+/* exp: x = n ln2 + r with |r| <= ln2/2 (Cody-Waite: the high part of ln2
+ * has 9 significant bits, so n * C1 is exact), then 2 e^r times 2^(n-1),
+ * whose exponent bits come straight from the rounding of x / ln2.  The
+ * clamp keeps n in [-150, 128]: 2^(n-1) is a normal float for n >= -125;
+ * below, the product is formed with 2^(n+63) (exact) and scaled by 2^-64,
+ * so a subnormal result is rounded once.  Above the clamp the product
+ * overflows to +inf, below it rounds to +0; NaN passes the clamp and comes
+ * out NaN. */
+IND_INLINE float
+ind_expf (float x,
+          float lo,
+          float hi)
+{
+  float xc, t, fn, r, y;
+  gboolean tiny;
+  guint32 e;
+
+  xc = x > hi ? hi : x;
+  xc = xc < lo ? lo : xc;
+
+  t = xc * 1.44269504088896341f + EXP_SHIFT;
+  fn = t - EXP_SHIFT;
   r = xc - fn * 0.693359375f;
   r = r - fn * -2.12194440e-4f;
 
-  z = r * r;
-  p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * z + r;
-  p = p + 1.0f;
+  tiny = fn < -125.5f;
+  e = f2u (t) + (tiny ? 64u : 0u);
+  y = exp_poly2 (r) * u2f (e << 23);
 
-  n1 = n >> 1;
-  n2 = n - n1;
-  p = p * u2f ((guint32) (n1 + 127) << 23);
-  return p * u2f ((guint32) (n2 + 127) << 23);
+  return tiny ? y * 0x1p-64f : y;
 }
 
 /* log: Cephes logf.  x = 2^e m with m in [sqrt(1/2), sqrt(2)), log(m) by
- * a degree-9 polynomial in f = m - 1, e ln2 added in two parts.
- * Subnormals are scaled by 2^23 first; 0 -> -inf, negative -> NaN,
- * +inf -> +inf, NaN -> NaN, as logf. */
+ * a degree-9 polynomial in f = m - 1 (exact), e ln2 added in two parts.
+ * The split is integer arithmetic on the bits: subtracting those of
+ * sqrt(1/2) makes the exponent field e, and m keeps the mantissa with the
+ * exponent of [sqrt(1/2), sqrt(2)).  Subnormals are scaled by 2^23 first;
+ * 0 -> -inf, +inf -> +inf, negative and NaN -> NaN (the default NaN: the
+ * payload of a NaN input is not kept), as logf. */
 IND_INLINE float
 ind_logf (float x)
 {
-  gboolean sub = x < 1.17549435e-38f;
-  float xs, m, z, y, fe, r;
-  guint32 u;
-  gint32 e;
+  float s, m, z, y, fe, r;
+  guint32 u, t;
 
-  xs = sub ? x * 8388608.0f : x;
-  u = f2u (xs);
-  e = (gint32) ((u >> 23) & 0xff) - 126 - (sub ? 23 : 0);
-  m = u2f ((u & 0x007fffffu) | 0x3f000000u);     /* [0.5, 1) */
-
-  e = m < 0.707106781186547524f ? e - 1 : e;
-  m = m < 0.707106781186547524f ? m + m - 1.0f : m - 1.0f;
+  /* one select only: a second one on the same condition would make GCC
+   * compute the bit manipulations below twice, once for each case */
+  s = x < 1.17549435e-38f ? 8388608.0f : 1.0f;
+  u = f2u (x * s);                            /* exact */
+  t = u - 0x3f3504f3u;                        /* the bits of sqrt(1/2) */
+  m = u2f (u - (t & 0xff800000u)) - 1.0f;     /* [sqrt(1/2), sqrt(2)) - 1 */
+  fe = (float) ((gint32) (t - (f2u (s) - 0x3f800000u)) >> 23);  /* e - 23 if scaled */
 
   z = m * m;
   y = 7.0376836292e-2f;
@@ -157,7 +203,6 @@ ind_logf (float x)
   y = y * m + 3.3333331174e-1f;
   y = y * m * z;
 
-  fe = (float) e;
   y = y + fe * -2.12194440e-4f;
   y = y - 0.5f * z;
   r = m + y;
@@ -165,63 +210,76 @@ ind_logf (float x)
 
   r = x == INFINITY ? INFINITY : r;
   r = x == 0.0f ? -INFINITY : r;
-  r = x < 0.0f ? NAN : r;
-  return x != x ? x : r;
+  return x >= 0.0f ? r : NAN;
 }
 
 /* tanh: a rational minimax approximation on [-7.9988, 7.9988] (the one
  * Eigen uses: odd degree-13 numerator, even degree-6 denominator), one
- * division and no exp, for |x| >= 0.625; below, Cephes' odd polynomial.
- * Beyond the clamp tanh is +-1 in float.  NaN passes the clamp
- * (comparisons are false) and comes out NaN. */
+ * division and no exp.  Both polynomials are scaled by 2^8 (exactly), so
+ * that the numerator, x times about 1.25, underflows only where x itself
+ * is subnormal: down to the smallest floats the quotient stays within a
+ * few ulp of tanh x = x, with no separate case near 0.  Beyond the clamp
+ * (@hi) tanh is +-1 in float.  NaN passes the clamp and comes out NaN,
+ * -0 comes out -0. */
 IND_INLINE float
-ind_tanhf (float x)
+ind_tanhf (float x,
+           float hi)
 {
-  float xc, x2, p, q, z, ps;
+  float xc, x2, p, q;
 
-  xc = x > 7.99881172180175781f ? 7.99881172180175781f : x;
-  xc = xc < -7.99881172180175781f ? -7.99881172180175781f : xc;
+  xc = x > hi ? hi : x;
+  xc = xc < -hi ? -hi : xc;
   x2 = xc * xc;
 
-  p = -2.76076847742355e-16f;
-  p = p * x2 + 2.00018790482477e-13f;
-  p = p * x2 - 8.60467152213735e-11f;
-  p = p * x2 + 5.12229709037114e-08f;
-  p = p * x2 + 1.48572235717979e-05f;
-  p = p * x2 + 6.37261928875436e-04f;
-  p = p * x2 + 4.89352455891786e-03f;
+  p = 256.0f * -2.76076847742355e-16f;
+  p = p * x2 + 256.0f * 2.00018790482477e-13f;
+  p = p * x2 + 256.0f * -8.60467152213735e-11f;
+  p = p * x2 + 256.0f * 5.12229709037114e-08f;
+  p = p * x2 + 256.0f * 1.48572235717979e-05f;
+  p = p * x2 + 256.0f * 6.37261928875436e-04f;
+  p = p * x2 + 256.0f * 4.89352455891786e-03f;
   p = p * xc;
 
-  q = 1.19825839466702e-06f;
-  q = q * x2 + 1.18534705686654e-04f;
-  q = q * x2 + 2.26843463243900e-03f;
-  q = q * x2 + 4.89352518554385e-03f;
+  q = 256.0f * 1.19825839466702e-06f;
+  q = q * x2 + 256.0f * 1.18534705686654e-04f;
+  q = q * x2 + 256.0f * 2.26843463243900e-03f;
+  q = q * x2 + 256.0f * 4.89352518554385e-03f;
 
-  /* near 0, where the rational form loses a few ulp, Cephes' odd
-   * polynomial (1 ulp); the sign of x is then that of the result */
-  z = x2;
-  ps = -5.70498872745e-3f;
-  ps = ps * z + 2.06390887954e-2f;
-  ps = ps * z - 5.37397155531e-2f;
-  ps = ps * z + 1.33314422036e-1f;
-  ps = ps * z - 3.33332819422e-1f;
-  ps = ps * z * xc + xc;
-
-  return ind_abs (x) < 0.625f ? ps : p / q;
+  return p / q;
 }
 
-/* sigmoid as eager writes it, 1 / (1 + e^-x), with the vector exp:
- * e^-x = +inf gives +0, NaN stays NaN. */
+/* sigmoid as eager writes it, 1 / (1 + e^-x), with e^-x computed as in
+ * ind_expf() but scaled in one step: the clamp to [-88.8, 80] keeps n in
+ * [-115, 128], where 2^(n-1) is normal, and does not change the result
+ * (from x = 17 on, 1 + e^-x is 1 in float; below -88.73, e^-x overflows to
+ * +inf and the result is +0, as in eager).  NaN passes the clamp and comes
+ * out NaN. */
 IND_INLINE float
-ind_sigmoidf (float x)
+ind_sigmoidf (float x,
+              float lo,
+              float hi)
 {
-  return 1.0f / (1.0f + ind_expf (-x));
+  float xc, t, fn, r, e;
+
+  xc = x < lo ? lo : x;
+  xc = xc > hi ? hi : xc;
+
+  t = xc * -1.44269504088896341f + EXP_SHIFT;
+  fn = t - EXP_SHIFT;
+  r = -xc - fn * 0.693359375f;
+  r = r - fn * -2.12194440e-4f;
+
+  e = exp_poly2 (r) * u2f (f2u (t) << 23);
+
+  return 1.0f / (1.0f + e);
 }
 
 float
 _reg_ind_vexpf (float x)
 {
-  return ind_expf (x);
+  MathBounds bounds = math_bounds ();
+
+  return ind_expf (x, bounds.exp_lo, bounds.exp_hi);
 }
 
 float
@@ -233,13 +291,17 @@ _reg_ind_vlogf (float x)
 float
 _reg_ind_vtanhf (float x)
 {
-  return ind_tanhf (x);
+  MathBounds bounds = math_bounds ();
+
+  return ind_tanhf (x, bounds.tanh_hi);
 }
 
 float
 _reg_ind_vsigmoidf (float x)
 {
-  return ind_sigmoidf (x);
+  MathBounds bounds = math_bounds ();
+
+  return ind_sigmoidf (x, bounds.sigmoid_lo, bounds.sigmoid_hi);
 }
 
 /* Loops --------------------------------------------------------------- */
@@ -282,10 +344,27 @@ UNARY_LOOP (loop_neg, -x)
 UNARY_LOOP (loop_relu, ind_relu (x))
 UNARY_LOOP (loop_abs, ind_abs (x))
 UNARY_LOOP (loop_sqrt, sqrtf (x))   /* -fno-math-errno: one sqrtps, correctly rounded */
-UNARY_LOOP (loop_vexp, ind_expf (x))
 UNARY_LOOP (loop_vlog, ind_logf (x))
-UNARY_LOOP (loop_vtanh, ind_tanhf (x))
-UNARY_LOOP (loop_vsigmoid, ind_sigmoidf (x))
+
+/* The same with the clamping bounds of the vector math at hand (@bd). */
+#define MATH_LOOP(name, expr)                                           \
+  IND_CLONES static void                                                \
+  name (float       *restrict out,                                      \
+        const float *restrict a,                                        \
+        gsize                 n)                                        \
+  {                                                                     \
+    const MathBounds bd = math_bounds ();                               \
+                                                                        \
+    for (gsize i = 0; i < n; i++)                                       \
+      {                                                                 \
+        float x = a[i];                                                 \
+        out[i] = (expr);                                                \
+      }                                                                 \
+  }
+
+MATH_LOOP (loop_vexp, ind_expf (x, bd.exp_lo, bd.exp_hi))
+MATH_LOOP (loop_vtanh, ind_tanhf (x, bd.tanh_hi))
+MATH_LOOP (loop_vsigmoid, ind_sigmoidf (x, bd.sigmoid_lo, bd.sigmoid_hi))
 
 /* libm, one call per element: what eager does, bit for bit. */
 static void
@@ -420,6 +499,11 @@ _reg_ind_sum (const float *x,
  * the inner loop is a vectorized multiply-add over j. */
 #define MM_ROWS 4
 #define MM_COLS 64
+#define MM_NARROW 16
+
+/* MM_NARROW floats: a GCC generic vector, which each variant lowers to its
+ * own registers (one zmm, two ymm, four xmm). */
+typedef float MmVec __attribute__ ((vector_size (MM_NARROW * sizeof (float))));
 
 IND_CLONES void
 _reg_ind_matmul_rows (const float *a,
@@ -463,10 +547,40 @@ _reg_ind_matmul_rows (const float *a,
             }
           else
             {
+              gsize j1 = 0;
+
+              /* a narrow tile (a matrix narrower than 64, or its last
+               * columns): 16 columns at a time with the accumulators in
+               * registers, the same sums in the same order.  Vector
+               * variables, not an array: GCC would align an array to 64
+               * bytes for AVX-512 and store to it with aligned moves, and
+               * AddressSanitizer's fake stack (detect_stack_use_after_return)
+               * aligns locals to 32 only. */
+              if (rows == MM_ROWS)
+                for (; j1 + MM_NARROW <= cols; j1 += MM_NARROW)
+                  {
+                    MmVec t0 = { 0 }, t1 = { 0 }, t2 = { 0 }, t3 = { 0 };
+
+                    for (gsize l = 0; l < k; l++)
+                      {
+                        MmVec bv;
+
+                        memcpy (&bv, b + l * n + j0 + j1, sizeof bv);
+                        t0 += a[(i0 + 0) * k + l] * bv;
+                        t1 += a[(i0 + 1) * k + l] * bv;
+                        t2 += a[(i0 + 2) * k + l] * bv;
+                        t3 += a[(i0 + 3) * k + l] * bv;
+                      }
+                    memcpy (&acc[0][j1], &t0, sizeof t0);
+                    memcpy (&acc[1][j1], &t1, sizeof t1);
+                    memcpy (&acc[2][j1], &t2, sizeof t2);
+                    memcpy (&acc[3][j1], &t3, sizeof t3);
+                  }
+
               for (gsize r = 0; r < rows; r++)
-                for (gsize j = 0; j < cols; j++)
+                for (gsize j = j1; j < cols; j++)
                   acc[r][j] = 0.0f;
-              for (gsize l = 0; l < k; l++)
+              for (gsize l = 0; l < k && j1 < cols; l++)
                 {
                   const float *brow = b + l * n + j0;
 
@@ -474,14 +588,14 @@ _reg_ind_matmul_rows (const float *a,
                     {
                       float av = a[(i0 + r) * k + l];
 
-                      for (gsize j = 0; j < cols; j++)
+                      for (gsize j = j1; j < cols; j++)
                         acc[r][j] += av * brow[j];
                     }
                 }
             }
 
           for (gsize r = 0; r < rows; r++)
-            memcpy (c + (i0 + r) * n + j0, acc[r], cols * sizeof (float));
+            memcpy (c + (i0 - row_begin + r) * n + j0, acc[r], cols * sizeof (float));
         }
     }
 }

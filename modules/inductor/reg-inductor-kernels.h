@@ -10,7 +10,7 @@
  * IEEE operation per element and so bit-identical on every variant; the
  * polynomials of exp, log, tanh and sigmoid use FMA where the CPU has it,
  * so their last bit may differ between CPUs (within the documented ulp
- * bounds, which hold for every variant).
+ * bounds; tanh on the SSE2 variant, which has no FMA, reaches 6 ulp).
  *
  * Elementwise loops take an output distinct from their operands (the
  * operands may be the same array).  The semantics are those of the eager
@@ -82,7 +82,8 @@ double         _reg_ind_sum        (const float *x,
                                     gsize        n);
 
 /* Rows [@row_begin, @row_end) of C = A B, A [m, k], B [k, n], row-major,
- * accumulated in float. */
+ * accumulated in float; @c points to row @row_begin of C (a whole C, or a
+ * block buffer that holds only those rows). */
 void           _reg_ind_matmul_rows (const float *a,
                                      const float *b,
                                      float       *c,

@@ -17,6 +17,9 @@
 #define MIN_ELEMENTS_PER_THREAD 32768
 #define MIN_FLOPS_PER_THREAD    (1 << 18)
 
+/* Floats in a cache line (64 bytes), the unit of prefetching. */
+#define FLOATS_PER_LINE 16
+
 /* Operators ----------------------------------------------------------- */
 
 static const char * const op_names[REG_IND_N_OPS] = {
@@ -688,6 +691,7 @@ typedef enum {
   INSTR_UNARY,
   INSTR_BINARY,
   INSTR_REDUCE,
+  INSTR_MATMUL,
 } InstrKind;
 
 typedef struct
@@ -698,6 +702,8 @@ typedef struct
   RegIndUnaryFn  unary;
   RegIndBinaryFn binary;
   guint          reduce;     /* INSTR_REDUCE: index into the kernel's sums */
+  /* INSTR_MATMUL: dst = a [m, k] x b [k, n], the rows of the block (a and b
+   * are in memory, dst in memory or a block buffer) */
 } Instr;
 
 typedef enum {
@@ -714,15 +720,23 @@ typedef struct
 
   /* KERNEL_BLOCKS */
   gsize      n_elements;
+  gsize      block_len;       /* elements per block: block-size, or whole
+                               * rows of a matmul it begins with */
   Instr     *instrs;
   guint      n_instrs;
   guint      n_slots;
   guint     *sum_storage;     /* where each sum goes */
   guint      n_sums;
+  guint     *streams;         /* the storage it reads or writes, to prefetch */
+  gboolean  *stream_written;
+  guint      n_streams;
+  gsize     *prefetch_from;   /* n_instrs + 1: the slice of the next block's
+                               * lines to prefetch before each instruction */
 
-  /* KERNEL_MATMUL */
+  /* KERNEL_MATMUL, and KERNEL_BLOCKS that begin with a matmul */
   guint      mm_a, mm_b, mm_c;
   gsize      m, k, n;
+  guint      mm_node;         /* G_MAXUINT: none */
 } Kernel;
 
 typedef enum {
@@ -767,6 +781,9 @@ kernel_clear (gpointer data)
   g_clear_pointer (&kernel->nodes, g_array_unref);
   g_clear_pointer (&kernel->instrs, g_free);
   g_clear_pointer (&kernel->sum_storage, g_free);
+  g_clear_pointer (&kernel->streams, g_free);
+  g_clear_pointer (&kernel->stream_written, g_free);
+  g_clear_pointer (&kernel->prefetch_from, g_free);
 }
 
 static gint
@@ -797,6 +814,72 @@ plan_add_storage (IndPlan     *plan,
   plan->node_storage[node] = plan->storage->len - 1;
 
   return plan->storage->len - 1;
+}
+
+/* The rows of a matmul that a fused kernel computes per block, for a
+ * result of @n columns: whole 4-row tiles within a block of block-size
+ * elements, or 0 if not even one fits (the matmul then stays a kernel of
+ * its own, which works on whole tiles). */
+static gsize
+epilogue_rows (const IndPlan *plan,
+               gsize          n)
+{
+  gsize rows = n > 0 ? plan->options.block_size / n : 0;
+
+  return rows >= 4 ? rows & ~(gsize) 3 : 0;
+}
+
+/* Epilogue fusion.  The elementwise kernel that reads a matmul's result
+ * (same stage, same element count: the bias, the activation, a sum...)
+ * takes the matmul in as its first instruction, and its blocks become
+ * groups of whole rows: each block computes its rows of the product,
+ * then the kernel's other instructions on them, while they are in L1.
+ * The product then lives in memory only if something else needs it.
+ * Runs on the kernels in the order they were made; a kernel takes one
+ * matmul (any others it reads, of the same stage, run before it). */
+static void
+plan_fuse_epilogues (IndPlan *plan)
+{
+  IndGraph *graph = plan->graph;
+
+  for (guint k = 0; k < plan->kernels->len; k++)
+    {
+      Kernel *mm = &g_array_index (plan->kernels, Kernel, k);
+      guint id;
+      const IndNode *node;
+
+      if (mm->kind != KERNEL_MATMUL)
+        continue;
+      id = g_array_index (mm->nodes, guint, 0);
+      node = graph_node (graph, id);
+      if (epilogue_rows (plan, (gsize) node->dims[1]) == 0)
+        continue;
+
+      for (guint e = 0; e < plan->kernels->len; e++)
+        {
+          Kernel *epi = &g_array_index (plan->kernels, Kernel, e);
+          gboolean reads = FALSE;
+
+          if (epi->kind != KERNEL_BLOCKS || epi->mm_node != G_MAXUINT ||
+              epi->stage != mm->stage || epi->n_elements != node->n_elements)
+            continue;
+          for (guint j = 0; j < epi->nodes->len; j++)
+            {
+              const IndNode *user = graph_node (graph, g_array_index (epi->nodes, guint, j));
+
+              for (guint a = 0; a < user->n_args; a++)
+                reads |= user->args[a] == id;
+            }
+          if (!reads)
+            continue;
+
+          epi->mm_node = id;
+          g_array_prepend_val (epi->nodes, id);
+          g_array_remove_index (plan->kernels, k);
+          k--;
+          break;
+        }
+    }
 }
 
 /* Kernel assignment.  With fusion, each node gets a stage: inputs and
@@ -898,6 +981,11 @@ plan_assign_kernels (IndPlan *plan)
                                          plan->node_kernel[i]).nodes, i);
     }
 
+  for (guint k = 0; k < plan->kernels->len; k++)
+    g_array_index (plan->kernels, Kernel, k).mm_node = G_MAXUINT;
+  if (plan->options.fuse)
+    plan_fuse_epilogues (plan);
+
   g_array_sort (plan->kernels, kernel_compare);
   for (guint k = 0; k < plan->kernels->len; k++)
     {
@@ -909,8 +997,8 @@ plan_assign_kernels (IndPlan *plan)
 }
 
 /* A value lives in memory when it is an output, when a matmul or another
- * kernel reads it, and when it is a sum or a matmul; the rest live only in
- * block buffers. */
+ * kernel reads it, and when it is a sum or a matmul that is a kernel of
+ * its own; the rest live only in block buffers. */
 static void
 plan_assign_storage (IndPlan *plan)
 {
@@ -930,7 +1018,9 @@ plan_assign_storage (IndPlan *plan)
       if (node->kind != REG_NODE_OP)
         continue;
 
-      if (is_output[i] || node->op == REG_IND_OP_SUM || node->op == REG_IND_OP_MATMUL)
+      if (is_output[i] || node->op == REG_IND_OP_SUM ||
+          (node->op == REG_IND_OP_MATMUL &&
+           g_array_index (plan->kernels, Kernel, plan->node_kernel[i]).kind == KERNEL_MATMUL))
         in_memory[i] = TRUE;
 
       for (guint j = 0; j < node->n_args; j++)
@@ -1009,6 +1099,9 @@ plan_emit_blocks (IndPlan    *plan,
   g_autoptr(GArray) free_slots = g_array_new (FALSE, FALSE, sizeof (guint));
   guint n_slots = 0;
 
+  /* a kernel that begins with a matmul sets its own below */
+  kernel->block_len = plan->options.block_size;
+
   for (guint p = 0; p < kernel->nodes->len; p++)
     {
       guint id = g_array_index (kernel->nodes, guint, p);
@@ -1043,7 +1136,26 @@ plan_emit_blocks (IndPlan    *plan,
       instr.a = locs[0];
       instr.b = locs[1];
 
-      if (node->op == REG_IND_OP_SUM)
+      if (node->op == REG_IND_OP_MATMUL)
+        {
+          /* the first instruction of a kernel fused with its epilogue */
+          g_assert (p == 0 && locs[0].kind == LOC_STORAGE && locs[1].kind == LOC_STORAGE);
+          instr.kind = INSTR_MATMUL;
+          kernel->mm_a = locs[0].index;
+          kernel->mm_b = locs[1].index;
+          kernel->m = graph_node (graph, node->args[0])->dims[0];
+          kernel->k = graph_node (graph, node->args[0])->dims[1];
+          kernel->n = node->dims[1];
+          kernel->block_len = epilogue_rows (plan, kernel->n) * kernel->n;
+          if (plan->node_storage[id] != G_MAXUINT)
+            instr.dst = (Loc) { LOC_STORAGE, plan->node_storage[id] };
+          else
+            {
+              slot_of[id] = slot_alloc (free_slots, &n_slots);
+              instr.dst = (Loc) { LOC_SLOT, slot_of[id] };
+            }
+        }
+      else if (node->op == REG_IND_OP_SUM)
         {
           instr.kind = INSTR_REDUCE;
           instr.reduce = sums->len;
@@ -1081,6 +1193,37 @@ plan_emit_blocks (IndPlan    *plan,
       if (instr.dst.kind == LOC_SLOT && last_use[id] == G_MAXUINT)
         g_array_append_val (free_slots, instr.dst.index);
     }
+
+  /* every array of memory the kernel goes through, once */
+  kernel->streams = g_new (guint, 3 * MAX (instrs->len, 1));
+  kernel->stream_written = g_new (gboolean, 3 * MAX (instrs->len, 1));
+  for (guint i = 0; i < instrs->len; i++)
+    {
+      const Instr *instr = &g_array_index (instrs, Instr, i);
+      Loc locs[3] = { instr->dst, instr->a, instr->b };
+      /* a matmul's operands are not read at the block's offset */
+      guint n_locs = instr->kind == INSTR_BINARY ? 3 : instr->kind == INSTR_MATMUL ? 1 : 2;
+
+      for (guint j = instr->kind == INSTR_REDUCE ? 1 : 0; j < n_locs; j++)
+        {
+          gboolean seen = FALSE;
+
+          if (locs[j].kind != LOC_STORAGE)
+            continue;
+          for (guint s = 0; s < kernel->n_streams; s++)
+            seen |= kernel->streams[s] == locs[j].index;
+          if (!seen)
+            {
+              kernel->streams[kernel->n_streams] = locs[j].index;
+              kernel->stream_written[kernel->n_streams++] = j == 0;
+            }
+        }
+    }
+
+  kernel->prefetch_from = g_new (gsize, instrs->len + 1);
+  for (guint i = 0; i <= instrs->len; i++)
+    kernel->prefetch_from[i] = (kernel->block_len + FLOATS_PER_LINE - 1) / FLOATS_PER_LINE *
+                               i / MAX (instrs->len, 1);
 
   kernel->n_instrs = instrs->len;
   kernel->instrs = (Instr *) g_array_free (g_steal_pointer (&instrs), FALSE);
@@ -1283,6 +1426,34 @@ resolve (const IndPlan *plan,
     }
 }
 
+/* Prefetching.  Each block first waits for its inputs to come from
+ * memory, then computes (the exp, tanh, divisions...) while memory idles:
+ * the hardware prefetchers run only a few lines ahead of the demand.  So
+ * the lines of the next block are prefetched in slices, one before each
+ * instruction of the current block, and arrive while it computes; with
+ * small blocks the slices stay small enough not to stall on the line fill
+ * buffers.  Prefetches never fault, but the slices stay within each
+ * array. */
+static inline void
+prefetch_slice (const Kernel  *kernel,
+                float * const *bufs,
+                gsize          offset,
+                gsize          line_begin,
+                gsize          line_end)
+{
+  for (guint s = 0; s < kernel->n_streams; s++)
+    {
+      const float *base = bufs[kernel->streams[s]] + offset;
+
+      if (kernel->stream_written[s])
+        for (gsize l = line_begin; l < line_end; l++)
+          __builtin_prefetch (base + l * FLOATS_PER_LINE, 1, 3);
+      else
+        for (gsize l = line_begin; l < line_end; l++)
+          __builtin_prefetch (base + l * FLOATS_PER_LINE, 0, 3);
+    }
+}
+
 static void
 job_run (Job *job)
 {
@@ -1292,20 +1463,34 @@ job_run (Job *job)
   if (kernel->kind == KERNEL_MATMUL)
     {
       _reg_ind_matmul_rows (job->bufs[kernel->mm_a], job->bufs[kernel->mm_b],
-                            job->bufs[kernel->mm_c], job->begin, job->end,
-                            kernel->k, kernel->n);
+                            job->bufs[kernel->mm_c] + job->begin * kernel->n,
+                            job->begin, job->end, kernel->k, kernel->n);
       return;
     }
 
   for (gsize block = job->begin; block < job->end; block++)
     {
-      gsize offset = block * plan->options.block_size;
-      gsize len = MIN (plan->options.block_size, kernel->n_elements - offset);
+      gsize offset = block * kernel->block_len;
+      gsize len = MIN (kernel->block_len, kernel->n_elements - offset);
+      gsize next = offset + kernel->block_len;
+      gsize next_lines = 0;
+
+      /* the lines of the next block of this job, a slice before each
+       * instruction */
+      if (block + 1 < job->end)
+        next_lines = (MIN (kernel->block_len, kernel->n_elements - next) +
+                      FLOATS_PER_LINE - 1) / FLOATS_PER_LINE;
 
       for (guint i = 0; i < kernel->n_instrs; i++)
         {
           const Instr *instr = &kernel->instrs[i];
-          const float *a = resolve (plan, job->bufs, job->scratch, instr->a, offset);
+          const float *a = instr->kind == INSTR_MATMUL
+                           ? NULL : resolve (plan, job->bufs, job->scratch, instr->a, offset);
+
+          if (next_lines > 0)
+            prefetch_slice (kernel, job->bufs, next,
+                            MIN (kernel->prefetch_from[i], next_lines),
+                            MIN (kernel->prefetch_from[i + 1], next_lines));
 
           switch (instr->kind)
             {
@@ -1318,6 +1503,13 @@ job_run (Job *job)
               break;
             case INSTR_REDUCE:
               job->sums[instr->reduce] += _reg_ind_sum (a, len);
+              break;
+            case INSTR_MATMUL:
+              /* a block is whole rows of the product */
+              _reg_ind_matmul_rows (job->bufs[kernel->mm_a], job->bufs[kernel->mm_b],
+                                    resolve (plan, job->bufs, job->scratch, instr->dst, offset),
+                                    offset / kernel->n, (offset + len) / kernel->n,
+                                    kernel->k, kernel->n);
               break;
             default:
               g_assert_not_reached ();
@@ -1406,9 +1598,15 @@ run_kernel (const IndPlan *plan,
       units = (kernel->m + 3) / 4;
       per_thread_min = MAX (1, MIN_FLOPS_PER_THREAD / MAX (1, 4 * kernel->k * kernel->n));
     }
+  else if (kernel->mm_node != G_MAXUINT)
+    {
+      /* blocks of whole rows: counted as multiply-adds */
+      units = (kernel->n_elements + kernel->block_len - 1) / kernel->block_len;
+      per_thread_min = MAX (1, MIN_FLOPS_PER_THREAD / MAX (1, kernel->block_len * kernel->k));
+    }
   else
     {
-      gsize b = plan->options.block_size;
+      gsize b = kernel->block_len;
 
       units = (kernel->n_elements + b - 1) / b;
       per_thread_min = MAX (1, MIN_ELEMENTS_PER_THREAD / b);
@@ -1501,12 +1699,12 @@ _reg_ind_plan_run (IndPlan    *plan,
           bufs[s] = reg_tensor_get_data (g_ptr_array_index (inputs, node->input_index), NULL);
           break;
         case STORAGE_OUTPUT:
-          /* every element is written by the kernel that produces it */
+        case STORAGE_TEMP:
+          /* every element is written by the kernel that produces it; a
+           * temporary is a tensor too, so that a large one is recycled by
+           * the next call (reg-storage.c) rather than faulted in anew */
           tensors[s] = reg_tensor_new_uninitialized (node->dims, node->n_dims);
           bufs[s] = reg_tensor_get_data (tensors[s], NULL);
-          break;
-        case STORAGE_TEMP:
-          bufs[s] = g_aligned_alloc (MAX (storage->n_elements, 1), sizeof (float), 64);
           break;
         default:
           g_assert_not_reached ();
@@ -1568,13 +1766,7 @@ _reg_ind_plan_run (IndPlan    *plan,
     }
 
   for (guint s = 0; s < n_storage; s++)
-    {
-      const Storage *storage = &g_array_index (plan->storage, Storage, s);
-
-      if (storage->kind == STORAGE_TEMP)
-        g_aligned_free (bufs[s]);
-      g_clear_object (&tensors[s]);
-    }
+    g_clear_object (&tensors[s]);
 
   return results;
 }

@@ -15,9 +15,10 @@
 
 #define REG_INDUCTOR_BACKEND "inductor"
 
-/* Defaults: blocks of 2048 floats (8 KiB) keep the handful of block
- * buffers a fused kernel needs in L1/L2; see docs/inductor.md. */
-#define DEFAULT_BLOCK_SIZE 2048
+/* Defaults: blocks of 512 floats (2 KiB) keep the handful of block
+ * buffers a fused kernel needs, and the operands' block, in L1, and keep
+ * the prefetch slices of the next block small; see docs/inductor.md. */
+#define DEFAULT_BLOCK_SIZE 512
 #define MAX_BLOCK_SIZE     (1u << 22)
 #define MAX_THREADS        256
 
