@@ -18,16 +18,7 @@
 #define DIR "/fuzz/cache"
 #define HEADER_SIZE 32
 
-int LLVMFuzzerInitialize (int *argc, char ***argv);
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
-
-int
-LLVMFuzzerInitialize (int    *argc,
-                      char ***argv)
-{
-  fuzz_init_logging ();
-  return 0;
-}
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data,

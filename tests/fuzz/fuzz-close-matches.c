@@ -23,16 +23,7 @@
 #define MAX_POSSIBILITIES 64
 #define MAX_N 8
 
-int LLVMFuzzerInitialize (int *argc, char ***argv);
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
-
-int
-LLVMFuzzerInitialize (int    *argc,
-                      char ***argv)
-{
-  fuzz_init_logging ();
-  return 0;
-}
 
 static gboolean
 is_prefix (char **shorter,

@@ -102,8 +102,15 @@ fuzz_log_writer (GLogLevelFlags   level,
   return G_LOG_WRITER_HANDLED;
 }
 
-static inline void
-fuzz_init_logging (void)
+/* libFuzzer calls this once before the first input: every target routes
+ * GLib's log through fuzz_log_writer().  Defined here, in the one header
+ * that each target (a program of one source file) includes. */
+int LLVMFuzzerInitialize (int *argc, char ***argv);
+
+int
+LLVMFuzzerInitialize (int    *argc,
+                      char ***argv)
 {
   g_log_set_writer_func (fuzz_log_writer, NULL, NULL);
+  return 0;
 }

@@ -18,16 +18,7 @@
 
 #define MAX_INPUTS_FOR_SHAPES 64
 
-int LLVMFuzzerInitialize (int *argc, char ***argv);
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
-
-int
-LLVMFuzzerInitialize (int    *argc,
-                      char ***argv)
-{
-  fuzz_init_logging ();
-  return 0;
-}
 
 static gboolean
 same_value (double a,

@@ -12,16 +12,7 @@
 
 #define DIR "/fuzz/manifests"
 
-int LLVMFuzzerInitialize (int *argc, char ***argv);
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
-
-int
-LLVMFuzzerInitialize (int    *argc,
-                      char ***argv)
-{
-  fuzz_init_logging ();
-  return 0;
-}
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data,

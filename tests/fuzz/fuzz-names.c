@@ -14,16 +14,7 @@
 
 #define MAX_TAGS 64
 
-int LLVMFuzzerInitialize (int *argc, char ***argv);
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
-
-int
-LLVMFuzzerInitialize (int    *argc,
-                      char ***argv)
-{
-  fuzz_init_logging ();
-  return 0;
-}
 
 /* API.md §4: 1 to 255 bytes of valid UTF-8, no white space (Unicode's
  * White_Space property), no control (Cc) or format (Cf) characters, none
