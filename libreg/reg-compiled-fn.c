@@ -29,7 +29,23 @@ typedef struct
   RegShape  *shapes;   /* the example inputs' shapes */
 } Signature;
 
-static G_DEFINE_QUARK (reg-compiled-fn-signature, signature)
+/* The qdata key of the Signature.  Not G_DEFINE_QUARK: its cache is a
+ * plain variable that the first compiles, in any threads, may store at
+ * once (benign, the same value, but a data race all the same). */
+static GQuark
+signature_quark (void)
+{
+  static gint quark;  /* atomic */
+  GQuark value = (GQuark) g_atomic_int_get (&quark);
+
+  if (G_UNLIKELY (value == 0))
+    {
+      value = g_quark_from_static_string ("reg-compiled-fn-signature");
+      g_atomic_int_set (&quark, (gint) value);
+    }
+
+  return value;
+}
 
 static void
 signature_free (gpointer data)
