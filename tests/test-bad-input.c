@@ -36,6 +36,8 @@
 #include "reg-registry.h"
 #include "reg-tensor.h"
 
+#include "test-files.h"
+
 #define LOG_DOMAIN "Reg"
 
 /* An error message longer than this is no longer a clear one. */
@@ -149,46 +151,6 @@ list_files (const char *dir,
     }
 
   return paths;
-}
-
-static char *
-make_tmp_dir (void)
-{
-  g_autoptr(GError) error = NULL;
-  char *dir = g_dir_make_tmp ("test-bad-input-XXXXXX", &error);
-
-  g_assert_no_error (error);
-  return dir;
-}
-
-/* Removes a directory of make_tmp_dir() with the files (and FIFOs and
- * symbolic links) in it. */
-static void
-remove_tmp_dir (const char *dir)
-{
-  g_autoptr(GDir) gdir = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  while (gdir != NULL && (name = g_dir_read_name (gdir)) != NULL)
-    {
-      g_autofree char *path = g_build_filename (dir, name, NULL);
-
-      g_assert_no_errno (g_unlink (path));
-    }
-  g_assert_no_errno (g_rmdir (dir));
-}
-
-static void
-write_file (const char *dir,
-            const char *name,
-            const char *contents,
-            gssize      length)
-{
-  g_autofree char *path = g_build_filename (dir, name, NULL);
-  g_autoptr(GError) error = NULL;
-
-  g_file_set_contents (path, contents, length, &error);
-  g_assert_no_error (error);
 }
 
 #define GOOD_HEADER "[Reg Module]\nModule=libgood.so\nAbiVersion=1\n\n"

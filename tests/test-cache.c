@@ -25,6 +25,8 @@
 #include <glib/gstdio.h>
 #include <reg.h>
 
+#include "test-files.h"
+
 #define CACHE_NAME "backends.cache"
 #define FIXTURE_BUILDDIR TEST_BUILDDIR G_DIR_SEPARATOR_S "modules"
 #define LOG_DOMAIN "Reg"
@@ -67,49 +69,6 @@ take_cache_rejection (void)
 }
 
 /* Files and directories */
-
-static char *
-make_tmp_dir (void)
-{
-  g_autoptr(GError) error = NULL;
-  char *dir = g_dir_make_tmp ("test-cache-XXXXXX", &error);
-
-  g_assert_no_error (error);
-  return dir;
-}
-
-static void
-remove_tmp_dir (const char *dir)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GDir) gdir = g_dir_open (dir, 0, &error);
-  const char *name;
-
-  g_assert_no_error (error);
-  while ((name = g_dir_read_name (gdir)) != NULL)
-    {
-      g_autofree char *path = g_build_filename (dir, name, NULL);
-
-      if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
-        remove_tmp_dir (path);
-      else
-        g_assert_no_errno (g_unlink (path));
-    }
-  g_assert_no_errno (g_rmdir (dir));
-}
-
-static void
-write_file (const char *dir,
-            const char *name,
-            const char *contents,
-            gssize      length)
-{
-  g_autofree char *path = g_build_filename (dir, name, NULL);
-  g_autoptr(GError) error = NULL;
-
-  g_file_set_contents (path, contents, length, &error);
-  g_assert_no_error (error);
-}
 
 /* Writes the file in place, without the fsync() that g_file_set_contents()
  * does when it replaces a file: for the many damaged caches. */
@@ -1023,25 +982,38 @@ body_checksum (const guint8 *data,
   return h;
 }
 
-/* A cache file made of the header of @good with @body, its size and
- * checksum fixed. */
+/* A cache file made of the header of @good and the @body_size bytes at
+ * @body, stored as they are, with the header's size and checksum fixed. */
+static char *
+cache_with_raw_body (const char   *good,
+                     const guint8 *body,
+                     gsize         body_size)
+{
+  char *file = g_malloc (CACHE_HEADER_SIZE + body_size);
+  guint64 size64 = body_size;
+  guint64 checksum = body_checksum (body, body_size);
+
+  memcpy (file, good, CACHE_HEADER_SIZE);
+  memcpy (file + 16, &size64, 8);
+  memcpy (file + 24, &checksum, 8);
+  memcpy (file + CACHE_HEADER_SIZE, body, body_size);
+
+  return file;
+}
+
+/* The same with the serialised @body. */
 static char *
 make_cache_with_body (const char *good,
                       GVariant   *body,
                       gsize      *length)
 {
   gsize body_size = g_variant_get_size (body);
-  char *file = g_malloc0 (CACHE_HEADER_SIZE + body_size);
-  guint64 size64 = body_size, checksum;
+  g_autofree guint8 *data = g_malloc0 (MAX (body_size, 1));
 
-  memcpy (file, good, CACHE_HEADER_SIZE);
-  g_variant_store (body, file + CACHE_HEADER_SIZE);
-  checksum = body_checksum ((const guint8 *) file + CACHE_HEADER_SIZE, body_size);
-  memcpy (file + 16, &size64, 8);
-  memcpy (file + 24, &checksum, 8);
+  g_variant_store (body, data);
   *length = CACHE_HEADER_SIZE + body_size;
 
-  return file;
+  return cache_with_raw_body (good, data, body_size);
 }
 
 static GVariant *
@@ -1068,17 +1040,11 @@ assert_raw_body_rejected (const char   *dir,
   g_autoptr(GBytes) bytes = g_bytes_new (raw, body_size);
   g_autoptr(GVariant) bad = g_variant_ref_sink (g_variant_new_from_bytes (G_VARIANT_TYPE (CACHE_BODY_TYPE),
                                                                           bytes, FALSE));
-  g_autofree char *file = g_malloc (CACHE_HEADER_SIZE + body_size);
-  guint64 checksum = body_checksum (raw, body_size);
-  guint64 size64 = body_size;
+  g_autofree char *file = cache_with_raw_body (good, raw, body_size);
 
   /* This checks the test: the body is what it should be, not normal. */
   g_assert_false (g_variant_is_normal_form (bad));
 
-  memcpy (file, good, CACHE_HEADER_SIZE);
-  memcpy (file + 16, &size64, 8);
-  memcpy (file + 24, &checksum, 8);
-  memcpy (file + CACHE_HEADER_SIZE, raw, body_size);
   assert_cache_rejected (dir, file, CACHE_HEADER_SIZE + body_size, reason, expected);
 }
 

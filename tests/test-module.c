@@ -19,6 +19,8 @@
 #include <glib/gstdio.h>
 #include <reg.h>
 
+#include "test-files.h"
+
 #define FIXTURE_BUILDDIR TEST_BUILDDIR G_DIR_SEPARATOR_S "modules"
 #define GOOD_MODULE "libfixture-good.so"
 #define LOG_DOMAIN "Reg"
@@ -40,58 +42,6 @@ refuse_compile (RegGraph   *graph,
 
 /* Files and directories */
 
-static char *
-make_tmp_dir (void)
-{
-  g_autoptr(GError) error = NULL;
-  char *dir;
-
-  dir = g_dir_make_tmp ("test-module-XXXXXX", &error);
-  g_assert_no_error (error);
-
-  return dir;
-}
-
-/* Removes a directory made by make_tmp_dir() and what the test put in it
- * (files, and empty directories). */
-static void
-remove_tmp_dir (const char *dir)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GDir) gdir = NULL;
-  const char *name;
-
-  gdir = g_dir_open (dir, 0, &error);
-  g_assert_no_error (error);
-
-  while ((name = g_dir_read_name (gdir)) != NULL)
-    {
-      g_autofree char *path = g_build_filename (dir, name, NULL);
-
-      if (g_file_test (path, G_FILE_TEST_IS_DIR))
-        g_assert_no_errno (g_rmdir (path));
-      else
-        g_assert_no_errno (g_unlink (path));
-    }
-
-  g_assert_no_errno (g_rmdir (dir));
-}
-
-static void
-write_file (const char *dir,
-            const char *name,
-            const char *contents,
-            gssize      length,
-            int         mode)
-{
-  g_autofree char *path = g_build_filename (dir, name, NULL);
-  g_autoptr(GError) error = NULL;
-
-  g_file_set_contents_full (path, contents, length,
-                            G_FILE_SET_CONTENTS_CONSISTENT, mode, &error);
-  g_assert_no_error (error);
-}
-
 static void
 copy_file (const char *source,
            const char *dir,
@@ -103,7 +53,7 @@ copy_file (const char *source,
 
   g_file_get_contents (source, &contents, &length, &error);
   g_assert_no_error (error);
-  write_file (dir, name, contents, length, 0755);
+  write_file_mode (dir, name, contents, length, 0755);
 }
 
 static void
@@ -167,7 +117,7 @@ write_manifest (const char         *dir,
   for (guint i = 0; names[i] != NULL; i++)
     g_string_append_printf (text, "\n[Backend %s]\nDescription=%s\n", names[i], description);
 
-  write_file (dir, file, text->str, text->len, 0644);
+  write_file (dir, file, text->str, text->len);
 }
 
 /* Modules in this process */
@@ -1179,7 +1129,7 @@ test_manifest_broken (Fixture       *f,
   switch (broken->kind)
     {
     case BROKEN_TEXT:
-      write_file (f->dir, "m-broken.backend", broken->contents, broken->length, 0644);
+      write_file (f->dir, "m-broken.backend", broken->contents, broken->length);
       break;
 
     case BROKEN_TOO_LARGE:
@@ -1188,7 +1138,7 @@ test_manifest_broken (Fixture       *f,
 
         while (text->len <= 1024 * 1024)
           g_string_append (text, "# padding padding padding padding padding padding\n");
-        write_file (f->dir, "m-broken.backend", text->str, text->len, 0644);
+        write_file (f->dir, "m-broken.backend", text->str, text->len);
       }
       break;
 
@@ -1233,14 +1183,14 @@ test_manifest_several_broken (Fixture       *f,
   g_autofree char *last_pattern = g_strdup_printf ("*manifest*%s*skipped*Module*", last);
 
   write_file (f->dir, "a-broken.backend",
-              "[Reg Module]\nModule=liba.so\nAbiVersion=3\n\n[Backend broken_a]\n", -1, 0644);
+              "[Reg Module]\nModule=liba.so\nAbiVersion=3\n\n[Backend broken_a]\n", -1);
   write_manifest (f->dir, "m-good.backend", "libgood.so", "Between broken ones",
                   (const char * const[]) { "good_one", NULL });
   write_file (f->dir, "z-broken.backend",
-              "[Reg Module]\nModule=../libz.so\nAbiVersion=1\n\n[Backend broken_z]\n", -1, 0644);
+              "[Reg Module]\nModule=../libz.so\nAbiVersion=1\n\n[Backend broken_z]\n", -1);
   /* Not a manifest: ignored silently. */
-  write_file (f->dir, "README", "[Reg Module]\n", -1, 0644);
-  write_file (f->dir, "other.backend~", "garbage", -1, 0644);
+  write_file (f->dir, "README", "[Reg Module]\n", -1);
+  write_file (f->dir, "other.backend~", "garbage", -1);
 
   g_test_expect_message (LOG_DOMAIN, G_LOG_LEVEL_WARNING, first_pattern);
   g_test_expect_message (LOG_DOMAIN, G_LOG_LEVEL_WARNING, last_pattern);
