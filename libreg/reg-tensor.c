@@ -382,6 +382,30 @@ reg_tensor_get_n_elements (RegTensor *self)
 }
 
 /**
+ * reg_tensor_copy:
+ * @self: a [class@Reg.Tensor]
+ *
+ * Makes a new tensor of the same shape holding a copy of the elements of
+ * @self.  A backend returns such a copy for an output that would otherwise
+ * be one of its inputs: outputs are new tensors the caller owns and may
+ * change.
+ *
+ * Returns: (transfer full): the copy
+ */
+RegTensor *
+reg_tensor_copy (RegTensor *self)
+{
+  RegTensor *copy;
+
+  g_return_val_if_fail (REG_IS_TENSOR (self), NULL);
+
+  copy = reg_tensor_alloc (self->shape, self->n_dims, self->n_elements, FALSE);
+  memcpy (copy->data, self->data, self->n_elements * sizeof (float));
+
+  return copy;
+}
+
+/**
  * reg_tensor_dup_bytes:
  * @self: a [class@Reg.Tensor]
  *

@@ -57,6 +57,8 @@ gsize          reg_tensor_get_n_elements  (RegTensor     *self);
 REG_AVAILABLE_IN_ALL
 GBytes        *reg_tensor_dup_bytes       (RegTensor     *self);
 REG_AVAILABLE_IN_ALL
+RegTensor     *reg_tensor_copy            (RegTensor     *self);
+REG_AVAILABLE_IN_ALL
 gboolean       reg_tensor_allclose        (RegTensor     *a,
                                            RegTensor     *b,
                                            double         rtol,

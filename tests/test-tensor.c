@@ -405,6 +405,7 @@ test_guards (void)
       g_assert_cmpuint (reg_tensor_get_n_dims (NULL), ==, 0);
       g_assert_cmpuint (reg_tensor_get_n_elements (NULL), ==, 0);
       g_assert_null (reg_tensor_dup_bytes (NULL));
+      g_assert_null (reg_tensor_copy (NULL));
       g_assert_false (reg_tensor_allclose (NULL, NULL, 0, 0));
       return;
     }
@@ -420,6 +421,7 @@ test_guards (void)
                              "*CRITICAL*reg_tensor_get_n_dims*REG_IS_TENSOR*"
                              "*CRITICAL*reg_tensor_get_n_elements*REG_IS_TENSOR*"
                              "*CRITICAL*reg_tensor_dup_bytes*REG_IS_TENSOR*"
+                             "*CRITICAL*reg_tensor_copy*REG_IS_TENSOR*"
                              "*CRITICAL*reg_tensor_allclose*REG_IS_TENSOR*");
 }
 
@@ -443,6 +445,48 @@ test_new_uninitialized (void)
   for (gsize i = 0; i < n; i++)
     data[i] = (float) i;
   g_assert_cmpfloat (data[14], ==, 14.0f);
+}
+
+/* A copy has the shape and the elements of the original, in storage of
+ * its own; 0-d and empty tensors too. */
+static void
+test_copy (void)
+{
+  const gint64 shapes[][2] = { { 2, 3 }, { 0, 4 } };
+  const guint n_dims[] = { 2, 2, 0 };
+
+  for (guint c = 0; c < G_N_ELEMENTS (n_dims); c++)
+    {
+      g_autoptr(RegTensor) t = reg_tensor_new (c < 2 ? shapes[c] : NULL, n_dims[c]);
+      g_autoptr(RegTensor) copy = NULL;
+      const gint64 *shape;
+      float *data, *copied;
+      guint copy_dims;
+      gsize n, copy_n;
+
+      data = reg_tensor_get_data (t, &n);
+      for (gsize i = 0; i < n; i++)
+        data[i] = 0.5f + (float) i;
+
+      copy = reg_tensor_copy (t);
+      g_assert_true (copy != t);
+      shape = reg_tensor_get_shape (copy, &copy_dims);
+      g_assert_cmpuint (copy_dims, ==, n_dims[c]);
+      for (guint d = 0; d < copy_dims; d++)
+        g_assert_cmpint (shape[d], ==, shapes[c][d]);
+      copied = reg_tensor_get_data (copy, &copy_n);
+      g_assert_cmpuint (copy_n, ==, n);
+      g_assert_true (copied != data);
+      for (gsize i = 0; i < n; i++)
+        g_assert_cmpfloat (copied[i], ==, data[i]);
+
+      /* Its own storage: changing the original leaves the copy alone. */
+      if (n > 0)
+        {
+          data[0] = -1.0f;
+          g_assert_cmpfloat (copied[0], ==, 0.5f);
+        }
+    }
 }
 
 /* Large tensors (1 MiB and more) are mapped and recycled: a recycled buffer
@@ -506,6 +550,7 @@ main (int   argc,
   g_test_add_func ("/tensor/guards", test_guards);
 
   g_test_add_func ("/tensor/new/uninitialized", test_new_uninitialized);
+  g_test_add_func ("/tensor/copy", test_copy);
   g_test_add_func ("/tensor/storage/large-recycled", test_large_recycled);
 
   return g_test_run ();

@@ -131,24 +131,6 @@ find_op_info (const char *name)
 
 /* Tensors ------------------------------------------------------------- */
 
-static RegTensor *
-tensor_copy (RegTensor *tensor)
-{
-  const gint64 *shape;
-  guint n_dims;
-  gsize n;
-  const float *src;
-  RegTensor *copy;
-
-  shape = reg_tensor_get_shape (tensor, &n_dims);
-  src = reg_tensor_get_data (tensor, &n);
-  copy = reg_tensor_new (shape, n_dims);
-  if (n > 0)
-    memcpy (reg_tensor_get_data (copy, NULL), src, n * sizeof (float));
-
-  return copy;
-}
-
 static gboolean
 shapes_equal (RegTensor *a,
               RegTensor *b)
@@ -507,7 +489,7 @@ eager_fn_interpret (EagerFn    *self,
 
       aliased = g_ptr_array_find (inputs, value, NULL) ||
                 g_ptr_array_find (results, value, NULL);
-      g_ptr_array_add (results, aliased ? tensor_copy (value) : g_object_ref (value));
+      g_ptr_array_add (results, aliased ? reg_tensor_copy (value) : g_object_ref (value));
     }
 
   return results;

@@ -1647,24 +1647,6 @@ run_kernel (const IndPlan *plan,
     }
 }
 
-static RegTensor *
-tensor_copy (RegTensor *tensor)
-{
-  const gint64 *shape;
-  guint n_dims;
-  gsize n;
-  const float *src;
-  RegTensor *copy;
-
-  shape = reg_tensor_get_shape (tensor, &n_dims);
-  src = reg_tensor_get_data (tensor, &n);
-  copy = reg_tensor_new (shape, n_dims);
-  if (n > 0)
-    memcpy (reg_tensor_get_data (copy, NULL), src, n * sizeof (float));
-
-  return copy;
-}
-
 GPtrArray *
 _reg_ind_plan_run (IndPlan    *plan,
                    GPtrArray  *inputs,
@@ -1754,7 +1736,7 @@ _reg_ind_plan_run (IndPlan    *plan,
           g_ptr_array_add (results, value);
         }
       else if (node->kind == REG_NODE_INPUT)
-        g_ptr_array_add (results, tensor_copy (g_ptr_array_index (inputs, node->input_index)));
+        g_ptr_array_add (results, reg_tensor_copy (g_ptr_array_index (inputs, node->input_index)));
       else if (given[s] == NULL)
         {
           /* the results own it from here; given[] only borrows it */
@@ -1762,7 +1744,7 @@ _reg_ind_plan_run (IndPlan    *plan,
           g_ptr_array_add (results, given[s]);
         }
       else
-        g_ptr_array_add (results, tensor_copy (given[s]));
+        g_ptr_array_add (results, reg_tensor_copy (given[s]));
     }
 
   for (guint s = 0; s < n_storage; s++)
