@@ -1042,38 +1042,6 @@ cache_is_fresh (const char   *dir,
   return fresh;
 }
 
-/* Whether the tags @tags[0..@n_tags) of a backend are as the manifest
- * reader leaves them: each valid, none twice.  (A cache can give a backend
- * any number of tags: a long list is checked for repeats with a set.) */
-static gboolean
-tags_are_normal (char * const *tags,
-                 guint32       n_tags)
-{
-  g_autoptr(GHashTable) seen = NULL;
-
-  if (n_tags > 8)
-    seen = g_hash_table_new (g_str_hash, g_str_equal);
-
-  for (guint32 i = 0; i < n_tags; i++)
-    {
-      if (!_reg_name_validate (tags[i], "tag", NULL))
-        return FALSE;
-      if (seen != NULL)
-        {
-          if (!g_hash_table_add (seen, tags[i]))
-            return FALSE;
-        }
-      else
-        {
-          for (guint32 j = 0; j < i; j++)
-            if (g_str_equal (tags[i], tags[j]))
-              return FALSE;
-        }
-    }
-
-  return TRUE;
-}
-
 /* The manifests @cache holds, as the manifest reader would have made them
  * in @dir; NULL and @why when a backend name or a tag breaks the rules the
  * reader applies, or a manifest declares a name twice (its groups would
@@ -1118,6 +1086,7 @@ cache_to_manifests (const char   *dir,
       for (guint32 j = 0; j < record->n_backends; j++, backend++)
         {
           RegManifestBackend *mb = &manifest->backends[j];
+          g_auto(GStrv) tags = NULL;
           const char *problem = NULL;
 
           manifest->n_backends++;
@@ -1125,14 +1094,16 @@ cache_to_manifests (const char   *dir,
           mb->description = backend->description.offset != NO_STRING
             ? cache_ref_dup (cache, backend->description)
             : NULL;
-          mb->tags = g_new (char *, backend->n_tags + 1);
+          tags = g_new (char *, backend->n_tags + 1);
           for (guint32 k = 0; k < backend->n_tags; k++, tag++)
-            mb->tags[k] = cache_ref_dup (cache, *tag);
-          mb->tags[backend->n_tags] = NULL;
+            tags[k] = cache_ref_dup (cache, *tag);
+          tags[backend->n_tags] = NULL;
+          /* As the manifest reader leaves them: each valid, none twice. */
+          mb->tags = _reg_tags_normalize ((const char * const *) tags, NULL);
 
           if (!_reg_name_validate (mb->name, "backend name", NULL))
             problem = "a bad name";
-          else if (!tags_are_normal (mb->tags, backend->n_tags))
+          else if (mb->tags == NULL || g_strv_length (mb->tags) != backend->n_tags)
             problem = "a bad or repeated tag";
           else if (names != NULL && !g_hash_table_add (names, mb->name))
             problem = "a name its manifest declares twice";
