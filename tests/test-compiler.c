@@ -7,6 +7,8 @@
 
 #include <reg.h>
 
+#include "test-objects.h"
+
 /* A compiled function that doubles its first input, or fails as told. */
 typedef enum {
   FN_DOUBLE,
@@ -116,16 +118,6 @@ log_compile (RegGraph   *graph,
   return REG_COMPILED_FN (fn);
 }
 
-static RegGraph *
-parse_graph (const char *text)
-{
-  g_autoptr(GError) error = NULL;
-  RegGraph *graph = reg_graph_new_from_string (text, &error);
-
-  g_assert_no_error (error);
-  return graph;
-}
-
 static GPtrArray *
 tensors (guint         n,
          const gint64 *shape,
@@ -156,7 +148,7 @@ test_compile_and_call (void)
 {
   CompileLog log = { 0 };
   g_autoptr(RegCompiler) compiler = reg_func_compiler_new ("logger", log_compile, &log, NULL);
-  g_autoptr(RegGraph) graph = parse_graph (two_input_graph);
+  g_autoptr(RegGraph) graph = graph_new_from_string (two_input_graph);
   const gint64 shape[] = { 2, 3 };
   g_autoptr(GPtrArray) inputs = tensors (2, shape, 2);
   g_autoptr(RegCompiledFn) fn = NULL;
@@ -193,7 +185,7 @@ test_compile_options (void)
 {
   CompileLog log = { 0 };
   g_autoptr(RegCompiler) compiler = reg_func_compiler_new ("logger", log_compile, &log, NULL);
-  g_autoptr(RegGraph) graph = parse_graph (two_input_graph);
+  g_autoptr(RegGraph) graph = graph_new_from_string (two_input_graph);
   const gint64 shape[] = { 4 };
   g_autoptr(GPtrArray) inputs = tensors (2, shape, 1);
   g_autoptr(RegCompiledFn) fn = NULL;
@@ -221,7 +213,7 @@ test_compile_null_without_error (void)
 {
   CompileLog log = { .fail_silently = TRUE };
   g_autoptr(RegCompiler) compiler = reg_func_compiler_new ("silent", log_compile, &log, NULL);
-  g_autoptr(RegGraph) graph = parse_graph (two_input_graph);
+  g_autoptr(RegGraph) graph = graph_new_from_string (two_input_graph);
   const gint64 shape[] = { 3 };
   g_autoptr(GPtrArray) inputs = tensors (2, shape, 1);
   g_autoptr(RegCompiledFn) fn = NULL;
@@ -238,7 +230,7 @@ test_compile_shape_mismatch (void)
 {
   CompileLog log = { 0 };
   g_autoptr(RegCompiler) compiler = reg_func_compiler_new ("logger", log_compile, &log, NULL);
-  g_autoptr(RegGraph) graph = parse_graph (two_input_graph);
+  g_autoptr(RegGraph) graph = graph_new_from_string (two_input_graph);
   const gint64 shape_a[] = { 2, 3 };
   const gint64 shape_b[] = { 3, 2 };
   g_autoptr(GPtrArray) one = tensors (1, shape_a, 2);
@@ -267,7 +259,7 @@ test_call_bad_inputs (void)
 {
   CompileLog log = { 0 };
   g_autoptr(RegCompiler) compiler = reg_func_compiler_new ("logger", log_compile, &log, NULL);
-  g_autoptr(RegGraph) graph = parse_graph (two_input_graph);
+  g_autoptr(RegGraph) graph = graph_new_from_string (two_input_graph);
   const gint64 shape[] = { 2, 3 };
   const gint64 other[] = { 6 };
   g_autoptr(GPtrArray) inputs = tensors (2, shape, 2);
@@ -304,7 +296,7 @@ test_call_failures (void)
   CompileLog error_log = { .fn_mode = FN_ERROR };
   g_autoptr(RegCompiler) silent = reg_func_compiler_new ("s", log_compile, &silent_log, NULL);
   g_autoptr(RegCompiler) failing = reg_func_compiler_new ("f", log_compile, &error_log, NULL);
-  g_autoptr(RegGraph) graph = parse_graph (two_input_graph);
+  g_autoptr(RegGraph) graph = graph_new_from_string (two_input_graph);
   const gint64 shape[] = { 2 };
   g_autoptr(GPtrArray) inputs = tensors (2, shape, 1);
   g_autoptr(RegCompiledFn) fn_silent = NULL;
@@ -416,7 +408,7 @@ test_registry_compile (void)
   CompileLog default_log = { 0 };
   g_autoptr(RegCompiler) named = reg_func_compiler_new ("named", log_compile, &named_log, NULL);
   g_autoptr(RegCompiler) fallback = reg_func_compiler_new ("fallback", log_compile, &default_log, NULL);
-  g_autoptr(RegGraph) graph = parse_graph (two_input_graph);
+  g_autoptr(RegGraph) graph = graph_new_from_string (two_input_graph);
   const gint64 shape[] = { 2 };
   g_autoptr(GPtrArray) inputs = tensors (2, shape, 1);
   g_autoptr(RegCompiledFn) fn = NULL;

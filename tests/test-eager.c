@@ -13,6 +13,8 @@
 
 #include <reg.h>
 
+#include "test-objects.h"
+
 /* Results are compared element by element: equal when both are NaN, when
  * both are the same infinity, or when |got - want| <= ATOL + RTOL * |want|.
  * numpy's float32 exp, log, tanh and glibc's expf, logf, tanhf differ by up
@@ -47,28 +49,6 @@ tensor_new (const gint64 *shape,
     memcpy (reg_tensor_get_data (tensor, NULL), data, n * sizeof (float));
 
   return tensor;
-}
-
-static RegTensor *
-tensor_new_random (const gint64 *shape,
-                   guint         n_dims,
-                   double        low,
-                   double        high)
-{
-  RegTensor *tensor = reg_tensor_new (shape, n_dims);
-  gsize n;
-  float *data = reg_tensor_get_data (tensor, &n);
-
-  for (gsize i = 0; i < n; i++)
-    data[i] = (float) g_test_rand_double_range (low, high);
-
-  return tensor;
-}
-
-static GPtrArray *
-tensor_array_new (void)
-{
-  return g_ptr_array_new_with_free_func (g_object_unref);
 }
 
 static gboolean
@@ -174,18 +154,6 @@ run (const char *backend,
   g_assert_nonnull (outputs);
 
   return outputs;
-}
-
-static RegGraph *
-graph_new_from_string (const char *text)
-{
-  g_autoptr(GError) error = NULL;
-  RegGraph *graph = reg_graph_new_from_string (text, &error);
-
-  g_assert_no_error (error);
-  g_assert_nonnull (graph);
-
-  return graph;
 }
 
 static gboolean
@@ -448,8 +416,8 @@ test_matmul_shapes (void)
                                                m, k, k, n);
       const float *a, *b;
 
-      g_ptr_array_add (inputs, tensor_new_random ((const gint64[]) { m, k }, 2, -2, 2));
-      g_ptr_array_add (inputs, tensor_new_random ((const gint64[]) { k, n }, 2, -2, 2));
+      g_ptr_array_add (inputs, tensor_new_uniform ((const gint64[]) { m, k }, 2, -2, 2));
+      g_ptr_array_add (inputs, tensor_new_uniform ((const gint64[]) { k, n }, 2, -2, 2));
       a = reg_tensor_get_data (g_ptr_array_index (inputs, 0), NULL);
       b = reg_tensor_get_data (g_ptr_array_index (inputs, 1), NULL);
 
@@ -487,7 +455,7 @@ test_sum_to_0d (void)
                                  "  m = mul(x, x)\n"
                                  "  q = sum(m)\n"
                                  "  return (t, q)\n");
-  x = tensor_new_random (shape, G_N_ELEMENTS (shape), -10, 10);
+  x = tensor_new_uniform (shape, G_N_ELEMENTS (shape), -10, 10);
   g_ptr_array_add (inputs, x);
   data = reg_tensor_get_data (x, NULL);
   for (gsize i = 0; i < reg_tensor_get_n_elements (x); i++)
@@ -549,7 +517,7 @@ test_zero_elements (void)
                                  "  e = sum(x)\n"
                                  "  return (b, c, d, e)\n");
   g_ptr_array_add (inputs, reg_tensor_new ((const gint64[]) { 0, 3 }, 2));
-  g_ptr_array_add (inputs, tensor_new_random ((const gint64[]) { 3, 2 }, 2, -1, 1));
+  g_ptr_array_add (inputs, tensor_new_uniform ((const gint64[]) { 3, 2 }, 2, -1, 1));
   outputs = run ("eager", graph, inputs);
 
   g_assert_cmpuint (outputs->len, ==, 4);
@@ -725,7 +693,7 @@ test_random_chains (void)
           g_assert_cmpuint (id, ==, nodes->len);
           g_array_append_val (nodes, node);
           g_array_append_val (tensors, id);
-          g_ptr_array_add (inputs, tensor_new_random (shape, 2, -4, 4));
+          g_ptr_array_add (inputs, tensor_new_uniform (shape, 2, -4, 4));
         }
 
       for (guint i = 0; i < n_ops; i++)
@@ -997,8 +965,8 @@ testing_inputs_new (void)
   GPtrArray *inputs = tensor_array_new ();
   const gint64 shape[] = { 3, 2 };
 
-  g_ptr_array_add (inputs, tensor_new_random (shape, 2, -2, 2));
-  g_ptr_array_add (inputs, tensor_new_random (shape, 2, -2, 2));
+  g_ptr_array_add (inputs, tensor_new_uniform (shape, 2, -2, 2));
+  g_ptr_array_add (inputs, tensor_new_uniform (shape, 2, -2, 2));
 
   return inputs;
 }

@@ -9,19 +9,9 @@
 
 #include <reg.h>
 
+#include "test-objects.h"
+
 /* ---- Helpers ------------------------------------------------------------ */
-
-static RegGraph *
-parse_ok (const char *text)
-{
-  g_autoptr(GError) error = NULL;
-  RegGraph *graph = reg_graph_new_from_string (text, &error);
-
-  g_assert_no_error (error);
-  g_assert_nonnull (graph);
-
-  return graph;
-}
 
 /* Parses @text and checks that printing gives @canonical (@text itself
  * when NULL) and that printing is then a fixed point. */
@@ -29,14 +19,14 @@ static void
 assert_prints_as (const char *text,
                   const char *canonical)
 {
-  g_autoptr(RegGraph) graph = parse_ok (text);
+  g_autoptr(RegGraph) graph = graph_new_from_string (text);
   g_autofree char *printed = reg_graph_to_string (graph);
   g_autoptr(RegGraph) again = NULL;
   g_autofree char *printed_again = NULL;
 
   g_assert_cmpstr (printed, ==, canonical != NULL ? canonical : text);
 
-  again = parse_ok (printed);
+  again = graph_new_from_string (printed);
   printed_again = reg_graph_to_string (again);
   g_assert_cmpstr (printed_again, ==, printed);
 }
@@ -492,7 +482,7 @@ static void
 test_builder_sticky_redefined_parsed (void)
 {
   /* A name from the text counts as well as an input's. */
-  g_autoptr(RegGraph) graph = parse_ok ("graph(x):\n  a = relu(x)\n  return (a,)\n");
+  g_autoptr(RegGraph) graph = graph_new_from_string ("graph(x):\n  a = relu(x)\n  return (a,)\n");
   g_autoptr(GError) error = NULL;
 
   g_assert_true (reg_graph_validate (graph, NULL));
@@ -624,7 +614,7 @@ test_builder_guards (void)
 static void
 test_parse_example (void)
 {
-  g_autoptr(RegGraph) graph = parse_ok ("graph(x, y):\n"
+  g_autoptr(RegGraph) graph = graph_new_from_string ("graph(x, y):\n"
                                         "  a = mul(x, y)\n"
                                         "  b = add(a, 1.5)\n"
                                         "  c = relu(b)\n"
@@ -668,7 +658,7 @@ test_parse_constants (void)
 {
   /* Every number is a node of its own, in reading order, right before the
    * node that uses it; outputs' constants come last. */
-  g_autoptr(RegGraph) graph = parse_ok ("graph(x):\n"
+  g_autoptr(RegGraph) graph = graph_new_from_string ("graph(x):\n"
                                         "  a = add(2.0, 3.0)\n"
                                         "  b = mul(a, 2.0)\n"
                                         "  return (b, -1)\n");
@@ -739,7 +729,7 @@ test_parse_numbers (void)
     {
       g_autofree char *text = g_strdup_printf ("graph(x):\n  a = add(x, %s)\n  return (a,)\n",
                                                cases[i].literal);
-      g_autoptr(RegGraph) graph = parse_ok (text);
+      g_autoptr(RegGraph) graph = graph_new_from_string (text);
 
       g_test_message ("literal %s", cases[i].literal);
       g_assert_cmphex (double_bits (reg_graph_get_node_value (graph, 1)), ==, cases[i].bits);
@@ -754,7 +744,7 @@ test_parse_nan (void)
   for (guint i = 0; i < G_N_ELEMENTS (literals); i++)
     {
       g_autofree char *text = g_strdup_printf ("graph():\n  return (%s,)\n", literals[i]);
-      g_autoptr(RegGraph) graph = parse_ok (text);
+      g_autoptr(RegGraph) graph = graph_new_from_string (text);
       g_autofree char *printed = reg_graph_to_string (graph);
 
       g_assert_true (isnan (reg_graph_get_node_value (graph, 0)));
@@ -883,7 +873,7 @@ test_parse_roundtrip (void)
       /* Copying the graph node by node with the builder gives the same
        * text: the names are the only thing the builder cannot give, and
        * here they come from an identical text. */
-      graph = parse_ok (text);
+      graph = graph_new_from_string (text);
       g_assert_true (reg_graph_validate (graph, NULL));
       n_nodes = reg_graph_get_n_nodes (graph);
       copy = reg_graph_new ();
@@ -921,7 +911,7 @@ test_parse_roundtrip (void)
       /* Same structure; the builder's copy has generated names. */
       assert_prints_as (copy_text, NULL);
       {
-        g_autoptr(RegGraph) reparsed = parse_ok (copy_text);
+        g_autoptr(RegGraph) reparsed = graph_new_from_string (copy_text);
         g_assert_cmpuint (reg_graph_get_n_nodes (reparsed), ==, n_nodes);
       }
     }
@@ -1238,7 +1228,7 @@ test_parse_large (void)
     }
   g_string_append_printf (text, "  return (v%u, v%u)\n", n - 1, n / 2);
 
-  graph = parse_ok (text->str);
+  graph = graph_new_from_string (text->str);
   g_assert_cmpuint (reg_graph_get_n_nodes (graph), ==, 2 + n + (n - 1) / 10);
   outputs = reg_graph_get_outputs (graph, &n_outputs);
   g_assert_cmpuint (n_outputs, ==, 2);
@@ -1266,7 +1256,7 @@ test_parse_large_wide (void)
     g_string_append_printf (text, "%si%u", i > 0 ? ", " : "", n - 1 - i);
   g_string_append (text, ")\n");
 
-  graph = parse_ok (text->str);
+  graph = graph_new_from_string (text->str);
   reg_graph_get_inputs (graph, &n_ids);
   g_assert_cmpuint (n_ids, ==, n);
   reg_graph_get_outputs (graph, &n_ids);
@@ -1799,7 +1789,7 @@ test_print_repr (void)
       g_assert_cmpstr (text, ==, expected);
 
       /* Reading back gives the very same double. */
-      parsed = parse_ok (text);
+      parsed = graph_new_from_string (text);
       if (isnan (value))
         g_assert_true (isnan (reg_graph_get_node_value (parsed, 0)));
       else
@@ -1828,7 +1818,7 @@ test_print_repr_random (void)
       k = reg_graph_add_constant (graph, value);
       reg_graph_set_outputs (graph, &k, 1);
       text = reg_graph_to_string (graph);
-      parsed = parse_ok (text);
+      parsed = graph_new_from_string (text);
       g_assert_cmphex (double_bits (reg_graph_get_node_value (parsed, 0)), ==, bits);
     }
 }
@@ -1955,7 +1945,7 @@ static void
 test_shapes (gconstpointer data)
 {
   const ShapeCase *c = data;
-  g_autoptr(RegGraph) graph = parse_ok (c->text);
+  g_autoptr(RegGraph) graph = graph_new_from_string (c->text);
   g_autoptr(GPtrArray) examples = tensors_of_shapes (c->shapes);
   g_autoptr(RegCompiler) compiler = reg_func_compiler_new ("shapes", compile_reached, NULL, NULL);
   g_autoptr(GError) error = NULL;
@@ -2004,7 +1994,7 @@ test_shapes (gconstpointer data)
 static void
 test_shapes_every_node (void)
 {
-  g_autoptr(RegGraph) graph = parse_ok ("graph(x, w):\n"
+  g_autoptr(RegGraph) graph = graph_new_from_string ("graph(x, w):\n"
                                         "  h = matmul(x, w)\n"
                                         "  r = relu(h)\n"
                                         "  s = sum(r)\n"

@@ -25,18 +25,14 @@
 
 #include <reg.h>
 
+#include "test-objects.h"
+
 #define RTOL 1e-5
 #define ATOL 1e-5
 
 static RegRegistry *registry;
 
 /* Helpers ------------------------------------------------------------- */
-
-static GPtrArray *
-tensor_array_new (void)
-{
-  return g_ptr_array_new_with_free_func (g_object_unref);
-}
 
 static float
 random_value (gboolean specials)
@@ -65,34 +61,6 @@ tensor_new_random (const gint64 *shape,
     data[i] = random_value (specials);
 
   return tensor;
-}
-
-static RegTensor *
-tensor_new_uniform (const gint64 *shape,
-                    guint         n_dims,
-                    double        low,
-                    double        high)
-{
-  RegTensor *tensor = reg_tensor_new (shape, n_dims);
-  gsize n;
-  float *data = reg_tensor_get_data (tensor, &n);
-
-  for (gsize i = 0; i < n; i++)
-    data[i] = (float) g_test_rand_double_range (low, high);
-
-  return tensor;
-}
-
-static RegGraph *
-graph_new_from_string (const char *text)
-{
-  g_autoptr(GError) error = NULL;
-  RegGraph *graph = reg_graph_new_from_string (text, &error);
-
-  g_assert_no_error (error);
-  g_assert_nonnull (graph);
-
-  return graph;
 }
 
 /* Options from a GVariant text such as "{'fuse': <false>}" (NULL: none),

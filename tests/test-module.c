@@ -20,25 +20,13 @@
 #include <reg.h>
 
 #include "test-files.h"
+#include "test-objects.h"
 
 #define FIXTURE_BUILDDIR TEST_BUILDDIR G_DIR_SEPARATOR_S "modules"
 #define GOOD_MODULE "libfixture-good.so"
 #define LOG_DOMAIN "Reg"
 
 static const char * const no_tags[] = { NULL };
-
-/* A compiler for runtime registrations: the registry only stores and
- * hands out compilers. */
-static RegCompiledFn *
-refuse_compile (RegGraph   *graph,
-                GPtrArray  *example_inputs,
-                GVariant   *options,
-                gpointer    user_data,
-                GError    **error)
-{
-  g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED, "refused");
-  return NULL;
-}
 
 /* Files and directories */
 

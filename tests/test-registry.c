@@ -7,18 +7,7 @@
 
 #include <reg.h>
 
-/* A compiler that never compiles: the registry only stores and hands out
- * compilers, so these tests need nothing more. */
-static RegCompiledFn *
-refuse_compile (RegGraph   *graph,
-                GPtrArray  *example_inputs,
-                GVariant   *options,
-                gpointer    user_data,
-                GError    **error)
-{
-  g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED, "refused");
-  return NULL;
-}
+#include "test-objects.h"
 
 static RegCompiler *
 make_compiler (const char *name)

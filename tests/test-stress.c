@@ -50,6 +50,8 @@
 
 #include <reg.h>
 
+#include "test-objects.h"
+
 #define N_THREADS 8
 #define N_SHARED 16
 #define MAX_LIVE 12        /* private names a thread keeps at most */
@@ -149,17 +151,6 @@ env_uint (const char *variable,
     g_error ("%s=%s: not a positive number", variable, value);
 
   return (guint) n;
-}
-
-static RegCompiledFn *
-refuse_compile (RegGraph   *graph,
-                GPtrArray  *example_inputs,
-                GVariant   *options,
-                gpointer    user_data,
-                GError    **error)
-{
-  g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED, "refused");
-  return NULL;
 }
 
 /* ---- Shared state of one run ------------------------------------------ */

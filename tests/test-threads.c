@@ -5,20 +5,11 @@
 
 #include <reg.h>
 
+#include "test-objects.h"
+
 #define N_THREADS 8
 #define N_ROUNDS 400
 #define N_SHARED 16
-
-static RegCompiledFn *
-refuse_compile (RegGraph   *graph,
-                GPtrArray  *example_inputs,
-                GVariant   *options,
-                gpointer    user_data,
-                GError    **error)
-{
-  g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED, "refused");
-  return NULL;
-}
 
 typedef struct
 {
