@@ -623,7 +623,7 @@ generate_manifests (const char *dir,
 
       text = g_strdup_printf ("[Reg Module]\n"
                               "Module=libbench-%05u.so\n"
-                              "AbiVersion=1\n"
+                              "AbiVersion=2\n"
                               "\n"
                               "[Backend bench_%05u]\n"
                               "Tags=%s\n"
@@ -636,7 +636,7 @@ generate_manifests (const char *dir,
       g_string_append_printf (all,
                               "[Reg Module %05u]\n"
                               "Module=libbench-%05u.so\n"
-                              "AbiVersion=1\n"
+                              "AbiVersion=2\n"
                               "\n"
                               "[Backend bench_%05u]\n"
                               "Tags=%s\n"

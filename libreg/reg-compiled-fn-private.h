@@ -6,15 +6,22 @@
 #pragma once
 
 #include "reg-compiled-fn.h"
-#include "reg-graph.h"
+#include "reg-graph-private.h"
 
 G_BEGIN_DECLS
 
-/* Records on @fn the input names of @graph and the shapes of
- * @example_inputs, against which reg_compiled_fn_call() checks every call,
- * whichever backend made @fn. */
-void _reg_compiled_fn_set_signature (RegCompiledFn *fn,
-                                     RegGraph      *graph,
-                                     GPtrArray     *example_inputs);
+/* Binds @fn, just made by the compiler named @backend, to the signature of
+ * that compile: @graph's input names, the shapes of @example_inputs, and
+ * the shapes @node_shapes (one per node of @graph, from shape inference)
+ * gives the graph's outputs.  reg_compiled_fn_call() checks every call of
+ * @fn against it, whichever backend made @fn.  A function that is already
+ * bound keeps its signature; binding it to another one fails with
+ * REG_COMPILER_ERROR_FAILED. */
+gboolean _reg_compiled_fn_bind (RegCompiledFn   *fn,
+                                const char      *backend,
+                                RegGraph        *graph,
+                                GPtrArray       *example_inputs,
+                                const RegShape  *node_shapes,
+                                GError         **error);
 
 G_END_DECLS

@@ -5,9 +5,11 @@
 
 #include <string.h>
 
+#include "reg-backend-error-private.h"
 #include "reg-compiled-fn-private.h"
 #include "reg-compiler.h"
 #include "reg-graph-private.h"
+#include "reg-message-private.h"
 #include "reg-tensor.h"
 
 /**
@@ -16,17 +18,88 @@
  * A compiled graph, made by [method@Reg.Compiler.compile].  Call it with
  * [method@Reg.CompiledFn.call] on tensors shaped like the example inputs it
  * was compiled for.
+ *
+ * A function made by [method@Reg.Compiler.compile] carries the signature of
+ * that compile: the graph's input names, the shapes of the example inputs,
+ * and the shapes the graph gives its outputs.  Every call is checked
+ * against it, before the backend runs (the inputs) and after (what the
+ * backend returned), so a backend that returns too few outputs, something
+ * that is not a tensor, or a tensor of the wrong shape gives an error
+ * instead of wrong results.
+ *
+ * ## Implementing it
+ *
+ * A backend implements the [vfunc@Reg.CompiledFn.run] virtual method,
+ * which returns the outputs as a [iface@Gio.ListModel] of
+ * [class@Reg.Tensor], typically a [class@Gio.ListStore]: one object that
+ * holds its tensors, which every binding hands over correctly.  Callers
+ * use [method@Reg.CompiledFn.call], which checks the inputs, runs the
+ * implementation and checks its outputs; the virtual method has a name of
+ * its own so that `call` means the checked method in every language.
+ *
+ * ```c
+ * static GListModel *
+ * my_fn_run (RegCompiledFn *fn, GPtrArray *inputs, GError **error)
+ * {
+ *   GListStore *outputs = g_list_store_new (REG_TYPE_TENSOR);
+ *   g_autoptr(RegTensor) y = my_compute (fn, inputs, error);
+ *
+ *   if (y == NULL)
+ *     {
+ *       g_object_unref (outputs);
+ *       return NULL;
+ *     }
+ *   g_list_store_append (outputs, y);
+ *   return G_LIST_MODEL (outputs);
+ * }
+ * ```
+ *
+ * ```python
+ * class MyFn(GObject.Object, Reg.CompiledFn):
+ *     def do_run(self, inputs):
+ *         outputs = Gio.ListStore.new(Reg.Tensor)
+ *         outputs.append(Reg.Tensor.new_from_data(values, shape))
+ *         return outputs
+ * ```
+ *
+ * The same function object may be returned by several compiles of the same
+ * graph for the same input shapes (a backend's own cache, say); returning
+ * it for a different signature is an error, as its calls could not be
+ * checked against both.
+ */
+
+/**
+ * RegCompiledFnInterface::run:
+ * @self: a [iface@Reg.CompiledFn]
+ * @inputs: (element-type Reg.Tensor): one tensor per graph input, in the
+ *   order of the graph's inputs, already checked against the example
+ *   inputs
+ * @error: return location for a #GError
+ *
+ * Runs the compiled graph on @inputs.
+ *
+ * The outputs are new tensors, or tensors the function holds, or inputs
+ * themselves; the caller must not modify them in place.  Errors are
+ * %REG_COMPILER_ERROR_RUNTIME, or another libreg domain; an error of any
+ * other domain reaches the caller of [method@Reg.CompiledFn.call] as
+ * %REG_COMPILER_ERROR_RUNTIME with its message.
+ *
+ * Returns: (transfer full): the outputs, one [class@Reg.Tensor] per graph
+ *   output in order, or %NULL with @error set
  */
 
 G_DEFINE_INTERFACE (RegCompiledFn, reg_compiled_fn, G_TYPE_OBJECT)
 
-/* What reg_compiler_compile() recorded: immutable once set, replaced as a
- * whole (qdata) if the same object is returned by another compile. */
+/* What the first compile that returned a function recorded on it: set
+ * once (g_object_replace_qdata() from NULL), never changed, freed with the
+ * object, so calls in any thread read it without a lock. */
 typedef struct
 {
+  char      *backend;    /* the compiler's name, for messages */
   guint      n_inputs;
-  char     **names;    /* the graph's input names */
-  RegShape  *shapes;   /* the example inputs' shapes */
+  guint      n_outputs;
+  char     **names;      /* n_inputs input names, then n_outputs output names */
+  RegShape  *shapes;     /* the same order: example inputs, then outputs */
 } Signature;
 
 /* The qdata key of the Signature.  Not G_DEFINE_QUARK: its cache is a
@@ -52,9 +125,66 @@ signature_free (gpointer data)
 {
   Signature *sig = data;
 
+  g_free (sig->backend);
   g_strfreev (sig->names);
   g_free (sig->shapes);
   g_free (sig);
+}
+
+static gboolean
+shape_equal (const RegShape *a,
+             const RegShape *b)
+{
+  return a->n_dims == b->n_dims &&
+         memcmp (a->dims, b->dims, sizeof (gint64) * a->n_dims) == 0;
+}
+
+static gboolean
+tensor_has_shape (RegTensor      *tensor,
+                  const RegShape *shape)
+{
+  guint n_dims;
+  const gint64 *dims = reg_tensor_get_shape (tensor, &n_dims);
+
+  return n_dims == shape->n_dims &&
+         memcmp (dims, shape->dims, sizeof (gint64) * n_dims) == 0;
+}
+
+/* "[2, 3]" for a message. */
+static char *
+tensor_shape_to_string (RegTensor *tensor)
+{
+  guint n_dims;
+  const gint64 *dims = reg_tensor_get_shape (tensor, &n_dims);
+
+  return _reg_shape_to_string (dims, n_dims);
+}
+
+static gboolean
+signature_equal (const Signature *a,
+                 const Signature *b)
+{
+  guint n = a->n_inputs + a->n_outputs;
+
+  if (a->n_inputs != b->n_inputs || a->n_outputs != b->n_outputs)
+    return FALSE;
+
+  for (guint i = 0; i < n; i++)
+    if (!g_str_equal (a->names[i], b->names[i]) || !shape_equal (&a->shapes[i], &b->shapes[i]))
+      return FALSE;
+
+  return TRUE;
+}
+
+/* A node's name for messages: inputs and op results have one; a constant
+ * returned as an output does not. */
+static char *
+node_label (RegGraph *graph,
+            guint     node)
+{
+  const char *name = reg_graph_get_node_name (graph, node);
+
+  return name != NULL ? g_strdup (name) : g_strdup_printf ("%%%u", node);
 }
 
 static void
@@ -62,21 +192,28 @@ reg_compiled_fn_default_init (RegCompiledFnInterface *iface)
 {
 }
 
-void
-_reg_compiled_fn_set_signature (RegCompiledFn *fn,
-                                RegGraph      *graph,
-                                GPtrArray     *example_inputs)
+gboolean
+_reg_compiled_fn_bind (RegCompiledFn   *fn,
+                       const char      *backend,
+                       RegGraph        *graph,
+                       GPtrArray       *example_inputs,
+                       const RegShape  *node_shapes,
+                       GError         **error)
 {
   Signature *sig = g_new0 (Signature, 1);
-  const guint *inputs;
-  guint n_inputs;
+  const Signature *bound;
+  const guint *inputs, *outputs;
+  guint n_inputs, n_outputs;
 
   inputs = reg_graph_get_inputs (graph, &n_inputs);
+  outputs = reg_graph_get_outputs (graph, &n_outputs);
   g_assert (n_inputs == example_inputs->len);
 
+  sig->backend = g_strdup (backend);
   sig->n_inputs = n_inputs;
-  sig->names = g_new0 (char *, n_inputs + 1);
-  sig->shapes = g_new0 (RegShape, n_inputs);
+  sig->n_outputs = n_outputs;
+  sig->names = g_new0 (char *, n_inputs + n_outputs + 1);
+  sig->shapes = g_new0 (RegShape, n_inputs + n_outputs);
   for (guint i = 0; i < n_inputs; i++)
     {
       RegTensor *t = g_ptr_array_index (example_inputs, i);
@@ -85,14 +222,40 @@ _reg_compiled_fn_set_signature (RegCompiledFn *fn,
       memcpy (sig->shapes[i].dims, dims, sizeof (gint64) * sig->shapes[i].n_dims);
       sig->names[i] = g_strdup (reg_graph_get_node_name (graph, inputs[i]));
     }
+  for (guint i = 0; i < n_outputs; i++)
+    {
+      sig->shapes[n_inputs + i] = node_shapes[outputs[i]];
+      sig->names[n_inputs + i] = node_label (graph, outputs[i]);
+    }
 
-  g_object_set_qdata_full (G_OBJECT (fn), signature_quark (), sig, signature_free);
+  if (g_object_replace_qdata (G_OBJECT (fn), signature_quark (), NULL, sig,
+                              signature_free, NULL))
+    return TRUE;
+
+  /* Returned by an earlier compile: its signature stays as it is (calls in
+   * other threads may be reading it), and must be this one. */
+  bound = g_object_get_qdata (G_OBJECT (fn), signature_quark ());
+  if (!signature_equal (bound, sig))
+    {
+      g_autofree char *who = _reg_text_for_message (backend, -1, 256);
+
+      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
+                   "backend '%s' returned a function that an earlier compile "
+                   "returned for another graph signature; a compiled function "
+                   "serves one signature (input names and shapes, output shapes)",
+                   who);
+      signature_free (sig);
+      return FALSE;
+    }
+
+  signature_free (sig);
+  return TRUE;
 }
 
 static gboolean
-signature_check (const Signature  *sig,
-                 GPtrArray        *inputs,
-                 GError          **error)
+check_inputs (const Signature  *sig,
+              GPtrArray        *inputs,
+              GError          **error)
 {
   if (inputs->len != sig->n_inputs)
     {
@@ -104,16 +267,13 @@ signature_check (const Signature  *sig,
 
   for (guint i = 0; i < inputs->len; i++)
     {
-      const RegShape *want = &sig->shapes[i];
-      const gint64 *dims;
-      guint n_dims;
+      RegTensor *input = g_ptr_array_index (inputs, i);
 
-      dims = reg_tensor_get_shape (g_ptr_array_index (inputs, i), &n_dims);
-      if (n_dims != want->n_dims ||
-          memcmp (dims, want->dims, sizeof (gint64) * n_dims) != 0)
+      if (!tensor_has_shape (input, &sig->shapes[i]))
         {
-          g_autofree char *got_s = _reg_shape_to_string (dims, n_dims);
-          g_autofree char *want_s = _reg_shape_to_string (want->dims, want->n_dims);
+          g_autofree char *got_s = tensor_shape_to_string (input);
+          g_autofree char *want_s = _reg_shape_to_string (sig->shapes[i].dims,
+                                                          sig->shapes[i].n_dims);
 
           g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_INPUTS,
                        "input %u ('%s'): expected shape %s, got %s",
@@ -125,6 +285,75 @@ signature_check (const Signature  *sig,
   return TRUE;
 }
 
+/* Reads the list model a backend returned, once, into an array that owns
+ * its tensors: whatever the model does afterwards, the caller keeps what
+ * was checked.  Every item must be a tensor; with a signature, the number
+ * of outputs and the shape of each are checked as the inputs are.  The
+ * model's count is checked before any item is read: it is not ours to
+ * believe. */
+static GPtrArray *
+take_outputs (GListModel       *model,
+              const Signature  *sig,
+              const char       *backend,
+              GError          **error)
+{
+  g_autofree char *who = _reg_text_for_message (backend, -1, 256);
+  g_autoptr(GPtrArray) outputs = NULL;
+  guint n;
+
+  if (!G_IS_LIST_MODEL (model))
+    {
+      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_RUNTIME,
+                   "backend '%s' returned a %s, not a GListModel of RegTensor",
+                   who, G_OBJECT_TYPE_NAME (model));
+      return NULL;
+    }
+
+  n = g_list_model_get_n_items (model);
+  if (sig != NULL && n != sig->n_outputs)
+    {
+      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_RUNTIME,
+                   "backend '%s' returned %u output%s, the graph has %u",
+                   who, n, n == 1 ? "" : "s", sig->n_outputs);
+      return NULL;
+    }
+
+  outputs = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < n; i++)
+    {
+      GObject *item = g_list_model_get_item (model, i);
+      const RegShape *want;
+
+      if (item == NULL || !REG_IS_TENSOR (item))
+        {
+          g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_RUNTIME,
+                       "backend '%s' returned output %u as %s, not a RegTensor",
+                       who, i, item == NULL ? "nothing" : G_OBJECT_TYPE_NAME (item));
+          g_clear_object (&item);
+          return NULL;
+        }
+      g_ptr_array_add (outputs, item);
+
+      if (sig == NULL)
+        continue;
+
+      want = &sig->shapes[sig->n_inputs + i];
+      if (!tensor_has_shape (REG_TENSOR (item), want))
+        {
+          g_autofree char *got_s = tensor_shape_to_string (REG_TENSOR (item));
+          g_autofree char *want_s = _reg_shape_to_string (want->dims, want->n_dims);
+
+          g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_RUNTIME,
+                       "backend '%s' returned output %u ('%s') of shape %s, "
+                       "the graph gives it shape %s",
+                       who, i, sig->names[sig->n_inputs + i], got_s, want_s);
+          return NULL;
+        }
+    }
+
+  return g_steal_pointer (&outputs);
+}
+
 /**
  * reg_compiled_fn_call:
  * @self: a [iface@Reg.CompiledFn]
@@ -134,12 +363,19 @@ signature_check (const Signature  *sig,
  * Runs the compiled graph.
  *
  * The inputs must match the example inputs the function was compiled for in
- * number and shapes, or the call fails with %REG_COMPILER_ERROR_BAD_INPUTS.
- * A backend that fails without saying why gives
- * %REG_COMPILER_ERROR_RUNTIME.
+ * number and shapes, or the call fails with %REG_COMPILER_ERROR_BAD_INPUTS
+ * before the backend runs.  What the backend returns is checked too: a
+ * number of outputs other than the graph's, an output that is not a
+ * [class@Reg.Tensor], or one whose shape differs from the shape the graph
+ * gives it fails with %REG_COMPILER_ERROR_RUNTIME naming the backend and the
+ * output.  A backend that fails without saying why (a binding's
+ * implementation that raised an exception) gives
+ * %REG_COMPILER_ERROR_RUNTIME too.
  *
  * The returned array owns its tensors (its element free function is
- * g_object_unref()): C callers free it with g_ptr_array_unref().
+ * g_object_unref()): C callers free it with g_ptr_array_unref().  The
+ * tensors may be the function's own or the inputs themselves: do not
+ * modify them in place.
  *
  * This function is thread-safe if the backend is.
  *
@@ -153,8 +389,9 @@ reg_compiled_fn_call (RegCompiledFn  *self,
 {
   RegCompiledFnInterface *iface;
   const Signature *sig;
+  const char *backend;
   g_autoptr(GError) local_error = NULL;
-  GPtrArray *outputs;
+  g_autoptr(GListModel) model = NULL;
 
   g_return_val_if_fail (REG_IS_COMPILED_FN (self), NULL);
   g_return_val_if_fail (inputs != NULL, NULL);
@@ -164,35 +401,25 @@ reg_compiled_fn_call (RegCompiledFn  *self,
     g_return_val_if_fail (REG_IS_TENSOR (g_ptr_array_index (inputs, i)), NULL);
 
   sig = g_object_get_qdata (G_OBJECT (self), signature_quark ());
-  if (sig != NULL && !signature_check (sig, inputs, error))
+  if (sig != NULL && !check_inputs (sig, inputs, error))
     return NULL;
+  backend = sig != NULL ? sig->backend : G_OBJECT_TYPE_NAME (self);
 
   iface = REG_COMPILED_FN_GET_IFACE (self);
-  if (iface->call == NULL)
+  if (iface->run == NULL)
     {
+      g_autofree char *who = _reg_text_for_message (backend, -1, 256);
+
       g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_RUNTIME,
-                   "%s does not implement call", G_OBJECT_TYPE_NAME (self));
+                   "backend '%s': %s does not implement run",
+                   who, G_OBJECT_TYPE_NAME (self));
       return NULL;
     }
 
-  outputs = iface->call (self, inputs, &local_error);
-  if (outputs == NULL)
-    {
-      if (local_error == NULL)
-        g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_RUNTIME,
-                     "%s failed without giving a reason", G_OBJECT_TYPE_NAME (self));
-      else
-        g_propagate_error (error, g_steal_pointer (&local_error));
-      return NULL;
-    }
+  model = iface->run (self, inputs, &local_error);
+  if (!_reg_backend_check_result (G_OBJECT (self), backend, model != NULL,
+                                  REG_COMPILER_ERROR_RUNTIME, &local_error, error))
+    return NULL;
 
-  if (local_error != NULL)
-    g_warning ("%s returned outputs and set an error: %s",
-               G_OBJECT_TYPE_NAME (self), local_error->message);
-
-  /* The vfunc hands over its elements (transfer full) whether or not it
-   * set a free function; from here on the array owns them (API.md §9). */
-  g_ptr_array_set_free_func (outputs, g_object_unref);
-
-  return outputs;
+  return take_outputs (model, sig, backend, error);
 }

@@ -9,7 +9,7 @@
 # error "Only <reg.h> can be included directly."
 #endif
 
-#include <glib-object.h>
+#include <gio/gio.h>
 
 #include "reg-version-macros.h"
 
@@ -23,11 +23,7 @@ G_DECLARE_INTERFACE (RegCompiledFn, reg_compiled_fn, REG, COMPILED_FN, GObject)
 /**
  * RegCompiledFnInterface:
  * @parent_iface: the parent interface
- * @call: runs the compiled graph on @inputs, a #GPtrArray of
- *   [class@Reg.Tensor] in the order of the graph's inputs.  Returns
- *   (transfer full) an array of output tensors whose elements the caller
- *   owns (its free function need not be set), or %NULL with @error set.
- *   The inputs have already been checked against the example inputs.
+ * @run: runs the compiled graph; see [vfunc@Reg.CompiledFn.run]
  *
  * The virtual methods of [iface@Reg.CompiledFn].
  */
@@ -35,7 +31,7 @@ struct _RegCompiledFnInterface
 {
   GTypeInterface parent_iface;
 
-  GPtrArray *(*call) (RegCompiledFn  *self,
+  GListModel *(*run) (RegCompiledFn  *self,
                       GPtrArray      *inputs,
                       GError        **error);
 };

@@ -3,9 +3,11 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
+#include "reg-backend-error-private.h"
 #include "reg-compiler.h"
 #include "reg-compiled-fn-private.h"
 #include "reg-graph-private.h"
+#include "reg-message-private.h"
 #include "reg-tensor.h"
 
 /**
@@ -20,6 +22,66 @@
  *
  * Implementations must be safe to call from several threads at once: the
  * registry hands the same object to every caller.
+ *
+ * ## Implementing it
+ *
+ * A backend implements [vfunc@Reg.Compiler.compile], and may implement
+ * [vfunc@Reg.Compiler.dup_name]:
+ *
+ * ```python
+ * class MyCompiler(GObject.Object, Reg.Compiler):
+ *     def do_compile(self, graph, example_inputs, options):
+ *         return MyFn(graph)
+ *
+ *     def do_dup_name(self):
+ *         return "mine"
+ * ```
+ *
+ * ```js
+ * const MyCompiler = GObject.registerClass({
+ *     Implements: [Reg.Compiler],
+ * }, class MyCompiler extends GObject.Object {
+ *     vfunc_compile(graph, exampleInputs, options) {
+ *         return new MyFn({});
+ *     }
+ *
+ *     vfunc_dup_name() {
+ *         return 'mine';
+ *     }
+ * });
+ * ```
+ */
+
+/**
+ * RegCompilerInterface::compile:
+ * @self: a [iface@Reg.Compiler]
+ * @graph: the graph to compile, already checked against @example_inputs
+ * @example_inputs: (element-type Reg.Tensor): tensors shaped like the
+ *   inputs the compiled function will be called with, one per graph input
+ * @options: (nullable): the backend settings, an `a{sv}` dictionary
+ * @error: return location for a #GError
+ *
+ * Compiles @graph for inputs shaped like @example_inputs.
+ *
+ * Reject an option key the backend does not know with
+ * %REG_COMPILER_ERROR_BAD_OPTION naming the key, and a graph the backend
+ * cannot run with %REG_COMPILER_ERROR_UNSUPPORTED_OP.  An error of a domain
+ * that is not libreg's reaches the caller of [method@Reg.Compiler.compile]
+ * as %REG_COMPILER_ERROR_FAILED with its message.
+ *
+ * Returns: (transfer full): the compiled function, or %NULL with @error set
+ */
+
+/**
+ * RegCompilerInterface::dup_name:
+ * @self: a [iface@Reg.Compiler]
+ *
+ * Gives the compiler's own name, the one
+ * [method@Reg.Registry.register_backend] uses when it is given none.
+ * Optional: compilers that do not implement it are named after their type.
+ * The name is asked for once per compiler object and must not change.
+ *
+ * Returns: (transfer full) (nullable): the name, or %NULL for the type's name
  */
 
 /**
@@ -33,16 +95,27 @@ G_DEFINE_QUARK (reg-compiler-error-quark, reg_compiler_error)
 
 G_DEFINE_INTERFACE (RegCompiler, reg_compiler, G_TYPE_OBJECT)
 
-static const char *
-reg_compiler_real_get_name (RegCompiler *self)
-{
-  return G_OBJECT_TYPE_NAME (self);
-}
-
 static void
 reg_compiler_default_init (RegCompilerInterface *iface)
 {
-  iface->get_name = reg_compiler_real_get_name;
+}
+
+/* The qdata key of a compiler's name, set once: see
+ * reg_compiler_get_name().  Atomic for the reason given in
+ * reg-compiled-fn.c's signature_quark(). */
+static GQuark
+name_quark (void)
+{
+  static gint quark;  /* atomic */
+  GQuark value = (GQuark) g_atomic_int_get (&quark);
+
+  if (G_UNLIKELY (value == 0))
+    {
+      value = g_quark_from_static_string ("reg-compiler-name");
+      g_atomic_int_set (&quark, (gint) value);
+    }
+
+  return value;
 }
 
 /**
@@ -59,9 +132,14 @@ reg_compiler_default_init (RegCompilerInterface *iface)
  *
  * The graph is checked first: a builder error it holds, or shapes that do
  * not fit @example_inputs, fail with a %REG_GRAPH_ERROR before the backend
- * sees the graph.  A backend that fails without saying why gives
- * %REG_COMPILER_ERROR_FAILED.  The returned function checks the inputs of
- * every call against the shapes of @example_inputs.
+ * sees the graph.  @options that are not an `a{sv}` dictionary fail with
+ * %REG_COMPILER_ERROR_BAD_OPTION.  A backend that fails without saying why
+ * (a binding's implementation that raised an exception) gives
+ * %REG_COMPILER_ERROR_FAILED.
+ *
+ * The returned function checks every call against the signature of this
+ * compile: the shapes of @example_inputs, and the number and shapes of the
+ * outputs the graph gives (see [method@Reg.CompiledFn.call]).
  *
  * This function is thread-safe if the backend is.
  *
@@ -75,68 +153,69 @@ reg_compiler_compile (RegCompiler  *self,
                       GError      **error)
 {
   RegCompilerInterface *iface;
+  const char *name;
   g_autoptr(GVariant) options_ref = NULL;
   g_autoptr(GError) local_error = NULL;
-  RegCompiledFn *fn;
+  g_autofree RegShape *shapes = NULL;
+  g_autoptr(RegCompiledFn) fn = NULL;
 
   g_return_val_if_fail (REG_IS_COMPILER (self), NULL);
   g_return_val_if_fail (REG_IS_GRAPH (graph), NULL);
   g_return_val_if_fail (example_inputs != NULL, NULL);
-  g_return_val_if_fail (options == NULL ||
-                        g_variant_is_of_type (options, G_VARIANT_TYPE_VARDICT), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   for (guint i = 0; i < example_inputs->len; i++)
     g_return_val_if_fail (REG_IS_TENSOR (g_ptr_array_index (example_inputs, i)), NULL);
 
-  if (!_reg_graph_infer_shapes (graph, example_inputs, NULL, error))
+  /* Sunk here so that the backend, whatever it does with a floating
+   * options variant, never owns the caller's only reference. */
+  if (options != NULL)
+    options_ref = g_variant_ref_sink (options);
+
+  name = reg_compiler_get_name (self);
+
+  if (options != NULL && !g_variant_is_of_type (options, G_VARIANT_TYPE_VARDICT))
+    {
+      g_autofree char *who = _reg_text_for_message (name, -1, 256);
+
+      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
+                   "options for backend '%s' must be an a{sv} dictionary, not a "
+                   "value of type '%s'", who, g_variant_get_type_string (options));
+      return NULL;
+    }
+
+  if (!_reg_graph_infer_shapes (graph, example_inputs, &shapes, error))
     return NULL;
 
   iface = REG_COMPILER_GET_IFACE (self);
   if (iface->compile == NULL)
     {
+      g_autofree char *who = _reg_text_for_message (name, -1, 256);
+
       g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
-                   "compiler '%s' does not implement compile",
-                   reg_compiler_get_name (self));
+                   "backend '%s' does not implement compile", who);
       return NULL;
     }
-
-  /* A floating options variant is sunk here so that the backend, whatever
-   * it does with it, never owns the caller's only reference. */
-  if (options != NULL)
-    options_ref = g_variant_ref_sink (options);
 
   fn = iface->compile (self, graph, example_inputs, options, &local_error);
-
-  /* Bindings turn an exception that is not a GError into NULL without an
-   * error (API.md §9): never let that reach the caller as a silent NULL. */
-  if (fn == NULL)
-    {
-      if (local_error == NULL)
-        g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
-                     "compiler '%s' failed without giving a reason",
-                     reg_compiler_get_name (self));
-      else
-        g_propagate_error (error, g_steal_pointer (&local_error));
-      return NULL;
-    }
-
-  if (local_error != NULL)
-    g_warning ("compiler '%s' returned a function and set an error: %s",
-               reg_compiler_get_name (self), local_error->message);
+  if (!_reg_backend_check_result (G_OBJECT (self), name, fn != NULL,
+                                  REG_COMPILER_ERROR_FAILED, &local_error, error))
+    return NULL;
 
   if (!REG_IS_COMPILED_FN (fn))
     {
+      g_autofree char *who = _reg_text_for_message (name, -1, 256);
+
       g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
-                   "compiler '%s' returned a %s, not a RegCompiledFn",
-                   reg_compiler_get_name (self), G_OBJECT_TYPE_NAME (fn));
-      g_object_unref (fn);
+                   "backend '%s' returned a %s, not a RegCompiledFn",
+                   who, G_OBJECT_TYPE_NAME (fn));
       return NULL;
     }
 
-  _reg_compiled_fn_set_signature (fn, graph, example_inputs);
+  if (!_reg_compiled_fn_bind (fn, name, graph, example_inputs, shapes, error))
+    return NULL;
 
-  return fn;
+  return g_steal_pointer (&fn);
 }
 
 /**
@@ -145,7 +224,11 @@ reg_compiler_compile (RegCompiler  *self,
  *
  * Gets the compiler's own name: the name
  * [method@Reg.Registry.register_backend] uses when it is given none.
- * Compilers that do not implement `get_name` are named after their type.
+ * Compilers that do not implement [vfunc@Reg.Compiler.dup_name] are named
+ * after their type.
+ *
+ * The name is asked for once, on the first call, and kept for the life of
+ * the compiler.  This function is thread-safe.
  *
  * Returns: (transfer none): the name
  */
@@ -154,11 +237,24 @@ reg_compiler_get_name (RegCompiler *self)
 {
   RegCompilerInterface *iface;
   const char *name;
+  char *fresh = NULL;
 
   g_return_val_if_fail (REG_IS_COMPILER (self), NULL);
 
-  iface = REG_COMPILER_GET_IFACE (self);
-  name = iface->get_name != NULL ? iface->get_name (self) : NULL;
+  name = g_object_get_qdata (G_OBJECT (self), name_quark ());
+  if (G_LIKELY (name != NULL))
+    return name;
 
-  return name != NULL ? name : G_OBJECT_TYPE_NAME (self);
+  iface = REG_COMPILER_GET_IFACE (self);
+  if (iface->dup_name != NULL)
+    fresh = iface->dup_name (self);
+  if (fresh == NULL)
+    fresh = g_strdup (G_OBJECT_TYPE_NAME (self));
+
+  /* Set once: a thread that lost the race frees its copy and returns the
+   * winner's, which lives as long as the compiler. */
+  if (!g_object_replace_qdata (G_OBJECT (self), name_quark (), NULL, fresh, g_free, NULL))
+    g_free (fresh);
+
+  return g_object_get_qdata (G_OBJECT (self), name_quark ());
 }

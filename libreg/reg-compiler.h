@@ -55,13 +55,9 @@ G_DECLARE_INTERFACE (RegCompiler, reg_compiler, REG, COMPILER, GObject)
 /**
  * RegCompilerInterface:
  * @parent_iface: the parent interface
- * @compile: compiles @graph for inputs shaped like @example_inputs (a
- *   #GPtrArray of [class@Reg.Tensor]) with the backend settings in @options
- *   (%NULL or an `a{sv}` dictionary).  Returns (transfer full) a
- *   [iface@Reg.CompiledFn], or %NULL with @error set.  The graph has already
- *   been checked against the example inputs.
- * @get_name: returns the compiler's own name (optional; the default is the
- *   name of its type)
+ * @compile: compiles a graph; see [vfunc@Reg.Compiler.compile]
+ * @dup_name: the compiler's own name (optional); see
+ *   [vfunc@Reg.Compiler.dup_name]
  *
  * The virtual methods of [iface@Reg.Compiler].
  */
@@ -74,7 +70,7 @@ struct _RegCompilerInterface
                               GPtrArray    *example_inputs,
                               GVariant     *options,
                               GError      **error);
-  const char    *(*get_name) (RegCompiler  *self);
+  char          *(*dup_name) (RegCompiler  *self);
 };
 
 REG_AVAILABLE_IN_ALL

@@ -56,17 +56,17 @@ reg_func_compiler_compile (RegCompiler  *compiler,
   return self->func (graph, example_inputs, options, self->user_data, error);
 }
 
-static const char *
-reg_func_compiler_get_name (RegCompiler *compiler)
+static char *
+reg_func_compiler_dup_name (RegCompiler *compiler)
 {
-  return REG_FUNC_COMPILER (compiler)->name;
+  return g_strdup (REG_FUNC_COMPILER (compiler)->name);
 }
 
 static void
 reg_func_compiler_iface_init (RegCompilerInterface *iface)
 {
   iface->compile = reg_func_compiler_compile;
-  iface->get_name = reg_func_compiler_get_name;
+  iface->dup_name = reg_func_compiler_dup_name;
 }
 
 static void

@@ -20,9 +20,9 @@ G_BEGIN_DECLS
  *
  * The module ABI this libreg speaks.  A module exports
  * `const guint32 reg_module_abi_version = REG_MODULE_ABI_VERSION;` and its
- * manifest says `AbiVersion=1`.
+ * manifest says `AbiVersion=2`.
  */
-#define REG_MODULE_ABI_VERSION 1
+#define REG_MODULE_ABI_VERSION 2
 
 #define REG_TYPE_MODULE (reg_module_get_type ())
 

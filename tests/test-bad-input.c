@@ -153,7 +153,7 @@ list_files (const char *dir,
   return paths;
 }
 
-#define GOOD_HEADER "[Reg Module]\nModule=libgood.so\nAbiVersion=1\n\n"
+#define GOOD_HEADER "[Reg Module]\nModule=libgood.so\nAbiVersion=2\n\n"
 
 /* A registry that searches @dir only (main() clears the environment's
  * directories). */
@@ -430,7 +430,7 @@ test_manifest_module_key (void)
     "[Reg Module]\n"
     "Module=libreal.so\n"
     "Module[fr]=../../../../usr/lib/libevil.so\n"
-    "AbiVersion=1\n"
+    "AbiVersion=2\n"
     "\n"
     "[Backend one]\n"
     "Module=/usr/lib/libevil.so\n";
@@ -454,7 +454,7 @@ test_manifest_escape_at_end (void)
   static const char * const texts[] = {
     GOOD_HEADER "[Backend a]\nDescription=\\q\\\n",
     GOOD_HEADER "[Backend a]\nTags=t\\q\\\n",
-    "[Reg Module]\nModule=lib\\q\\\nAbiVersion=1\n\n[Backend a]\n",
+    "[Reg Module]\nModule=lib\\q\\\nAbiVersion=2\n\n[Backend a]\n",
   };
   for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
     {
@@ -474,7 +474,7 @@ static void
 test_manifest_good_escapes (void)
 {
   static const char text[] =
-    "[Reg Module]\nModule=lib\\sspace.so\nAbiVersion=1\n\n"
+    "[Reg Module]\nModule=lib\\sspace.so\nAbiVersion=2\n\n"
     "[Backend a]\nTags=x_1;y;\nDescription=one\\ntwo\\tthree\\\\four\\sfive\n\n"
     "[Backend b]\nTags=\nDescription=plain text\n";
   g_autoptr(GError) error = NULL;

@@ -543,7 +543,7 @@ test_fresh_manifest_contents (void)
   write_two_manifests (dir);
   write_cache (dir);
   overwrite_file (dir, "beta.backend",
-                  "[Reg Module]\nModule=libbeta.so\nAbiVersion=1\n\n[Backend b2]\nTags=new\n");
+                  "[Reg Module]\nModule=libbeta.so\nAbiVersion=2\n\n[Backend b2]\nTags=new\n");
 
   found = describe_without_cache (dir, "stale: beta.backend changed");
   g_assert_nonnull (strstr (found, "b2|new|"));
@@ -942,7 +942,7 @@ test_corrupt_wrong_magic_and_version (void)
     }
 
   /* Not a cache at all. */
-  assert_cache_rejected (dir, "[Reg Module]\nModule=libx.so\nAbiVersion=1\n", 40,
+  assert_cache_rejected (dir, "[Reg Module]\nModule=libx.so\nAbiVersion=2\n", 40,
                          " not used: ", expected);
 
   remove_tmp_dir (dir);
@@ -1090,7 +1090,7 @@ test_corrupt_checked_content (void)
                                                                    abi + 1, strings, manifests, backends, tags));
     g_autofree char *file = make_cache_with_body (good, other, &length);
 
-    assert_cache_rejected (dir, file, length, "AbiVersion=2", expected);
+    assert_cache_rejected (dir, file, length, "AbiVersion=3", expected);
   }
 
   /* Not in normal form, each way its members can break it: the padding

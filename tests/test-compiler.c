@@ -9,11 +9,89 @@
 
 #include "test-objects.h"
 
-/* A compiled function that doubles its first input, or fails as told. */
+/* A list model that claims @claimed items and gives its one tensor for the
+ * first @held indexes, NULL for the others: a model that lies about its
+ * count, or holds a hole. */
+#define TEST_TYPE_LYING_MODEL (test_lying_model_get_type ())
+G_DECLARE_FINAL_TYPE (TestLyingModel, test_lying_model, TEST, LYING_MODEL, GObject)
+
+struct _TestLyingModel
+{
+  GObject    parent_instance;
+  guint      claimed;
+  guint      held;
+  RegTensor *item;
+  guint      reads;
+};
+
+static GType
+test_lying_model_get_item_type (GListModel *model)
+{
+  return REG_TYPE_TENSOR;
+}
+
+static guint
+test_lying_model_get_n_items (GListModel *model)
+{
+  return TEST_LYING_MODEL (model)->claimed;
+}
+
+static gpointer
+test_lying_model_get_item (GListModel *model,
+                           guint       position)
+{
+  TestLyingModel *self = TEST_LYING_MODEL (model);
+
+  self->reads++;
+  if (position < self->held)
+    return g_object_ref (self->item);
+  return NULL;
+}
+
+static void
+test_lying_model_iface_init (GListModelInterface *iface)
+{
+  iface->get_item_type = test_lying_model_get_item_type;
+  iface->get_n_items = test_lying_model_get_n_items;
+  iface->get_item = test_lying_model_get_item;
+}
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (TestLyingModel, test_lying_model, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL,
+                                                      test_lying_model_iface_init))
+
+static void
+test_lying_model_finalize (GObject *object)
+{
+  g_clear_object (&TEST_LYING_MODEL (object)->item);
+  G_OBJECT_CLASS (test_lying_model_parent_class)->finalize (object);
+}
+
+static void
+test_lying_model_class_init (TestLyingModelClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = test_lying_model_finalize;
+}
+
+static void
+test_lying_model_init (TestLyingModel *self)
+{
+}
+
+/* A compiled function that doubles its first input, or misbehaves as
+ * told. */
 typedef enum {
   FN_DOUBLE,
   FN_NULL_WITHOUT_ERROR,
   FN_ERROR,
+  FN_FOREIGN_ERROR,
+  FN_NO_OUTPUTS,
+  FN_TWO_OUTPUTS,
+  FN_WRONG_SHAPE,
+  FN_NOT_A_TENSOR,
+  FN_MISSING_ITEM,
+  FN_HUGE_COUNT,
+  FN_NOT_A_MODEL,
 } FnMode;
 
 #define TEST_TYPE_FN (test_fn_get_type ())
@@ -21,9 +99,10 @@ G_DECLARE_FINAL_TYPE (TestFn, test_fn, TEST, FN, GObject)
 
 struct _TestFn
 {
-  GObject parent_instance;
-  FnMode  mode;
-  guint   calls;
+  GObject         parent_instance;
+  FnMode          mode;
+  guint           calls;
+  TestLyingModel *last_lying_model;
 };
 
 static void test_fn_iface_init (RegCompiledFnInterface *iface);
@@ -31,33 +110,15 @@ static void test_fn_iface_init (RegCompiledFnInterface *iface);
 G_DEFINE_FINAL_TYPE_WITH_CODE (TestFn, test_fn, G_TYPE_OBJECT,
                                G_IMPLEMENT_INTERFACE (REG_TYPE_COMPILED_FN, test_fn_iface_init))
 
-static GPtrArray *
-test_fn_call (RegCompiledFn  *fn,
-              GPtrArray      *inputs,
-              GError        **error)
+static RegTensor *
+doubled (RegTensor *in)
 {
-  TestFn *self = TEST_FN (fn);
-  RegTensor *in;
-  GPtrArray *out;
   const gint64 *shape;
   float *src, *dst;
   RegTensor *t;
   guint n_dims;
   gsize n;
 
-  self->calls++;
-  switch (self->mode)
-    {
-    case FN_NULL_WITHOUT_ERROR:
-      return NULL;
-    case FN_ERROR:
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_RUNTIME, "told to fail");
-      return NULL;
-    case FN_DOUBLE:
-      break;
-    }
-
-  in = g_ptr_array_index (inputs, 0);
   shape = reg_tensor_get_shape (in, &n_dims);
   t = reg_tensor_new (shape, n_dims);
   src = reg_tensor_get_data (in, &n);
@@ -65,21 +126,87 @@ test_fn_call (RegCompiledFn  *fn,
   for (gsize i = 0; i < n; i++)
     dst[i] = 2 * src[i];
 
-  /* No free function: the wrapper must set it (API.md §9). */
-  out = g_ptr_array_new ();
-  g_ptr_array_add (out, t);
-  return out;
+  return t;
+}
+
+static GListModel *
+test_fn_run (RegCompiledFn  *fn,
+             GPtrArray      *inputs,
+             GError        **error)
+{
+  TestFn *self = TEST_FN (fn);
+  g_autoptr(RegTensor) result = doubled (g_ptr_array_index (inputs, 0));
+  GListStore *out = g_list_store_new (G_TYPE_OBJECT);
+  TestLyingModel *lying;
+
+  self->calls++;
+  switch (self->mode)
+    {
+    case FN_NULL_WITHOUT_ERROR:
+      g_object_unref (out);
+      return NULL;
+    case FN_ERROR:
+      g_object_unref (out);
+      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_RUNTIME, "told to fail");
+      return NULL;
+    case FN_FOREIGN_ERROR:
+      g_object_unref (out);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_BROKEN_PIPE, "the pipe broke");
+      return NULL;
+    case FN_DOUBLE:
+      g_list_store_append (out, result);
+      break;
+    case FN_NO_OUTPUTS:
+      break;
+    case FN_TWO_OUTPUTS:
+      g_list_store_append (out, result);
+      g_list_store_append (out, result);
+      break;
+    case FN_WRONG_SHAPE:
+      {
+        g_autoptr(RegTensor) scalar = reg_tensor_new (NULL, 0);
+
+        g_list_store_append (out, scalar);
+      }
+      break;
+    case FN_NOT_A_TENSOR:
+      g_list_store_append (out, fn);
+      break;
+    case FN_MISSING_ITEM:
+    case FN_HUGE_COUNT:
+      g_object_unref (out);
+      lying = g_object_new (TEST_TYPE_LYING_MODEL, NULL);
+      lying->item = g_object_ref (result);
+      lying->claimed = self->mode == FN_HUGE_COUNT ? G_MAXUINT : 1;
+      lying->held = self->mode == FN_HUGE_COUNT ? G_MAXUINT : 0;
+      g_set_object (&self->last_lying_model, lying);
+      return G_LIST_MODEL (lying);
+    case FN_NOT_A_MODEL:
+      g_object_unref (out);
+      /* What a careless C backend could cast: a GObject of another kind. */
+      return (GListModel *) g_object_ref (result);
+    }
+
+  return G_LIST_MODEL (out);
 }
 
 static void
 test_fn_iface_init (RegCompiledFnInterface *iface)
 {
-  iface->call = test_fn_call;
+  iface->run = test_fn_run;
+}
+
+static void
+test_fn_finalize (GObject *object)
+{
+  g_clear_object (&TEST_FN (object)->last_lying_model);
+  G_OBJECT_CLASS (test_fn_parent_class)->finalize (object);
 }
 
 static void
 test_fn_class_init (TestFnClass *klass)
 {
+  G_OBJECT_CLASS (klass)->finalize = test_fn_finalize;
 }
 
 static void
@@ -90,11 +217,13 @@ test_fn_init (TestFn *self)
 /* What the compile function saw. */
 typedef struct
 {
-  guint     calls;
-  FnMode    fn_mode;
-  gboolean  fail_silently;
-  gboolean  options_was_null;
-  gsize     options_size;
+  guint          calls;
+  FnMode         fn_mode;
+  gboolean       fail_silently;
+  gboolean       fail_foreign;
+  RegCompiledFn *shared;          /* returned by every compile when set */
+  gboolean       options_was_null;
+  gsize          options_size;
 } CompileLog;
 
 static RegCompiledFn *
@@ -112,6 +241,13 @@ log_compile (RegGraph   *graph,
   log->options_size = options != NULL ? g_variant_n_children (options) : 0;
   if (log->fail_silently)
     return NULL;
+  if (log->fail_foreign)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "no such thing");
+      return NULL;
+    }
+  if (log->shared != NULL)
+    return g_object_ref (log->shared);
 
   fn = g_object_new (TEST_TYPE_FN, NULL);
   fn->mode = log->fn_mode;
@@ -319,6 +455,208 @@ test_call_failures (void)
   g_assert_cmpstr (error->message, ==, "told to fail");
 }
 
+/* What a backend returns is checked as what it is given: every way of
+ * returning the wrong thing is a RUNTIME error naming the backend. */
+static void
+test_call_checks_outputs (void)
+{
+  static const struct {
+    FnMode      mode;
+    const char *message;
+  } cases[] = {
+    { FN_NO_OUTPUTS, "backend 'logger' returned 0 outputs, the graph has 1" },
+    { FN_TWO_OUTPUTS, "backend 'logger' returned 2 outputs, the graph has 1" },
+    { FN_WRONG_SHAPE, "backend 'logger' returned output 0 ('a') of shape [], "
+                      "the graph gives it shape [2, 3]" },
+    { FN_NOT_A_TENSOR, "backend 'logger' returned output 0 as TestFn, not a RegTensor" },
+    { FN_MISSING_ITEM, "backend 'logger' returned output 0 as nothing, not a RegTensor" },
+    { FN_HUGE_COUNT, "backend 'logger' returned 4294967295 outputs, the graph has 1" },
+    { FN_NOT_A_MODEL, "backend 'logger' returned a RegTensor, not a GListModel of RegTensor" },
+    { FN_FOREIGN_ERROR, "backend 'logger': the pipe broke" },
+    { FN_NULL_WITHOUT_ERROR, "backend 'logger' failed without giving a reason" },
+  };
+  g_autoptr(RegGraph) graph = graph_new_from_string (two_input_graph);
+  const gint64 shape[] = { 2, 3 };
+  g_autoptr(GPtrArray) inputs = tensors (2, shape, 2);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      CompileLog log = { .fn_mode = cases[i].mode };
+      g_autoptr(RegCompiler) compiler = reg_func_compiler_new ("logger", log_compile, &log, NULL);
+      g_autoptr(RegCompiledFn) fn = NULL;
+      g_autoptr(GPtrArray) outputs = NULL;
+      g_autoptr(GError) error = NULL;
+
+      g_test_message ("case %u: %s", i, cases[i].message);
+      fn = reg_compiler_compile (compiler, graph, inputs, NULL, &error);
+      g_assert_no_error (error);
+
+      outputs = reg_compiled_fn_call (fn, inputs, &error);
+      g_assert_null (outputs);
+      g_assert_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_RUNTIME);
+      g_assert_cmpstr (error->message, ==, cases[i].message);
+      g_assert_cmpuint (TEST_FN (fn)->calls, ==, 1);
+
+      /* A count that cannot be true is refused before any item is read. */
+      if (cases[i].mode == FN_HUGE_COUNT)
+        g_assert_cmpuint (TEST_FN (fn)->last_lying_model->reads, ==, 0);
+    }
+}
+
+/* A function that no compile made has no signature: only what every call
+ * needs is checked (the outputs are tensors). */
+static void
+test_call_unbound (void)
+{
+  const gint64 shape[] = { 3 };
+  g_autoptr(GPtrArray) inputs = tensors (1, shape, 1);
+  g_autoptr(TestFn) good = g_object_new (TEST_TYPE_FN, NULL);
+  g_autoptr(TestFn) holey = g_object_new (TEST_TYPE_FN, NULL);
+  g_autoptr(GPtrArray) outputs = NULL;
+  g_autoptr(GError) error = NULL;
+
+  outputs = reg_compiled_fn_call (REG_COMPILED_FN (good), inputs, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (outputs->len, ==, 1);
+  g_assert_cmpfloat (reg_tensor_get_data (g_ptr_array_index (outputs, 0), NULL)[2], ==, 6.0f);
+
+  holey->mode = FN_MISSING_ITEM;
+  g_clear_pointer (&outputs, g_ptr_array_unref);
+  outputs = reg_compiled_fn_call (REG_COMPILED_FN (holey), inputs, &error);
+  g_assert_null (outputs);
+  g_assert_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_RUNTIME);
+  g_assert_cmpstr (error->message, ==, "backend 'TestFn' returned output 0 as nothing, not a RegTensor");
+}
+
+/* A backend may return one function from several compiles of one
+ * signature; the signature then stays the first compile's, and a compile
+ * for another signature fails rather than replace it. */
+static void
+test_compile_shared_fn (void)
+{
+  g_autoptr(TestFn) shared = g_object_new (TEST_TYPE_FN, NULL);
+  CompileLog log = { .shared = REG_COMPILED_FN (shared) };
+  g_autoptr(RegCompiler) compiler = reg_func_compiler_new ("sharer", log_compile, &log, NULL);
+  g_autoptr(RegGraph) graph = graph_new_from_string (two_input_graph);
+  const gint64 shape[] = { 2, 3 };
+  const gint64 other[] = { 4 };
+  g_autoptr(GPtrArray) inputs = tensors (2, shape, 2);
+  g_autoptr(GPtrArray) other_inputs = tensors (2, other, 1);
+  g_autoptr(RegCompiledFn) first = NULL;
+  g_autoptr(RegCompiledFn) again = NULL;
+  g_autoptr(RegCompiledFn) refused = NULL;
+  g_autoptr(GPtrArray) outputs = NULL;
+  g_autoptr(GError) error = NULL;
+
+  first = reg_compiler_compile (compiler, graph, inputs, NULL, &error);
+  g_assert_no_error (error);
+  again = reg_compiler_compile (compiler, graph, inputs, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (first == again);
+
+  refused = reg_compiler_compile (compiler, graph, other_inputs, NULL, &error);
+  g_assert_null (refused);
+  g_assert_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED);
+  g_assert_nonnull (strstr (error->message, "backend 'sharer' returned a function that an earlier compile"));
+  g_clear_error (&error);
+
+  /* the first signature still holds */
+  outputs = reg_compiled_fn_call (first, inputs, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (outputs->len, ==, 1);
+  g_clear_pointer (&outputs, g_ptr_array_unref);
+  outputs = reg_compiled_fn_call (first, other_inputs, &error);
+  g_assert_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_INPUTS);
+}
+
+typedef struct
+{
+  RegCompiler *compiler;
+  RegGraph    *graph;
+  GPtrArray   *inputs;
+  guint        rounds;
+} SharedCompileJob;
+
+static gpointer
+compile_and_call_thread (gpointer data)
+{
+  SharedCompileJob *job = data;
+
+  for (guint i = 0; i < job->rounds; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(RegCompiledFn) fn = reg_compiler_compile (job->compiler, job->graph,
+                                                          job->inputs, NULL, &error);
+      g_autoptr(GPtrArray) outputs = NULL;
+
+      g_assert_no_error (error);
+      outputs = reg_compiled_fn_call (fn, job->inputs, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (outputs->len, ==, 1);
+    }
+
+  return NULL;
+}
+
+/* Threads that compile to one shared function and call it at once: the
+ * signature is set once and read by all (run under TSan and ASan by
+ * tools/check). */
+static void
+test_compile_shared_fn_threads (void)
+{
+  g_autoptr(TestFn) shared = g_object_new (TEST_TYPE_FN, NULL);
+  CompileLog log = { .shared = REG_COMPILED_FN (shared) };
+  g_autoptr(RegCompiler) compiler = reg_func_compiler_new ("sharer", log_compile, &log, NULL);
+  g_autoptr(RegGraph) graph = graph_new_from_string (two_input_graph);
+  const gint64 shape[] = { 5 };
+  g_autoptr(GPtrArray) inputs = tensors (2, shape, 1);
+  SharedCompileJob job = { compiler, graph, inputs, 200 };
+  GThread *threads[4];
+
+  for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
+    threads[i] = g_thread_new ("compile", compile_and_call_thread, &job);
+  for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
+    g_thread_join (threads[i]);
+}
+
+static void
+test_compile_options_not_a_dictionary (void)
+{
+  CompileLog log = { 0 };
+  g_autoptr(RegCompiler) compiler = reg_func_compiler_new ("logger", log_compile, &log, NULL);
+  g_autoptr(RegGraph) graph = graph_new_from_string (two_input_graph);
+  const gint64 shape[] = { 2 };
+  g_autoptr(GPtrArray) inputs = tensors (2, shape, 1);
+  g_autoptr(RegCompiledFn) fn = NULL;
+  g_autoptr(GError) error = NULL;
+
+  fn = reg_compiler_compile (compiler, graph, inputs, g_variant_new_int32 (2), &error);
+  g_assert_null (fn);
+  g_assert_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION);
+  g_assert_cmpstr (error->message, ==,
+                   "options for backend 'logger' must be an a{sv} dictionary, "
+                   "not a value of type 'i'");
+  g_assert_cmpuint (log.calls, ==, 0);
+}
+
+static void
+test_compile_foreign_error (void)
+{
+  CompileLog log = { .fail_foreign = TRUE };
+  g_autoptr(RegCompiler) compiler = reg_func_compiler_new ("stranger", log_compile, &log, NULL);
+  g_autoptr(RegGraph) graph = graph_new_from_string (two_input_graph);
+  const gint64 shape[] = { 2 };
+  g_autoptr(GPtrArray) inputs = tensors (2, shape, 1);
+  g_autoptr(RegCompiledFn) fn = NULL;
+  g_autoptr(GError) error = NULL;
+
+  /* a binding's own domain (GJS's, say) is not one callers handle */
+  fn = reg_compiler_compile (compiler, graph, inputs, NULL, &error);
+  g_assert_null (fn);
+  g_assert_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED);
+  g_assert_cmpstr (error->message, ==, "backend 'stranger': no such thing");
+}
+
 static void
 count_destroy (gpointer data)
 {
@@ -400,6 +738,56 @@ test_default_name (void)
   g_assert_true (found == compiler);
 }
 
+/* A compiler that counts how often its name is asked for. */
+#define TEST_TYPE_NAMED (test_named_get_type ())
+G_DECLARE_FINAL_TYPE (TestNamed, test_named, TEST, NAMED, GObject)
+
+struct _TestNamed
+{
+  GObject parent_instance;
+  guint   name_calls;  /* atomic */
+};
+
+static char *
+test_named_dup_name (RegCompiler *compiler)
+{
+  g_atomic_int_inc (&TEST_NAMED (compiler)->name_calls);
+  return g_strdup ("counted");
+}
+
+static void
+test_named_iface_init (RegCompilerInterface *iface)
+{
+  iface->compile = test_nameless_compile;
+  iface->dup_name = test_named_dup_name;
+}
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (TestNamed, test_named, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (REG_TYPE_COMPILER, test_named_iface_init))
+
+static void
+test_named_class_init (TestNamedClass *klass)
+{
+}
+
+static void
+test_named_init (TestNamed *self)
+{
+}
+
+/* The name is the implementation's, asked for once and kept: a binding's
+ * dup_name allocates a string per call. */
+static void
+test_name_asked_once (void)
+{
+  g_autoptr(TestNamed) compiler = g_object_new (TEST_TYPE_NAMED, NULL);
+  const char *first = reg_compiler_get_name (REG_COMPILER (compiler));
+
+  g_assert_cmpstr (first, ==, "counted");
+  g_assert_true (reg_compiler_get_name (REG_COMPILER (compiler)) == first);
+  g_assert_cmpuint (compiler->name_calls, ==, 1);
+}
+
 static void
 test_registry_compile (void)
 {
@@ -455,8 +843,15 @@ main (int   argc,
   g_test_add_func ("/compiler/compile/shape-mismatch", test_compile_shape_mismatch);
   g_test_add_func ("/compiler/call/bad-inputs", test_call_bad_inputs);
   g_test_add_func ("/compiler/call/failures", test_call_failures);
+  g_test_add_func ("/compiler/call/checks-outputs", test_call_checks_outputs);
+  g_test_add_func ("/compiler/call/unbound", test_call_unbound);
+  g_test_add_func ("/compiler/compile/shared-fn", test_compile_shared_fn);
+  g_test_add_func ("/compiler/compile/shared-fn-threads", test_compile_shared_fn_threads);
+  g_test_add_func ("/compiler/compile/options-not-a-dictionary", test_compile_options_not_a_dictionary);
+  g_test_add_func ("/compiler/compile/foreign-error", test_compile_foreign_error);
   g_test_add_func ("/compiler/func-compiler/destroy", test_func_compiler_destroy);
   g_test_add_func ("/compiler/default-name", test_default_name);
+  g_test_add_func ("/compiler/name-asked-once", test_name_asked_once);
   g_test_add_func ("/compiler/registry-compile", test_registry_compile);
 
   return g_test_run ();

@@ -1039,7 +1039,7 @@ typedef struct
   const char *reason;   /* a glob of the reason the warning gives */
 } BrokenManifest;
 
-#define GOOD_HEADER "[Reg Module]\nModule=libbroken.so\nAbiVersion=1\n\n"
+#define GOOD_HEADER "[Reg Module]\nModule=libbroken.so\nAbiVersion=2\n\n"
 #define BINARY_GARBAGE \
   "\x7f" "ELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x03\0>\0\x01\0\0\0\xff\xfe\n\0\x80\n"
 
@@ -1053,16 +1053,16 @@ static const BrokenManifest broken_manifests[] = {
   { "no-module-group", BROKEN_TEXT,
     "[Backend broken]\nDescription=Declared without a module group\n", -1, "*[Reg Module]*" },
   { "module-missing", BROKEN_TEXT,
-    "[Reg Module]\nAbiVersion=1\n\n[Backend broken]\n", -1, "*Module*" },
+    "[Reg Module]\nAbiVersion=2\n\n[Backend broken]\n", -1, "*Module*" },
   { "module-empty", BROKEN_TEXT,
-    "[Reg Module]\nModule=\nAbiVersion=1\n\n[Backend broken]\n", -1, "*Module*empty*" },
+    "[Reg Module]\nModule=\nAbiVersion=2\n\n[Backend broken]\n", -1, "*Module*empty*" },
   { "module-with-slash", BROKEN_TEXT,
-    "[Reg Module]\nModule=sub/libbroken.so\nAbiVersion=1\n\n[Backend broken]\n", -1,
+    "[Reg Module]\nModule=sub/libbroken.so\nAbiVersion=2\n\n[Backend broken]\n", -1,
     "*Module=sub/libbroken.so*" },
   { "module-dot-dot", BROKEN_TEXT,
-    "[Reg Module]\nModule=..\nAbiVersion=1\n\n[Backend broken]\n", -1, "*Module=..*" },
+    "[Reg Module]\nModule=..\nAbiVersion=2\n\n[Backend broken]\n", -1, "*Module=..*" },
   { "module-absolute", BROKEN_TEXT,
-    "[Reg Module]\nModule=/usr/lib/libbroken.so\nAbiVersion=1\n\n[Backend broken]\n", -1,
+    "[Reg Module]\nModule=/usr/lib/libbroken.so\nAbiVersion=2\n\n[Backend broken]\n", -1,
     "*Module=/usr/lib/libbroken.so*" },
   { "backend-name-space", BROKEN_TEXT,
     GOOD_HEADER "[Backend broken]\n\n[Backend a b]\n", -1, "*backend name*a b*" },
@@ -1072,9 +1072,9 @@ static const BrokenManifest broken_manifests[] = {
     GOOD_HEADER "[Backend broken]\n\n[Backend a=b]\n", -1, "*backend name*a=b*" },
   { "tag-invalid", BROKEN_TEXT,
     GOOD_HEADER "[Backend broken]\nTags=fine;ba/d\n", -1, "*tag*ba/d*" },
-  { "abi-version-2", BROKEN_TEXT,
-    "[Reg Module]\nModule=libbroken.so\nAbiVersion=2\n\n[Backend broken]\n", -1,
-    "*AbiVersion=2*" },
+  { "abi-version-unsupported", BROKEN_TEXT,
+    "[Reg Module]\nModule=libbroken.so\nAbiVersion=3\n\n[Backend broken]\n", -1,
+    "*AbiVersion=3*" },
   { "abi-version-missing", BROKEN_TEXT,
     "[Reg Module]\nModule=libbroken.so\n\n[Backend broken]\n", -1, "*AbiVersion*" },
   { "abi-version-not-a-number", BROKEN_TEXT,
@@ -1083,7 +1083,7 @@ static const BrokenManifest broken_manifests[] = {
   { "utf8-invalid-backend-name", BROKEN_TEXT,
     GOOD_HEADER "[Backend broken]\n\n[Backend caf\xe9]\n", -1, "*UTF-8*" },
   { "utf8-invalid-module", BROKEN_TEXT,
-    "[Reg Module]\nModule=lib\xe9.so\nAbiVersion=1\n\n[Backend broken]\n", -1, "*UTF-8*" },
+    "[Reg Module]\nModule=lib\xe9.so\nAbiVersion=2\n\n[Backend broken]\n", -1, "*UTF-8*" },
   { "utf8-invalid-tag", BROKEN_TEXT,
     GOOD_HEADER "[Backend broken]\nTags=caf\xe9\n", -1, "*UTF-8*" },
   { "utf8-invalid-description", BROKEN_TEXT,
@@ -1092,7 +1092,7 @@ static const BrokenManifest broken_manifests[] = {
     GOOD_HEADER "[Backend broken]\nDescription=before\0after\n",
     sizeof GOOD_HEADER "[Backend broken]\nDescription=before\0after\n" - 1, "*NUL byte*" },
   { "no-backend-group", BROKEN_TEXT,
-    "[Reg Module]\nModule=libbroken.so\nAbiVersion=1\n", -1, "*no backend*" },
+    "[Reg Module]\nModule=libbroken.so\nAbiVersion=2\n", -1, "*no backend*" },
   { "too-large", BROKEN_TOO_LARGE, NULL, 0, "*bytes*" },
   { "directory", BROKEN_DIRECTORY, NULL, 0, "*not a regular file*" },
   { "fifo", BROKEN_FIFO, NULL, 0, "*not a regular file*" },
@@ -1175,7 +1175,7 @@ test_manifest_several_broken (Fixture       *f,
   write_manifest (f->dir, "m-good.backend", "libgood.so", "Between broken ones",
                   (const char * const[]) { "good_one", NULL });
   write_file (f->dir, "z-broken.backend",
-              "[Reg Module]\nModule=../libz.so\nAbiVersion=1\n\n[Backend broken_z]\n", -1);
+              "[Reg Module]\nModule=../libz.so\nAbiVersion=2\n\n[Backend broken_z]\n", -1);
   /* Not a manifest: ignored silently. */
   write_file (f->dir, "README", "[Reg Module]\n", -1);
   write_file (f->dir, "other.backend~", "garbage", -1);

@@ -153,7 +153,7 @@ def parse_table(stdout):
 
 def write_manifest(directory, file_name, module, backends):
     """backends: [(name, tags list, description)]"""
-    text = '[Reg Module]\nModule=%s\nAbiVersion=1\n' % module
+    text = '[Reg Module]\nModule=%s\nAbiVersion=2\n' % module
     for name, tags, description in backends:
         text += '\n[Backend %s]\nTags=%s\n' % (name, ';'.join(tags))
         if description is not None:
@@ -1126,7 +1126,7 @@ class TestCache(RegctlTestCase):
     def test_broken_manifest_is_reported_and_left_out(self):
         d = self.make_modules()
         with open(os.path.join(d, 'broken.backend'), 'w') as f:
-            f.write('[Reg Module]\nModule=../escape.so\nAbiVersion=1\n\n[Backend bad]\n')
+            f.write('[Reg Module]\nModule=../escape.so\nAbiVersion=2\n\n[Backend bad]\n')
         result = regctl('cache', d, env=self.ENV)
         self.assertExit(result, 0)
         self.assertIn('broken.backend skipped', result.stderr)

@@ -495,12 +495,14 @@ eager_fn_interpret (EagerFn    *self,
   return results;
 }
 
-static GPtrArray *
-eager_fn_call (RegCompiledFn  *fn,
-               GPtrArray      *inputs,
-               GError        **error)
+static GListModel *
+eager_fn_run (RegCompiledFn  *fn,
+              GPtrArray      *inputs,
+              GError        **error)
 {
   EagerFn *self = EAGER_FN (fn);
+  g_autoptr(GPtrArray) results = NULL;
+  GListStore *outputs;
 
   if (self->call_error != NULL)
     {
@@ -509,7 +511,14 @@ eager_fn_call (RegCompiledFn  *fn,
       return NULL;
     }
 
-  return eager_fn_interpret (self, inputs, error);
+  results = eager_fn_interpret (self, inputs, error);
+  if (results == NULL)
+    return NULL;
+
+  outputs = g_list_store_new (REG_TYPE_TENSOR);
+  g_list_store_splice (outputs, 0, 0, results->pdata, results->len);
+
+  return G_LIST_MODEL (outputs);
 }
 
 static void
@@ -528,7 +537,7 @@ eager_fn_compiled_fn_iface_init (gpointer iface,
 {
   RegCompiledFnInterface *compiled_fn_iface = iface;
 
-  compiled_fn_iface->call = eager_fn_call;
+  compiled_fn_iface->run = eager_fn_run;
 }
 
 void

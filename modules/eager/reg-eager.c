@@ -39,17 +39,17 @@ reg_eager_compiler_compile (RegCompiler  *compiler,
   return _reg_eager_compile (REG_EAGER_BACKEND, graph, options, error);
 }
 
-static const char *
-reg_eager_compiler_get_name (RegCompiler *compiler)
+static char *
+reg_eager_compiler_dup_name (RegCompiler *compiler)
 {
-  return REG_EAGER_BACKEND;
+  return g_strdup (REG_EAGER_BACKEND);
 }
 
 static void
 reg_eager_compiler_iface_init (RegCompilerInterface *iface)
 {
   iface->compile = reg_eager_compiler_compile;
-  iface->get_name = reg_eager_compiler_get_name;
+  iface->dup_name = reg_eager_compiler_dup_name;
 }
 
 static void

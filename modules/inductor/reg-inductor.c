@@ -53,20 +53,30 @@ G_DEFINE_DYNAMIC_TYPE_EXTENDED (RegInductorFn, reg_inductor_fn, G_TYPE_OBJECT,
                                 G_IMPLEMENT_INTERFACE_DYNAMIC (REG_TYPE_COMPILED_FN,
                                                                reg_inductor_fn_iface_init))
 
-static GPtrArray *
-reg_inductor_fn_call (RegCompiledFn  *fn,
-                      GPtrArray      *inputs,
-                      GError        **error)
+static GListModel *
+reg_inductor_fn_run (RegCompiledFn  *fn,
+                     GPtrArray      *inputs,
+                     GError        **error)
 {
   RegInductorFn *self = REG_INDUCTOR_FN (fn);
+  g_autoptr(GPtrArray) results = _reg_ind_plan_run (self->plan, inputs, error);
+  GListStore *outputs;
 
-  return _reg_ind_plan_run (self->plan, inputs, error);
+  if (results == NULL)
+    return NULL;
+
+  /* The plan hands over a reference to each result. */
+  g_ptr_array_set_free_func (results, g_object_unref);
+  outputs = g_list_store_new (REG_TYPE_TENSOR);
+  g_list_store_splice (outputs, 0, 0, results->pdata, results->len);
+
+  return G_LIST_MODEL (outputs);
 }
 
 static void
 reg_inductor_fn_iface_init (RegCompiledFnInterface *iface)
 {
-  iface->call = reg_inductor_fn_call;
+  iface->run = reg_inductor_fn_run;
 }
 
 static void
@@ -366,17 +376,17 @@ reg_inductor_compiler_compile (RegCompiler  *compiler,
   return REG_COMPILED_FN (fn);
 }
 
-static const char *
-reg_inductor_compiler_get_name (RegCompiler *compiler)
+static char *
+reg_inductor_compiler_dup_name (RegCompiler *compiler)
 {
-  return REG_INDUCTOR_BACKEND;
+  return g_strdup (REG_INDUCTOR_BACKEND);
 }
 
 static void
 reg_inductor_compiler_iface_init (RegCompilerInterface *iface)
 {
   iface->compile = reg_inductor_compiler_compile;
-  iface->get_name = reg_inductor_compiler_get_name;
+  iface->dup_name = reg_inductor_compiler_dup_name;
 }
 
 static void

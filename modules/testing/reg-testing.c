@@ -75,17 +75,17 @@ reg_testing_compile_error_compiler_compile (RegCompiler  *compiler,
   return g_steal_pointer (&fn);
 }
 
-static const char *
-reg_testing_compile_error_compiler_get_name (RegCompiler *compiler)
+static char *
+reg_testing_compile_error_compiler_dup_name (RegCompiler *compiler)
 {
-  return COMPILE_ERROR_BACKEND;
+  return g_strdup (COMPILE_ERROR_BACKEND);
 }
 
 static void
 reg_testing_compile_error_compiler_iface_init (RegCompilerInterface *iface)
 {
   iface->compile = reg_testing_compile_error_compiler_compile;
-  iface->get_name = reg_testing_compile_error_compiler_get_name;
+  iface->dup_name = reg_testing_compile_error_compiler_dup_name;
 }
 
 static void
@@ -131,17 +131,17 @@ reg_testing_runtime_error_compiler_compile (RegCompiler  *compiler,
   return fn;
 }
 
-static const char *
-reg_testing_runtime_error_compiler_get_name (RegCompiler *compiler)
+static char *
+reg_testing_runtime_error_compiler_dup_name (RegCompiler *compiler)
 {
-  return RUNTIME_ERROR_BACKEND;
+  return g_strdup (RUNTIME_ERROR_BACKEND);
 }
 
 static void
 reg_testing_runtime_error_compiler_iface_init (RegCompilerInterface *iface)
 {
   iface->compile = reg_testing_runtime_error_compiler_compile;
-  iface->get_name = reg_testing_runtime_error_compiler_get_name;
+  iface->dup_name = reg_testing_runtime_error_compiler_dup_name;
 }
 
 static void

@@ -11,8 +11,9 @@
 
 imports.gi.versions.GLib = '2.0';
 imports.gi.versions.GObject = '2.0';
+imports.gi.versions.Gio = '2.0';
 imports.gi.versions.Reg = '1.0';
-const {GLib, GObject, Reg} = imports.gi;
+const {GLib, GObject, Gio, Reg} = imports.gi;
 const System = imports.system;
 
 const GRAPH_TEXT = `graph(x, y):
@@ -165,6 +166,14 @@ function runGraph(program, inputs) {
     return program.outputs.map(o => Reg.Tensor.new_from_data(Array.from(values[o].data), values[o].shape));
 }
 
+// What a Reg.CompiledFn's run returns: one list that holds the tensors.
+function outputsOf(tensors) {
+    const store = new Gio.ListStore({item_type: Reg.Tensor});
+    for (const t of tensors)
+        store.append(t);
+    return store;
+}
+
 const JsCompiledFn = GObject.registerClass({
     Implements: [Reg.CompiledFn],
 }, class JsCompiledFn extends GObject.Object {
@@ -174,9 +183,9 @@ const JsCompiledFn = GObject.registerClass({
         this.calls = 0;
     }
 
-    vfunc_call(inputs) {
+    vfunc_run(inputs) {
         this.calls++;
-        return runGraph(this._program, inputs);
+        return outputsOf(runGraph(this._program, inputs));
     }
 });
 
@@ -199,7 +208,7 @@ const JsCompiler = GObject.registerClass({
         return new JsCompiledFn(readGraph(graph));
     }
 
-    vfunc_get_name() {
+    vfunc_dup_name() {
         return this._name;
     }
 });
@@ -213,17 +222,17 @@ const ScaledFn = GObject.registerClass({
         this._factor = factor;
     }
 
-    vfunc_call(inputs) {
-        return runGraph(this._program, inputs).map(t => tensor(
-            Array.from(t.get_data()).map(v => v * this._factor), Array.from(t.get_shape())));
+    vfunc_run(inputs) {
+        return outputsOf(runGraph(this._program, inputs).map(t => tensor(
+            Array.from(t.get_data()).map(v => v * this._factor), Array.from(t.get_shape()))));
     }
 });
 
 const ThrowingFn = GObject.registerClass({
     Implements: [Reg.CompiledFn],
 }, class ThrowingFn extends GObject.Object {
-    vfunc_call(inputs) {
-        throw new RangeError('vfunc_call fails on purpose');
+    vfunc_run(inputs) {
+        throw new RangeError('vfunc_run fails on purpose');
     }
 });
 
@@ -477,27 +486,50 @@ test('FuncCompiler with a JavaScript closure', () => {
 
 test('JavaScript exceptions in virtual methods', () => {
     // GJS hands a JS exception thrown in a vfunc to C as a GError of its own
-    // domain (gjs-js-error-quark), and turns that back into the JS exception
-    // when the error returns to JS.  libreg passes such an error through.
+    // domain; libreg turns it into FAILED (compile) or RUNTIME (call),
+    // keeping the JS message.
     const compiler = new ThrowingCompiler();
     const graph = Reg.Graph.new_from_string(GRAPH_TEXT);
     const x = tensor([1]);
-    let error = null;
-    try {
-        compiler.compile(graph, [x, x], null);
-    } catch (e) {
-        error = e;
-    }
-    assert(error instanceof TypeError, `expected the TypeError, got ${error}`);
-    assert(error.message.includes('vfunc_compile fails on purpose'), error.message);
+    let e = assertGError(() => compiler.compile(graph, [x, x], null),
+        Reg.CompilerError, Reg.CompilerError.FAILED);
+    assert(e.message.includes('vfunc_compile fails on purpose'), e.message);
     const fn = compiler.compile(Reg.Graph.new_from_string('graph(x):\n  return (x,)\n'), [x], null);
-    error = null;
-    try {
-        fn.call([x]);
-    } catch (e) {
-        error = e;
-    }
-    assert(error instanceof RangeError, `expected the RangeError, got ${error}`);
+    e = assertGError(() => fn.call([x]), Reg.CompilerError, Reg.CompilerError.RUNTIME);
+    assert(e.message.includes('vfunc_run fails on purpose'), e.message);
+});
+
+test('a run that returns the wrong thing is an error, not a crash', () => {
+    const graph = Reg.Graph.new_from_string('graph(x):\n  a = neg(x)\n  return (a,)\n');
+    const x = tensor([1, 2]);
+    const cases = [
+        // what run returns, what the error says
+        [() => [tensor([1, 2])], null],
+        [() => outputsOf([]), "returned 0 outputs, the graph has 1"],
+        [() => outputsOf([tensor([1, 2]), tensor([1, 2])]), "returned 2 outputs, the graph has 1"],
+        [() => outputsOf([tensor([1, 2, 3])]), "of shape [3], the graph gives it shape [2]"],
+        [() => {
+            const store = new Gio.ListStore({item_type: GObject.Object});
+            store.append(new GObject.Object());
+            return store;
+        }, "returned output 0 as GObject, not a RegTensor"],
+    ];
+    cases.forEach(([run, message], i) => {
+        const Fn = GObject.registerClass({
+            GTypeName: `JsLiarFn${i}`,
+            Implements: [Reg.CompiledFn],
+        }, class extends GObject.Object {
+            vfunc_run(inputs) {
+                return run();
+            }
+        });
+        const compiler = Reg.FuncCompiler.new('js_liar', () => new Fn());
+        const f = compiler.compile(graph, [x], null);
+        const err = assertGError(() => f.call([x]), Reg.CompilerError, Reg.CompilerError.RUNTIME);
+        assert(err.message.startsWith("backend 'js_liar'"), err.message);
+        if (message !== null)
+            assert(err.message.includes(message), err.message);
+    });
 });
 
 test('default backend property and notify', () => {

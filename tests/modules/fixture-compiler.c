@@ -42,10 +42,10 @@ fixture_compiler_compile (RegCompiler  *compiler,
   return NULL;
 }
 
-static const char *
-fixture_compiler_get_name (RegCompiler *compiler)
+static char *
+fixture_compiler_dup_name (RegCompiler *compiler)
 {
-  return fixture_compiler_get_spec (compiler)->backend_name;
+  return g_strdup (fixture_compiler_get_spec (compiler)->backend_name);
 }
 
 static void
@@ -55,7 +55,7 @@ fixture_compiler_iface_init (gpointer g_iface,
   RegCompilerInterface *iface = g_iface;
 
   iface->compile = fixture_compiler_compile;
-  iface->get_name = fixture_compiler_get_name;
+  iface->dup_name = fixture_compiler_dup_name;
 }
 
 static void

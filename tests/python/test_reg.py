@@ -3,9 +3,10 @@
 # `gi.repository.Reg` shows it to Python (PyGObject), including backends
 # written in Python.
 #
-# Run by meson (suite `introspection`) with GI_TYPELIB_PATH, PYTHONPATH (the
-# gi.overrides in bindings/python), LD_LIBRARY_PATH, REG_BACKEND_PATH (the
-# shipped modules of the build tree) and REG_BACKEND_SYSTEM_DIR='' set.
+# Run by meson (suite `introspection`) with GI_TYPELIB_PATH, LD_LIBRARY_PATH,
+# REG_BACKEND_PATH (the shipped modules of the build tree) and
+# REG_BACKEND_SYSTEM_DIR='' set.  No PyGObject override is involved: libreg
+# needs none, and the tests check that none is loaded.
 #
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
@@ -27,8 +28,9 @@ import gi
 
 gi.require_version("GLib", "2.0")
 gi.require_version("GObject", "2.0")
+gi.require_version("Gio", "2.0")
 gi.require_version("Reg", "1.0")
-from gi.repository import GLib, GObject, Reg  # noqa: E402
+from gi.repository import GLib, GObject, Gio, Reg  # noqa: E402
 
 # The helper module is imported from the source tree: leave no __pycache__.
 sys.dont_write_bytecode = True
@@ -98,11 +100,20 @@ def gobject_finalized(obj):
 # -- Backends implemented in Python ------------------------------------------
 
 
+def outputs_of(tensors):
+    """What a Reg.CompiledFn's do_run returns: one list that holds the
+    tensors."""
+    store = Gio.ListStore.new(Reg.Tensor)
+    for t in tensors:
+        store.append(t)
+    return store
+
+
 class IdentityFn(GObject.Object, Reg.CompiledFn):
     """Returns its inputs themselves."""
 
-    def do_call(self, inputs):
-        return list(inputs)
+    def do_run(self, inputs):
+        return outputs_of(inputs)
 
 
 class ScaleFn(GObject.Object, Reg.CompiledFn):
@@ -113,11 +124,11 @@ class ScaleFn(GObject.Object, Reg.CompiledFn):
         self.factor = factor
         self.calls = 0
 
-    def do_call(self, inputs):
+    def do_run(self, inputs):
         self.calls += 1
-        return [Reg.Tensor.new_from_data([self.factor * v for v in t.get_data()],
-                                         t.get_shape())
-                for t in inputs]
+        return outputs_of(Reg.Tensor.new_from_data([self.factor * v for v in t.get_data()],
+                                                   t.get_shape())
+                          for t in inputs)
 
 
 class ScaleCompiler(GObject.Object, Reg.Compiler):
@@ -133,12 +144,12 @@ class ScaleCompiler(GObject.Object, Reg.Compiler):
         self.compiles.append((graph, list(example_inputs), options))
         return ScaleFn(self.factor)
 
-    def do_get_name(self):
+    def do_dup_name(self):
         return self.name
 
 
 class NoNameCompiler(GObject.Object, Reg.Compiler):
-    """Leaves get_name to the default (the type name)."""
+    """Leaves dup_name to the default (the type name)."""
 
     def do_compile(self, graph, example_inputs, options):
         return IdentityFn()
@@ -161,12 +172,12 @@ class GErrorCompiler(GObject.Object, Reg.Compiler):
 
 
 class RaisingFn(GObject.Object, Reg.CompiledFn):
-    def do_call(self, inputs):
-        raise ZeroDivisionError("do_call fails on purpose")
+    def do_run(self, inputs):
+        raise ZeroDivisionError("do_run fails on purpose")
 
 
 class GErrorFn(GObject.Object, Reg.CompiledFn):
-    def do_call(self, inputs):
+    def do_run(self, inputs):
         raise GLib.Error.new_literal(COMPILER_ERROR, "python: out of range",
                                      Reg.CompilerError.RUNTIME)
 
@@ -188,9 +199,9 @@ if np is not None:
             super().__init__()
             self.program = program
 
-        def do_call(self, inputs):
+        def do_run(self, inputs):
             arrays = [rnp.to_numpy(t) for t in inputs]
-            return [rnp.to_tensor(a) for a in self.program.run(arrays)]
+            return outputs_of(rnp.to_tensor(a) for a in self.program.run(arrays))
 
     class NumpyCompiler(GObject.Object, Reg.Compiler):
         """A whole backend in Python: interprets the graph with numpy."""
@@ -203,7 +214,7 @@ if np is not None:
                         Reg.CompilerError.BAD_OPTION)
             return NumpyFn(rnp.Program(graph))
 
-        def do_get_name(self):
+        def do_dup_name(self):
             return "numpy"
 
 
@@ -243,7 +254,7 @@ class TestNamespace(RegTestCase):
         self.assertEqual(Reg.TAG_DEBUG, "debug")
         self.assertEqual(Reg.TAG_EXPERIMENTAL, "experimental")
         self.assertEqual(Reg.TENSOR_MAX_DIMS, 8)
-        self.assertEqual(Reg.MODULE_ABI_VERSION, 1)
+        self.assertEqual(Reg.MODULE_ABI_VERSION, 2)
         self.assertEqual((Reg.MAJOR_VERSION, Reg.MINOR_VERSION), (1, 0))
 
     def test_error_domains(self):
@@ -654,7 +665,7 @@ class TestRegistry(RegTestCase):
         with tempfile.TemporaryDirectory() as d:
             manifest = os.path.join(d, "py.backend")
             with open(manifest, "w") as f:
-                f.write("[Reg Module]\nModule=libpy-missing.so\nAbiVersion=1\n\n"
+                f.write("[Reg Module]\nModule=libpy-missing.so\nAbiVersion=2\n\n"
                         "[Backend py_declared]\nTags=experimental;python\n"
                         "Description=Declared from a Python test\n")
             r.add_search_path(d)
@@ -1359,7 +1370,9 @@ class TestPythonBackends(RegTestCase):
         self.assertIn("py_scale", r.list_backends(None))
         self.assertNotIn("py_scale", r.list_backends(["python"]))
         self.assertIs(r.lookup_backend("py_scale"), compiler)
-        graph = Reg.Graph.new_from_string(GRAPH_TEXT)
+        # ScaleCompiler's functions scale their inputs: a graph that
+        # returns them.
+        graph = Reg.Graph.new_from_string("graph(x, y):\n  return (x, y)\n")
         x = tensor([1, 2, 3, 4, 5, 6], [2, 3])
         y = tensor([1, 1, 1, 1, 1, 1], [2, 3])
         fn = r.compile("py_scale", graph, [x, y], None)
@@ -1629,13 +1642,12 @@ class TestDocs(RegTestCase):
 
     def test_bindings_vala(self):
         valac = shutil.which("valac")
-        # The build tree's libreg/ holds the library, its generated headers
-        # and the vapi; the typelib is in libreg/gir/ below it.
+        # The build tree's libreg/ holds the library, its generated headers,
+        # the typelib and the vapi.
         builddir = None
         for d in os.environ.get("GI_TYPELIB_PATH", "").split(":"):
-            candidate = os.path.dirname(os.path.abspath(d))
-            if d and os.path.exists(os.path.join(candidate, "libreg-1.vapi")):
-                builddir = candidate
+            if d and os.path.exists(os.path.join(d, "libreg-1.vapi")):
+                builddir = os.path.abspath(d)
                 break
         if valac is None or builddir is None:
             self.skipTest("valac or the build tree's libreg-1.vapi is missing")
@@ -1647,7 +1659,7 @@ class TestDocs(RegTestCase):
                 f.write(block)
             proc = subprocess.run(
                 [valac, "--quiet", "--vapidir=" + builddir, "--pkg=libreg-1",
-                 "--pkg=gmodule-2.0", "--directory=" + d, "-o", program,
+                 "--pkg=gmodule-2.0", "--pkg=gio-2.0", "--directory=" + d, "-o", program,
                  "-X", "-w", "-X", "-I" + builddir,
                  "-X", "-I" + os.path.join(SRCDIR, "libreg"),
                  "-X", "-L" + builddir, "-X", "-lreg-1", source],

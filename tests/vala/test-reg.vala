@@ -66,21 +66,19 @@ class ScaledFn : Object, Reg.CompiledFn {
         this.factor = factor;
     }
 
-    /* The `call` virtual method hands its elements to the caller
-     * (transfer full, API.md section 9): `outputs` is made with
-     * g_object_unref as its element free function and holds a reference
-     * to each tensor.  libreg/Reg-1.0.metadata makes the vapi say so. */
-    public GenericArray<Reg.Tensor> call (GenericArray<Reg.Tensor> inputs) throws Error {
+    /* The run virtual method returns one object that holds the outputs:
+     * the list store keeps a reference to each tensor it is given. */
+    public ListModel run (GenericArray<Reg.Tensor> inputs) throws Error {
         calls++;
         var results = inner.call (inputs);
-        var outputs = new GenericArray<Reg.Tensor> ();
+        var outputs = new ListStore (typeof (Reg.Tensor));
         for (var i = 0; i < results.length; i++) {
             unowned Reg.Tensor t = results[i];
             unowned float[] data = t.get_data ();
             var scaled = new float[data.length];
             for (var j = 0; j < data.length; j++)
                 scaled[j] = data[j] * factor;
-            outputs.add (new Reg.Tensor.from_data (scaled, t.get_shape ()));
+            outputs.append (new Reg.Tensor.from_data (scaled, t.get_shape ()));
         }
         return outputs;
     }
@@ -109,8 +107,8 @@ class ScaleCompiler : Object, Reg.Compiler {
         return new ScaledFn (inner.compile (graph, example_inputs, null), factor);
     }
 
-    /* get_name is optional in C, but abstract in the vapi. */
-    public unowned string get_name () {
+    /* dup_name is optional in C, but abstract in the vapi. */
+    public string? dup_name () {
         return "vala_scale";
     }
 }

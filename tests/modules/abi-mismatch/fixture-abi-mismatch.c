@@ -2,9 +2,9 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Its manifest claims AbiVersion=1, so discovery accepts it, but the module
- * exports ABI version 2: libreg must refuse it before running any of its
- * code, so reg_module_load() aborts the test if it ever runs.
+ * Its manifest claims the ABI this libreg speaks, so discovery accepts it,
+ * but the module exports the next one: libreg must refuse it before running
+ * any of its code, so reg_module_load() aborts the test if it ever runs.
  */
 
 #include <stdlib.h>

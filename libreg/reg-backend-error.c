@@ -1,0 +1,70 @@
+/* reg-backend-error.c: what a backend's method reports
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "reg-backend-error-private.h"
+#include "reg-graph.h"
+#include "reg-message-private.h"
+
+/* PyGObject sets this type data (to 1) on every type a Python class
+ * defines, and on no other. */
+#define PYGOBJECT_CUSTOM_KEY "PyGObject::custom"
+
+static gboolean
+is_python_class (GType type)
+{
+  GQuark key = g_quark_try_string (PYGOBJECT_CUSTOM_KEY);
+
+  return key != 0 && g_type_get_qdata (type, key) != NULL;
+}
+
+/* The domains whose codes callers of libreg handle: a backend's error in
+ * one of them reaches the caller as it is. */
+static gboolean
+is_libreg_domain (GQuark domain)
+{
+  return domain == REG_COMPILER_ERROR || domain == REG_GRAPH_ERROR;
+}
+
+gboolean
+_reg_backend_check_result (GObject           *implementation,
+                           const char        *backend,
+                           gboolean           returned,
+                           RegCompilerError   code,
+                           GError           **local_error,
+                           GError           **error)
+{
+  g_autofree char *who = _reg_text_for_message (backend, -1, 256);
+  g_autoptr(GError) reported = g_steal_pointer (local_error);
+
+  if (returned)
+    {
+      if (reported != NULL)
+        g_warning ("backend '%s' returned its result and set an error: %s",
+                   who, reported->message);
+      return TRUE;
+    }
+
+  if (reported == NULL)
+    {
+      if (is_python_class (G_OBJECT_TYPE (implementation)))
+        g_set_error (error, REG_COMPILER_ERROR, code,
+                     "backend '%s': the Python implementation raised an exception "
+                     "(its traceback was printed) or returned None", who);
+      else
+        g_set_error (error, REG_COMPILER_ERROR, code,
+                     "backend '%s' failed without giving a reason", who);
+    }
+  else if (is_libreg_domain (reported->domain))
+    {
+      g_propagate_error (error, g_steal_pointer (&reported));
+    }
+  else
+    {
+      g_set_error (error, REG_COMPILER_ERROR, code, "backend '%s': %s",
+                   who, reported->message);
+    }
+
+  return FALSE;
+}
