@@ -590,7 +590,8 @@ set_unknown_error_locked (RegRegistry  *self,
 
 /* Finds @name under the reader lock, discovering first when it is unknown,
  * and calls @func on it with the lock held.  Unknown names fail with the
- * API.md §4 message. */
+ * unknown-backend message and its suggestions, which are not looked for
+ * when @error is NULL. */
 typedef gpointer (*BackendFunc) (const Backend *backend, gpointer user_data);
 
 static gpointer
@@ -609,7 +610,7 @@ with_backend (RegRegistry  *self,
       backend = g_hash_table_lookup (self->backends, name);
       if (backend != NULL)
         result = func (backend, user_data);
-      else if (attempt == 1)
+      else if (attempt == 1 && error != NULL)
         set_invalid_backend_error_locked (self, name, error);
       g_rw_lock_reader_unlock (&self->lock);
 
@@ -1167,7 +1168,7 @@ reg_registry_unregister_backend (RegRegistry  *self,
         shadow_locked (self, removed->module_path, name);
       if (removed != NULL)
         invalidate_locked (self, garbage);
-      else if (attempt == 1)
+      else if (attempt == 1 && error != NULL)
         set_invalid_backend_error_locked (self, name, error);
       g_rw_lock_writer_unlock (&self->lock);
     }
@@ -1368,12 +1369,10 @@ RegBackendInfo *
 reg_registry_get_backend_info (RegRegistry *self,
                                const char  *name)
 {
-  g_autoptr(GError) error = NULL;
-
   g_return_val_if_fail (REG_IS_REGISTRY (self), NULL);
   g_return_val_if_fail (name != NULL, NULL);
 
-  return with_backend (self, name, backend_dup_info, NULL, &error);
+  return with_backend (self, name, backend_dup_info, NULL, NULL);
 }
 
 /**
