@@ -9,7 +9,7 @@
 # error "Only <reg.h> can be included directly."
 #endif
 
-#include <glib-object.h>
+#include <gio/gio.h>
 
 #include "reg-version-macros.h"
 #include "reg-compiled-fn.h"
@@ -34,7 +34,8 @@ G_BEGIN_DECLS
  * @REG_COMPILER_ERROR_BAD_INPUTS: a call's inputs differ in count or shape
  *   from the example inputs the function was compiled for
  * @REG_COMPILER_ERROR_BAD_OPTION: an option key the backend does not know,
- *   or a value of the wrong type
+ *   a value of the wrong type or out of its range or choices, or an option
+ *   declaration (a [class@Reg.Option]) that is not valid
  * @REG_COMPILER_ERROR_RUNTIME: a call failed while running
  *
  * Errors in the %REG_COMPILER_ERROR domain.
@@ -58,6 +59,8 @@ G_DECLARE_INTERFACE (RegCompiler, reg_compiler, REG, COMPILER, GObject)
  * @compile: compiles a graph; see [vfunc@Reg.Compiler.compile]
  * @dup_name: the compiler's own name (optional); see
  *   [vfunc@Reg.Compiler.dup_name]
+ * @dup_options: the options the compiler takes (optional); see
+ *   [vfunc@Reg.Compiler.dup_options]
  *
  * The virtual methods of [iface@Reg.Compiler].
  */
@@ -65,12 +68,13 @@ struct _RegCompilerInterface
 {
   GTypeInterface parent_iface;
 
-  RegCompiledFn *(*compile)  (RegCompiler  *self,
-                              RegGraph     *graph,
-                              GPtrArray    *example_inputs,
-                              GVariant     *options,
-                              GError      **error);
-  char          *(*dup_name) (RegCompiler  *self);
+  RegCompiledFn *(*compile)     (RegCompiler  *self,
+                                 RegGraph     *graph,
+                                 GPtrArray    *example_inputs,
+                                 GVariant     *options,
+                                 GError      **error);
+  char          *(*dup_name)    (RegCompiler  *self);
+  GListModel    *(*dup_options) (RegCompiler  *self);
 };
 
 REG_AVAILABLE_IN_ALL
@@ -84,5 +88,7 @@ RegCompiledFn *reg_compiler_compile     (RegCompiler  *self,
                                          GError      **error);
 REG_AVAILABLE_IN_ALL
 const char    *reg_compiler_get_name    (RegCompiler  *self);
+REG_AVAILABLE_IN_ALL
+GListModel    *reg_compiler_get_options (RegCompiler  *self);
 
 G_END_DECLS

@@ -12,6 +12,7 @@
 # include "reg-tensor.h"
 # include "reg-graph.h"
 # include "reg-compiled-fn.h"
+# include "reg-option.h"
 # include "reg-compiler.h"
 # include "reg-func-compiler.h"
 # include "reg-backend-info.h"

@@ -111,6 +111,11 @@ class ScaleCompiler : Object, Reg.Compiler {
     public string? dup_name () {
         return "vala_scale";
     }
+
+    /* Likewise: no schema, compile() checks its options itself. */
+    public ListModel? dup_options () {
+        return null;
+    }
 }
 
 void test_list () {

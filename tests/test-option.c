@@ -1,0 +1,741 @@
+/* test-option.c: RegOption, and the schema checks of reg_compiler_compile()
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include <math.h>
+#include <string.h>
+
+#include <reg.h>
+
+#include "test-objects.h"
+
+/* ---- Declarations ------------------------------------------------------- */
+
+static void
+test_new_plain (void)
+{
+  g_autoptr(RegOption) option = NULL;
+  g_autoptr(GError) error = NULL;
+
+  option = reg_option_new ("fuse", "b", g_variant_new_boolean (TRUE),
+                           "Fuse elementwise chains", &error);
+  g_assert_no_error (error);
+  g_assert_true (REG_IS_OPTION (option));
+  g_assert_cmpstr (reg_option_get_name (option), ==, "fuse");
+  g_assert_cmpstr (reg_option_get_type_string (option), ==, "b");
+  g_assert_cmpstr (reg_option_get_type_name (option), ==, "boolean");
+  g_assert_true (g_variant_get_boolean (reg_option_get_default_value (option)));
+  g_assert_false (g_variant_is_floating (reg_option_get_default_value (option)));
+  g_assert_cmpstr (reg_option_get_description (option), ==, "Fuse elementwise chains");
+  g_assert_null (reg_option_get_minimum (option));
+  g_assert_null (reg_option_get_maximum (option));
+  g_assert_null (reg_option_get_choices (option));
+
+  /* The properties say the same. */
+  {
+    g_autofree char *name = NULL;
+    g_autofree char *type_string = NULL;
+    g_autoptr(GVariant) default_value = NULL;
+
+    g_object_get (option, "name", &name, "type-string", &type_string,
+                  "default-value", &default_value, NULL);
+    g_assert_cmpstr (name, ==, "fuse");
+    g_assert_cmpstr (type_string, ==, "b");
+    g_assert_true (g_variant_equal (default_value, g_variant_new_boolean (TRUE)));
+  }
+
+  /* No default, no description. */
+  g_clear_object (&option);
+  option = reg_option_new ("mode", "s", NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_null (reg_option_get_default_value (option));
+  g_assert_null (reg_option_get_description (option));
+  g_assert_cmpstr (reg_option_get_type_name (option), ==, "string");
+}
+
+static void
+test_new_range_and_choices (void)
+{
+  g_autoptr(RegOption) threads = NULL;
+  g_autoptr(RegOption) mode = NULL;
+  g_autoptr(RegOption) passes = NULL;
+  g_autoptr(GError) error = NULL;
+  const char * const modes[] = { "fast", "small", NULL };
+  const char * const pass_names[] = { "fold", "cse", "dce", NULL };
+  const char * const default_passes[] = { "fold", "dce", NULL };
+
+  threads = reg_option_new_with_range ("threads", "u", g_variant_new_uint32 (1),
+                                       g_variant_new_uint32 (0), g_variant_new_uint32 (256),
+                                       "Threads a call runs on", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_variant_get_uint32 (reg_option_get_minimum (threads)), ==, 0);
+  g_assert_cmpuint (g_variant_get_uint32 (reg_option_get_maximum (threads)), ==, 256);
+
+  mode = reg_option_new_with_choices ("mode", "s", g_variant_new_string ("fast"), modes,
+                                      NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstrv (reg_option_get_choices (mode), modes);
+
+  passes = reg_option_new_with_choices ("passes", "as",
+                                        g_variant_new_strv (default_passes, -1),
+                                        pass_names, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (reg_option_get_type_name (passes), ==, "string list");
+}
+
+/* Every way a declaration can be wrong, and the words that say it. */
+static void
+test_new_invalid (void)
+{
+  const char * const good[] = { "a", "b", NULL };
+  const char * const repeated[] = { "a", "a", NULL };
+  const char * const spaced[] = { "a b", NULL };
+  const char * const empty[] = { NULL };
+  struct {
+    RegOption  *option;
+    const char *message;
+  } cases[16];
+  guint n = 0;
+  GError *errors[G_N_ELEMENTS (cases)] = { NULL, };
+
+#define CASE(call, text) \
+  G_STMT_START { \
+    cases[n].option = (call); \
+    cases[n].message = (text); \
+    n++; \
+  } G_STMT_END
+#define E (&errors[n])
+
+  CASE (reg_option_new ("", "b", NULL, NULL, E), "invalid option name '': empty");
+  CASE (reg_option_new ("a=b", "b", NULL, NULL, E), "invalid option name 'a=b': character '=' at byte 1 is not allowed");
+  CASE (reg_option_new ("x", "a{sv}", NULL, NULL, E), "option 'x': type 'a{sv}' is not one an option may have (b, y, n, q, i, u, x, t, d, s or as)");
+  CASE (reg_option_new ("x", "u", g_variant_new_int32 (1), NULL, E), "option 'x': default of type int32 ('i'), not of the option's type uint32 ('u')");
+  CASE (reg_option_new ("x", "b", NULL, "two\nlines", E), "option 'x': description holds U+000A at byte 3; it must be one line of visible text");
+  CASE (reg_option_new_with_range ("x", "s", NULL, g_variant_new_string ("a"), NULL, NULL, E), "option 'x': only numbers have a range, not string options");
+  CASE (reg_option_new_with_range ("x", "u", NULL, g_variant_new_uint32 (5), g_variant_new_uint32 (2), NULL, E), "option 'x': minimum 5 is above maximum 2");
+  CASE (reg_option_new_with_range ("x", "u", g_variant_new_uint32 (9), g_variant_new_uint32 (1), g_variant_new_uint32 (8), NULL, E), "option 'x': default must be between 1 and 8, not 9");
+  CASE (reg_option_new_with_range ("x", "d", NULL, NULL, g_variant_new_double (INFINITY), NULL, E), "option 'x': the bounds of a range must be finite numbers");
+  CASE (reg_option_new_with_range ("x", "i", NULL, g_variant_new_uint32 (1), NULL, NULL, E), "option 'x': minimum of type uint32 ('u'), not of the option's type int32 ('i')");
+  CASE (reg_option_new_with_choices ("x", "u", NULL, good, NULL, E), "option 'x': only string and string list options have choices, not uint32 ones");
+  CASE (reg_option_new_with_choices ("x", "s", NULL, empty, NULL, E), "option 'x': 0 choices, from 1 to 256 are allowed");
+  CASE (reg_option_new_with_choices ("x", "s", NULL, repeated, NULL, E), "option 'x': choice 'a' given twice");
+  CASE (reg_option_new_with_choices ("x", "s", NULL, spaced, NULL, E), "option 'x': invalid choice 'a b': white space U+0020 at byte 1 is not allowed");
+  CASE (reg_option_new_with_choices ("x", "s", g_variant_new_string ("c"), good, NULL, E), "option 'x': default must be one of 'a', 'b', not 'c'");
+  CASE (reg_option_new_with_choices ("x", "as", g_variant_new_strv ((const char * const[]) { "a", "z", NULL }, -1), good, NULL, E), "option 'x': default holds 'z', which is not one of 'a', 'b'");
+
+#undef CASE
+#undef E
+
+  g_assert_cmpuint (n, ==, G_N_ELEMENTS (cases));
+  for (guint i = 0; i < n; i++)
+    {
+      g_test_message ("case %u: %s", i, cases[i].message);
+      g_assert_null (cases[i].option);
+      g_assert_error (errors[i], REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION);
+      g_assert_cmpstr (errors[i]->message, ==, cases[i].message);
+      g_clear_error (&errors[i]);
+    }
+}
+
+/* A long description is refused, one of the limit is not. */
+static void
+test_new_description_limit (void)
+{
+  g_autofree char *limit = g_strnfill (1024, 'd');
+  g_autofree char *over = g_strnfill (1025, 'd');
+  g_autoptr(RegOption) option = NULL;
+  g_autoptr(GError) error = NULL;
+
+  option = reg_option_new ("x", "b", NULL, limit, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (option);
+
+  g_assert_null (reg_option_new ("x", "b", NULL, over, &error));
+  g_assert_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION);
+  g_assert_nonnull (strstr (error->message, "1025 bytes"));
+}
+
+/* ---- Values ------------------------------------------------------------- */
+
+typedef struct
+{
+  const char *type_string;
+  const char *text;
+  const char *expected;  /* GVariant text with types, or NULL: refused */
+} ParseCase;
+
+static const ParseCase parse_cases[] = {
+  { "b", "true", "true" },
+  { "b", "false", "false" },
+  { "b", "True", NULL },
+  { "b", "1", NULL },
+  { "y", "255", "byte 0xff" },
+  { "y", "256", NULL },
+  { "n", "-32768", "int16 -32768" },
+  { "q", "65535", "uint16 65535" },
+  { "i", "-7", "-7" },
+  { "i", "2147483648", NULL },
+  { "u", "2", "uint32 2" },
+  { "u", "-1", NULL },
+  { "u", " 2 ", "uint32 2" },
+  { "u", "uint32 2", "uint32 2" },
+  { "u", "0x10", "uint32 16" },
+  { "x", "-9223372036854775808", "int64 -9223372036854775808" },
+  { "t", "18446744073709551615", "uint64 18446744073709551615" },
+  { "d", "0.25", "0.25" },
+  { "d", "1e-3", "0.001" },
+  { "d", "", NULL },
+  { "d", "fast", NULL },
+  { "s", "fast", "'fast'" },
+  { "s", "", "''" },
+  { "s", "'quoted'", "'quoted'" },
+  { "s", "'unterminated", "\"'unterminated\"" },
+  { "s", "a b, c", "'a b, c'" },
+  { "as", "fold,cse", "['fold', 'cse']" },
+  { "as", " fold , cse ,", "['fold', 'cse']" },
+  { "as", "", "@as []" },
+  { "as", "['a,b', 'c']", "['a,b', 'c']" },
+  { "as", "[unclosed", NULL },
+};
+
+static void
+test_parse_value (void)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (parse_cases); i++)
+    {
+      const ParseCase *c = &parse_cases[i];
+      g_autoptr(RegOption) option = reg_option_new ("opt", c->type_string, NULL, NULL, NULL);
+      g_autoptr(GVariant) value = NULL;
+      g_autoptr(GError) error = NULL;
+
+      g_test_message ("%s: \"%s\"", c->type_string, c->text);
+      value = reg_option_parse_value (option, c->text, &error);
+      if (c->expected == NULL)
+        {
+          g_assert_null (value);
+          g_assert_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION);
+          g_assert_true (g_str_has_prefix (error->message, "option 'opt': "));
+        }
+      else
+        {
+          g_autofree char *printed = NULL;
+
+          g_assert_no_error (error);
+          g_assert_false (g_variant_is_floating (value));
+          g_assert_cmpstr (g_variant_get_type_string (value), ==, c->type_string);
+          printed = g_variant_print (value, TRUE);
+          g_assert_cmpstr (printed, ==, c->expected);
+        }
+    }
+}
+
+/* The messages say what was expected. */
+static void
+test_parse_value_messages (void)
+{
+  g_autoptr(RegOption) threads = reg_option_new_with_range ("threads", "u", NULL, NULL,
+                                                            g_variant_new_uint32 (256), NULL, NULL);
+  g_autoptr(RegOption) fuse = reg_option_new ("fuse", "b", NULL, NULL, NULL);
+  g_autoptr(RegOption) offset = reg_option_new ("offset", "i", NULL, NULL, NULL);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_null (reg_option_parse_value (threads, "many", &error));
+  g_assert_cmpstr (error->message, ==,
+                   "option 'threads': 'many' is not a uint32 (an integer from 0 to 4294967295)");
+  g_clear_error (&error);
+
+  g_assert_null (reg_option_parse_value (threads, "300", &error));
+  g_assert_cmpstr (error->message, ==, "option 'threads' must be at most 256, not 300");
+  g_clear_error (&error);
+
+  g_assert_null (reg_option_parse_value (fuse, "yes", &error));
+  g_assert_cmpstr (error->message, ==, "option 'fuse': 'yes' is not a boolean (true or false)");
+  g_clear_error (&error);
+
+  g_assert_null (reg_option_parse_value (offset, "1.5", &error));
+  g_assert_cmpstr (error->message, ==,
+                   "option 'offset': '1.5' is not an int32 (an integer from -2147483648 to 2147483647)");
+}
+
+/* value_to_string() writes what parse_value() reads back, for values that
+ * the plain form could misread too. */
+static void
+test_value_to_string (void)
+{
+  const struct {
+    const char *type_string;
+    const char *value;    /* GVariant text */
+    const char *text;
+  } cases[] = {
+    { "b", "true", "true" },
+    { "u", "uint32 512", "512" },
+    { "x", "int64 -3", "-3" },
+    { "d", "0.1", "0.10000000000000001" },
+    { "d", "1e300", "1.0000000000000001e+300" },
+    { "s", "'fast'", "fast" },
+    { "s", "''", "" },
+    { "s", "\"'quoted'\"", "\"'quoted'\"" },
+    { "as", "['fold', 'cse']", "fold,cse" },
+    { "as", "@as []", "" },
+    { "as", "['a,b']", "['a,b']" },
+    { "as", "[' padded']", "[' padded']" },
+    { "as", "['[x', 'y']", "['[x', 'y']" },
+    { "as", "['']", "['']" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(RegOption) option = reg_option_new ("opt", cases[i].type_string, NULL, NULL, NULL);
+      g_autoptr(GVariant) value = g_variant_parse (G_VARIANT_TYPE (cases[i].type_string),
+                                                   cases[i].value, NULL, NULL, NULL);
+      g_autoptr(GVariant) again = NULL;
+      g_autofree char *text = NULL;
+      g_autoptr(GError) error = NULL;
+
+      g_assert_nonnull (value);
+      text = reg_option_value_to_string (option, value);
+      g_assert_cmpstr (text, ==, cases[i].text);
+
+      again = reg_option_parse_value (option, text, &error);
+      g_assert_no_error (error);
+      g_assert_true (g_variant_equal (again, value));
+    }
+}
+
+static void
+test_check_value (void)
+{
+  const char * const modes[] = { "fast", "small", NULL };
+  g_autoptr(RegOption) threads = reg_option_new_with_range ("threads", "u", NULL,
+                                                            g_variant_new_uint32 (1),
+                                                            g_variant_new_uint32 (8), NULL, NULL);
+  g_autoptr(RegOption) scale = reg_option_new_with_range ("scale", "d", NULL,
+                                                          g_variant_new_double (-1.5), NULL,
+                                                          NULL, NULL);
+  g_autoptr(RegOption) ratio = reg_option_new ("ratio", "d", NULL, NULL, NULL);
+  g_autoptr(RegOption) mode = reg_option_new_with_choices ("mode", "s", NULL, modes, NULL, NULL);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (reg_option_check_value (threads, g_variant_new_uint32 (1), &error));
+  g_assert_true (reg_option_check_value (threads, g_variant_new_uint32 (8), &error));
+  g_assert_no_error (error);
+
+  g_assert_false (reg_option_check_value (threads, g_variant_new_uint32 (9), &error));
+  g_assert_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION);
+  g_assert_cmpstr (error->message, ==, "option 'threads' must be between 1 and 8, not 9");
+  g_clear_error (&error);
+
+  g_assert_false (reg_option_check_value (threads, g_variant_new_int32 (2), &error));
+  g_assert_cmpstr (error->message, ==,
+                   "option 'threads' must be of type uint32 ('u'), not int32 ('i')");
+  g_clear_error (&error);
+
+  g_assert_false (reg_option_check_value (threads, g_variant_new ("(u)", 2), &error));
+  g_assert_cmpstr (error->message, ==, "option 'threads' must be of type uint32 ('u'), not '(u)'");
+  g_clear_error (&error);
+
+  g_assert_false (reg_option_check_value (scale, g_variant_new_double (-2.0), &error));
+  g_assert_cmpstr (error->message, ==, "option 'scale' must be at least -1.5, not -2.0");
+  g_clear_error (&error);
+
+  g_assert_false (reg_option_check_value (ratio, g_variant_new_double (NAN), &error));
+  g_assert_cmpstr (error->message, ==, "option 'ratio' must be a finite number, not nan");
+  g_clear_error (&error);
+
+  g_assert_false (reg_option_check_value (mode, g_variant_new_string ("slow"), &error));
+  g_assert_cmpstr (error->message, ==, "option 'mode' must be one of 'fast', 'small', not 'slow'");
+  g_clear_error (&error);
+
+  /* A value from outside is escaped in the message. */
+  g_assert_false (reg_option_check_value (mode, g_variant_new_string ("\033[2J"), &error));
+  g_assert_null (strchr (error->message, '\033'));
+}
+
+/* An option made by g_object_new() (as a binding may) has no name: the
+ * accessors say so, and no schema takes it (see test_schema_refused). */
+static void
+test_unmade_option (void)
+{
+  g_autoptr(RegOption) option = g_object_new (REG_TYPE_OPTION, NULL);
+
+  g_assert_null (reg_option_get_name (option));
+  g_assert_null (reg_option_get_default_value (option));
+}
+
+/* ---- Schemas in compile ------------------------------------------------- */
+
+/* A compiler with a schema of its own: dup_options() returns @model (or
+ * none), and counts how often it is asked. */
+#define TEST_TYPE_SCHEMA_COMPILER (test_schema_compiler_get_type ())
+G_DECLARE_FINAL_TYPE (TestSchemaCompiler, test_schema_compiler, TEST, SCHEMA_COMPILER, GObject)
+
+struct _TestSchemaCompiler
+{
+  GObject     parent_instance;
+  GListModel *model;
+  guint       asked;
+  guint       compiles;
+  GVariant   *last_options;
+};
+
+static RegCompiledFn *
+test_schema_compiler_compile (RegCompiler  *compiler,
+                              RegGraph     *graph,
+                              GPtrArray    *example_inputs,
+                              GVariant     *options,
+                              GError      **error)
+{
+  TestSchemaCompiler *self = TEST_SCHEMA_COMPILER (compiler);
+
+  self->compiles++;
+  g_clear_pointer (&self->last_options, g_variant_unref);
+  if (options != NULL)
+    self->last_options = g_variant_ref (options);
+
+  /* Compiling is not what is tested: any compiler's function will do. */
+  g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_UNSUPPORTED_OP, "reached the backend");
+  return NULL;
+}
+
+static char *
+test_schema_compiler_dup_name (RegCompiler *compiler)
+{
+  return g_strdup ("schema");
+}
+
+static GListModel *
+test_schema_compiler_dup_options (RegCompiler *compiler)
+{
+  TestSchemaCompiler *self = TEST_SCHEMA_COMPILER (compiler);
+
+  self->asked++;
+  return self->model != NULL ? g_object_ref (self->model) : NULL;
+}
+
+static void
+test_schema_compiler_iface_init (RegCompilerInterface *iface)
+{
+  iface->compile = test_schema_compiler_compile;
+  iface->dup_name = test_schema_compiler_dup_name;
+  iface->dup_options = test_schema_compiler_dup_options;
+}
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (TestSchemaCompiler, test_schema_compiler, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (REG_TYPE_COMPILER,
+                                                      test_schema_compiler_iface_init))
+
+static void
+test_schema_compiler_finalize (GObject *object)
+{
+  TestSchemaCompiler *self = TEST_SCHEMA_COMPILER (object);
+
+  g_clear_object (&self->model);
+  g_clear_pointer (&self->last_options, g_variant_unref);
+  G_OBJECT_CLASS (test_schema_compiler_parent_class)->finalize (object);
+}
+
+static void
+test_schema_compiler_class_init (TestSchemaCompilerClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = test_schema_compiler_finalize;
+}
+
+static void
+test_schema_compiler_init (TestSchemaCompiler *self)
+{
+}
+
+/* The schema of inductor's kind: threads (u, 0 to 256), fuse (b),
+ * block-size (u), mode (s: fast or small), passes (as), scale (d). */
+static GListModel *
+inductor_like_schema (void)
+{
+  const char * const modes[] = { "fast", "small", NULL };
+  const char * const passes[] = { "fold", "cse", "dce", NULL };
+  GListStore *store = g_list_store_new (REG_TYPE_OPTION);
+  RegOption *options[] = {
+    reg_option_new ("fuse", "b", g_variant_new_boolean (TRUE), NULL, NULL),
+    reg_option_new_with_range ("threads", "u", g_variant_new_uint32 (1), NULL,
+                               g_variant_new_uint32 (256), NULL, NULL),
+    reg_option_new ("block-size", "u", NULL, NULL, NULL),
+    reg_option_new_with_choices ("mode", "s", NULL, modes, NULL, NULL),
+    reg_option_new_with_choices ("passes", "as", NULL, passes, NULL, NULL),
+    reg_option_new_with_range ("scale", "d", NULL, g_variant_new_double (0.0),
+                               g_variant_new_double (1.0), NULL, NULL),
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (options); i++)
+    {
+      g_assert_nonnull (options[i]);
+      g_list_store_append (store, options[i]);
+      g_object_unref (options[i]);
+    }
+
+  return G_LIST_MODEL (store);
+}
+
+static TestSchemaCompiler *
+schema_compiler_new (GListModel *model)
+{
+  TestSchemaCompiler *compiler = g_object_new (TEST_TYPE_SCHEMA_COMPILER, NULL);
+
+  compiler->model = model;
+  return compiler;
+}
+
+/* Compiles a one-input graph on @compiler with the options of @text
+ * (GVariant text of an a{sv}, or NULL) and returns the error. */
+static GError *
+compile_with (TestSchemaCompiler *compiler,
+              const char         *text)
+{
+  g_autoptr(RegGraph) graph = graph_new_from_string ("graph(x):\n  y = neg(x)\n  return (y,)\n");
+  g_autoptr(GPtrArray) inputs = tensor_array_new ();
+  g_autoptr(GVariant) options = NULL;
+  g_autoptr(RegCompiledFn) fn = NULL;
+  const gint64 shape[] = { 3 };
+  GError *error = NULL;
+
+  g_ptr_array_add (inputs, reg_tensor_new (shape, 1));
+  if (text != NULL)
+    {
+      options = g_variant_parse (NULL, text, NULL, NULL, &error);
+      g_assert_no_error (error);
+    }
+
+  fn = reg_compiler_compile (REG_COMPILER (compiler), graph, inputs, options, &error);
+  g_assert_null (fn);
+  g_assert_nonnull (error);
+  return error;
+}
+
+static void
+test_schema_checks (void)
+{
+  g_autoptr(TestSchemaCompiler) compiler = schema_compiler_new (inductor_like_schema ());
+  const struct {
+    const char *options;
+    const char *message;  /* NULL: reaches the backend */
+  } cases[] = {
+    { NULL, NULL },
+    { "@a{sv} {}", NULL },
+    { "{'threads': <uint32 2>, 'fuse': <false>, 'mode': <'fast'>}", NULL },
+    { "{'passes': <['fold', 'dce']>, 'scale': <0.5>, 'block-size': <uint32 4096>}", NULL },
+    { "{'thread': <uint32 2>}",
+      "unknown option 'thread' for backend 'schema', did you mean 'threads'?" },
+    { "{'fus': <true>}",
+      "unknown option 'fus' for backend 'schema', did you mean 'fuse'?" },
+    { "{'zzz': <true>}",
+      "unknown option 'zzz' for backend 'schema'; it takes fuse, threads, block-size, mode, passes, scale" },
+    { "{'threads': <2>}",
+      "option 'threads' for backend 'schema' must be of type uint32 ('u'), not int32 ('i')" },
+    { "{'fuse': <'no'>}",
+      "option 'fuse' for backend 'schema' must be of type boolean ('b'), not string ('s')" },
+    { "{'threads': <uint32 300>}",
+      "option 'threads' for backend 'schema' must be at most 256, not 300" },
+    { "{'scale': <1.5>}",
+      "option 'scale' for backend 'schema' must be between 0.0 and 1.0, not 1.5" },
+    { "{'mode': <'slow'>}",
+      "option 'mode' for backend 'schema' must be one of 'fast', 'small', not 'slow'" },
+    { "{'passes': <['fold', 'inline']>}",
+      "option 'passes' for backend 'schema' holds 'inline', which is not one of 'fold', 'cse', 'dce'" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      guint before = compiler->compiles;
+
+      g_test_message ("%s", cases[i].options != NULL ? cases[i].options : "(null)");
+      error = compile_with (compiler, cases[i].options);
+      if (cases[i].message == NULL)
+        {
+          g_assert_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_UNSUPPORTED_OP);
+          g_assert_cmpuint (compiler->compiles, ==, before + 1);
+        }
+      else
+        {
+          g_assert_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION);
+          g_assert_cmpstr (error->message, ==, cases[i].message);
+          /* Checked before the backend runs. */
+          g_assert_cmpuint (compiler->compiles, ==, before);
+        }
+    }
+
+  /* The options reach the backend as given: no default is filled in. */
+  {
+    g_autoptr(GError) error = compile_with (compiler, "{'fuse': <false>}");
+
+    g_assert_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_UNSUPPORTED_OP);
+    g_assert_cmpuint (g_variant_n_children (compiler->last_options), ==, 1);
+  }
+
+  /* The schema was asked for once, and is kept. */
+  g_assert_cmpuint (compiler->asked, ==, 1);
+  g_assert_true (reg_compiler_get_options (REG_COMPILER (compiler)) ==
+                 reg_compiler_get_options (REG_COMPILER (compiler)));
+  g_assert_cmpuint (compiler->asked, ==, 1);
+}
+
+/* A schema given is copied: changing the backend's list afterwards
+ * changes nothing, and the list handed out is another object. */
+static void
+test_schema_copied (void)
+{
+  g_autoptr(TestSchemaCompiler) compiler = schema_compiler_new (inductor_like_schema ());
+  g_autoptr(RegOption) extra = reg_option_new ("thread", "u", NULL, NULL, NULL);
+  g_autoptr(GError) error = NULL;
+  GListModel *schema = reg_compiler_get_options (REG_COMPILER (compiler));
+
+  g_assert_nonnull (schema);
+  g_assert_true (schema != compiler->model);
+  g_assert_true (g_list_model_get_item_type (schema) == REG_TYPE_OPTION);
+  g_assert_cmpuint (g_list_model_get_n_items (schema), ==, 6);
+
+  g_list_store_append (G_LIST_STORE (compiler->model), extra);
+  g_assert_cmpuint (g_list_model_get_n_items (schema), ==, 6);
+
+  error = compile_with (compiler, "{'thread': <uint32 2>}");
+  g_assert_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION);
+}
+
+/* No schema: options go unchecked, whatever they hold. */
+static void
+test_schema_none (void)
+{
+  g_autoptr(TestSchemaCompiler) compiler = schema_compiler_new (NULL);
+  g_autoptr(RegCompiler) func = reg_func_compiler_new ("func", refuse_compile, NULL, NULL);
+  g_autoptr(GError) error = NULL;
+
+  error = compile_with (compiler, "{'anything': <(1, 'x')>}");
+  g_assert_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_UNSUPPORTED_OP);
+  g_assert_null (reg_compiler_get_options (REG_COMPILER (compiler)));
+  g_assert_cmpuint (compiler->asked, ==, 1);
+
+  /* A compiler without the vfunc has none either. */
+  g_assert_null (reg_compiler_get_options (func));
+}
+
+/* An empty schema: the backend takes no option. */
+static void
+test_schema_empty (void)
+{
+  g_autoptr(TestSchemaCompiler) compiler =
+    schema_compiler_new (G_LIST_MODEL (g_list_store_new (REG_TYPE_OPTION)));
+  g_autoptr(GError) error = NULL;
+
+  error = compile_with (compiler, "@a{sv} {}");
+  g_assert_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_UNSUPPORTED_OP);
+  g_clear_error (&error);
+
+  error = compile_with (compiler, "{'threads': <uint32 1>}");
+  g_assert_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION);
+  g_assert_cmpstr (error->message, ==,
+                   "unknown option 'threads' for backend 'schema', which takes no option");
+  g_assert_cmpuint (g_list_model_get_n_items (reg_compiler_get_options (REG_COMPILER (compiler))), ==, 0);
+}
+
+/* A list that is not a schema fails every compile, saying why, and the
+ * compiler shows no schema. */
+static void
+test_schema_refused (void)
+{
+  struct {
+    const char *why;
+    GListStore *store;
+  } cases[3];
+  g_autoptr(RegOption) option = reg_option_new ("a", "b", NULL, NULL, NULL);
+  g_autoptr(RegOption) unmade = g_object_new (REG_TYPE_OPTION, NULL);
+  g_autoptr(RegTensor) tensor = reg_tensor_new (NULL, 0);
+
+  cases[0].why = "declares option 'a' twice";
+  cases[0].store = g_list_store_new (REG_TYPE_OPTION);
+  g_list_store_append (cases[0].store, option);
+  g_list_store_append (cases[0].store, option);
+
+  cases[1].why = "item 1 a RegTensor, not a RegOption";
+  cases[1].store = g_list_store_new (G_TYPE_OBJECT);
+  g_list_store_append (cases[1].store, option);
+  g_list_store_append (cases[1].store, tensor);
+
+  cases[2].why = "made without a constructor of RegOption";
+  cases[2].store = g_list_store_new (REG_TYPE_OPTION);
+  g_list_store_append (cases[2].store, unmade);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(TestSchemaCompiler) compiler = schema_compiler_new (G_LIST_MODEL (cases[i].store));
+      g_autoptr(GError) error = compile_with (compiler, NULL);
+
+      g_assert_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED);
+      g_assert_true (g_str_has_prefix (error->message, "backend 'schema' declares "));
+      g_assert_nonnull (strstr (error->message, cases[i].why));
+      g_assert_cmpuint (compiler->compiles, ==, 0);
+      g_assert_null (reg_compiler_get_options (REG_COMPILER (compiler)));
+    }
+}
+
+/* Threads asking a fresh compiler for its schema at once all get the one
+ * it keeps. */
+typedef struct
+{
+  RegCompiler *compiler;
+  GListModel  *seen;
+} AskData;
+
+static gpointer
+ask_schema (gpointer data)
+{
+  AskData *ask = data;
+
+  ask->seen = reg_compiler_get_options (ask->compiler);
+  return NULL;
+}
+
+static void
+test_schema_threads (void)
+{
+  for (guint round = 0; round < 20; round++)
+    {
+      g_autoptr(TestSchemaCompiler) compiler = schema_compiler_new (inductor_like_schema ());
+      AskData asks[4];
+      GThread *threads[G_N_ELEMENTS (asks)];
+
+      for (guint i = 0; i < G_N_ELEMENTS (asks); i++)
+        {
+          asks[i].compiler = REG_COMPILER (compiler);
+          threads[i] = g_thread_new ("ask", ask_schema, &asks[i]);
+        }
+      for (guint i = 0; i < G_N_ELEMENTS (asks); i++)
+        g_thread_join (threads[i]);
+
+      for (guint i = 0; i < G_N_ELEMENTS (asks); i++)
+        g_assert_true (asks[i].seen == reg_compiler_get_options (REG_COMPILER (compiler)));
+    }
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  g_test_add_func ("/option/new/plain", test_new_plain);
+  g_test_add_func ("/option/new/range-and-choices", test_new_range_and_choices);
+  g_test_add_func ("/option/new/invalid", test_new_invalid);
+  g_test_add_func ("/option/new/description-limit", test_new_description_limit);
+  g_test_add_func ("/option/new/unmade", test_unmade_option);
+  g_test_add_func ("/option/value/parse", test_parse_value);
+  g_test_add_func ("/option/value/parse-messages", test_parse_value_messages);
+  g_test_add_func ("/option/value/to-string", test_value_to_string);
+  g_test_add_func ("/option/value/check", test_check_value);
+  g_test_add_func ("/option/schema/checks", test_schema_checks);
+  g_test_add_func ("/option/schema/copied", test_schema_copied);
+  g_test_add_func ("/option/schema/none", test_schema_none);
+  g_test_add_func ("/option/schema/empty", test_schema_empty);
+  g_test_add_func ("/option/schema/refused", test_schema_refused);
+  g_test_add_func ("/option/schema/threads", test_schema_threads);
+
+  return g_test_run ();
+}
