@@ -5,15 +5,30 @@
 
 #pragma once
 
+#include "reg-backend-details-private.h"
 #include "reg-backend-info.h"
 
 G_BEGIN_DECLS
 
-RegBackendInfo *_reg_backend_info_new (const char         *name,
-                                       const char * const *tags,
-                                       const char         *description,
-                                       const char         *module_path,
-                                       gboolean            loaded,
-                                       RegBackendOrigin    origin);
+/* @options: an option list, or NULL (no schema); @details: the manifest's
+ * version, authors, website and license (nullable). */
+RegBackendInfo *_reg_backend_info_new   (const char         *name,
+                                         const char * const *tags,
+                                         const char         *description,
+                                         const char         *module_path,
+                                         gboolean            loaded,
+                                         RegBackendOrigin    origin,
+                                         gboolean            is_default,
+                                         GListModel         *options,
+                                         RegBackendDetails  *details);
+
+/* Sets the options (an option list, or NULL) of an info nobody else has
+ * seen yet. */
+void            _reg_backend_info_set_options (RegBackendInfo *self,
+                                               GListModel     *options);
+
+/* Whether @a and @b say the same of the same backend. */
+gboolean        _reg_backend_info_equal (RegBackendInfo     *a,
+                                         RegBackendInfo     *b);
 
 G_END_DECLS

@@ -5,13 +5,17 @@
 
 #include "reg-backend-info-private.h"
 #include "reg-enums.h"
+#include "reg-option-private.h"
 
 /**
  * RegBackendInfo:
  *
  * What a [class@Reg.Registry] knew of one backend when
  * [method@Reg.Registry.get_backend_info] was called: its name, tags and
- * description, where it comes from, and whether its compiler exists yet.
+ * description, where it comes from, whether its compiler exists yet and
+ * whether it is the default, the options it takes and, from its manifest,
+ * its version, authors, website and license: what a user choosing a
+ * backend is shown.
  *
  * It is immutable, so it may be read from any thread; it does not follow
  * later changes of the registry.
@@ -27,6 +31,12 @@ struct _RegBackendInfo
   char             *module_path;
   gboolean          loaded;
   RegBackendOrigin  origin;
+  gboolean          is_default;
+  GListModel       *options;  /* an option list, or NULL */
+  char             *version;
+  char            **authors;
+  char             *website;
+  char             *license;
 };
 
 enum {
@@ -37,6 +47,12 @@ enum {
   PROP_MODULE_PATH,
   PROP_LOADED,
   PROP_ORIGIN,
+  PROP_IS_DEFAULT,
+  PROP_OPTIONS,
+  PROP_VERSION,
+  PROP_AUTHORS,
+  PROP_WEBSITE,
+  PROP_LICENSE,
   N_PROPS
 };
 
@@ -53,6 +69,11 @@ reg_backend_info_finalize (GObject *object)
   g_strfreev (self->tags);
   g_free (self->description);
   g_free (self->module_path);
+  g_clear_object (&self->options);
+  g_free (self->version);
+  g_strfreev (self->authors);
+  g_free (self->website);
+  g_free (self->license);
 
   G_OBJECT_CLASS (reg_backend_info_parent_class)->finalize (object);
 }
@@ -85,9 +106,44 @@ reg_backend_info_get_property (GObject    *object,
     case PROP_ORIGIN:
       g_value_set_enum (value, self->origin);
       break;
+    case PROP_IS_DEFAULT:
+      g_value_set_boolean (value, self->is_default);
+      break;
+    case PROP_OPTIONS:
+      g_value_set_object (value, self->options);
+      break;
+    case PROP_VERSION:
+      g_value_set_string (value, self->version);
+      break;
+    case PROP_AUTHORS:
+      g_value_set_boxed (value, self->authors);
+      break;
+    case PROP_WEBSITE:
+      g_value_set_string (value, self->website);
+      break;
+    case PROP_LICENSE:
+      g_value_set_string (value, self->license);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
+}
+
+/* A list given at construction is copied into an option list, so that
+ * the snapshot stays one: nobody can change it afterwards. */
+static void
+set_options (RegBackendInfo *self,
+             GListModel     *model)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_clear_object (&self->options);
+  if (model == NULL)
+    return;
+
+  self->options = _reg_option_list_copy_checked (model, self->name != NULL ? self->name : "", &error);
+  if (self->options == NULL)
+    g_critical ("RegBackendInfo:options: %s", error->message);
 }
 
 static void
@@ -117,6 +173,24 @@ reg_backend_info_set_property (GObject      *object,
       break;
     case PROP_ORIGIN:
       self->origin = g_value_get_enum (value);
+      break;
+    case PROP_IS_DEFAULT:
+      self->is_default = g_value_get_boolean (value);
+      break;
+    case PROP_OPTIONS:
+      set_options (self, g_value_get_object (value));
+      break;
+    case PROP_VERSION:
+      self->version = g_value_dup_string (value);
+      break;
+    case PROP_AUTHORS:
+      self->authors = g_value_dup_boxed (value);
+      break;
+    case PROP_WEBSITE:
+      self->website = g_value_dup_string (value);
+      break;
+    case PROP_LICENSE:
+      self->license = g_value_dup_string (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -186,6 +260,59 @@ reg_backend_info_class_init (RegBackendInfoClass *klass)
     g_param_spec_enum ("origin", NULL, NULL, REG_TYPE_BACKEND_ORIGIN,
                        REG_BACKEND_ORIGIN_RUNTIME, flags);
 
+  /**
+   * RegBackendInfo:is-default:
+   *
+   * Whether the backend's name was the registry's default backend (see
+   * [property@Reg.Registry:default-backend]); %FALSE for every backend
+   * while a compiler object is the default.
+   */
+  properties[PROP_IS_DEFAULT] =
+    g_param_spec_boolean ("is-default", NULL, NULL, FALSE, flags);
+
+  /**
+   * RegBackendInfo:options:
+   *
+   * The options the backend takes, a list model of [class@Reg.Option], or
+   * %NULL when it has no schema (its options go unchecked).  For a module
+   * backend, its manifest's declarations, known without loading it; for a
+   * backend registered at run time, [method@Reg.Compiler.get_options].
+   */
+  properties[PROP_OPTIONS] =
+    g_param_spec_object ("options", NULL, NULL, G_TYPE_LIST_MODEL, flags);
+
+  /**
+   * RegBackendInfo:version:
+   *
+   * The version its manifest gives (`Version=`), or %NULL.
+   */
+  properties[PROP_VERSION] =
+    g_param_spec_string ("version", NULL, NULL, NULL, flags);
+
+  /**
+   * RegBackendInfo:authors:
+   *
+   * The authors its manifest names (`Authors=`), or %NULL.
+   */
+  properties[PROP_AUTHORS] =
+    g_param_spec_boxed ("authors", NULL, NULL, G_TYPE_STRV, flags);
+
+  /**
+   * RegBackendInfo:website:
+   *
+   * The http or https address its manifest gives (`Website=`), or %NULL.
+   */
+  properties[PROP_WEBSITE] =
+    g_param_spec_string ("website", NULL, NULL, NULL, flags);
+
+  /**
+   * RegBackendInfo:license:
+   *
+   * The SPDX license expression its manifest gives (`License=`), or %NULL.
+   */
+  properties[PROP_LICENSE] =
+    g_param_spec_string ("license", NULL, NULL, NULL, flags);
+
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -194,22 +321,74 @@ reg_backend_info_init (RegBackendInfo *self)
 {
 }
 
+/* Fills the fields directly: a list model of a registry's backends makes
+ * one per backend on every change, and the options are an option list
+ * already. */
 RegBackendInfo *
 _reg_backend_info_new (const char         *name,
                        const char * const *tags,
                        const char         *description,
                        const char         *module_path,
                        gboolean            loaded,
-                       RegBackendOrigin    origin)
+                       RegBackendOrigin    origin,
+                       gboolean            is_default,
+                       GListModel         *options,
+                       RegBackendDetails  *details)
 {
-  return g_object_new (REG_TYPE_BACKEND_INFO,
-                       "name", name,
-                       "tags", tags,
-                       "description", description,
-                       "module-path", module_path,
-                       "loaded", loaded,
-                       "origin", origin,
-                       NULL);
+  RegBackendInfo *self = g_object_new (REG_TYPE_BACKEND_INFO, NULL);
+
+  self->name = g_strdup (name);
+  self->tags = g_strdupv ((char **) tags);
+  self->description = g_strdup (description);
+  self->module_path = g_strdup (module_path);
+  self->loaded = loaded;
+  self->origin = origin;
+  self->is_default = is_default;
+  self->options = options != NULL ? g_object_ref (options) : NULL;
+  if (details != NULL)
+    {
+      self->version = g_strdup (details->version);
+      self->authors = g_strdupv (details->authors);
+      self->website = g_strdup (details->website);
+      self->license = g_strdup (details->license);
+    }
+
+  return self;
+}
+
+void
+_reg_backend_info_set_options (RegBackendInfo *self,
+                               GListModel     *options)
+{
+  g_set_object (&self->options, options);
+}
+
+static gboolean
+strv_equal (char **a,
+            char **b)
+{
+  if (a == NULL || b == NULL)
+    return a == b;
+
+  return g_strv_equal ((const char * const *) a, (const char * const *) b);
+}
+
+gboolean
+_reg_backend_info_equal (RegBackendInfo *a,
+                         RegBackendInfo *b)
+{
+  return g_strcmp0 (a->name, b->name) == 0 &&
+         strv_equal (a->tags, b->tags) &&
+         g_strcmp0 (a->description, b->description) == 0 &&
+         g_strcmp0 (a->module_path, b->module_path) == 0 &&
+         a->loaded == b->loaded &&
+         a->origin == b->origin &&
+         a->is_default == b->is_default &&
+         (a->options == b->options || _reg_option_list_equal (a->options, b->options)) &&
+         g_strcmp0 (a->version, b->version) == 0 &&
+         strv_equal (a->authors, b->authors) &&
+         g_strcmp0 (a->website, b->website) == 0 &&
+         g_strcmp0 (a->license, b->license) == 0;
 }
 
 /**
@@ -308,4 +487,104 @@ reg_backend_info_get_origin (RegBackendInfo *self)
   g_return_val_if_fail (REG_IS_BACKEND_INFO (self), REG_BACKEND_ORIGIN_RUNTIME);
 
   return self->origin;
+}
+
+/**
+ * reg_backend_info_get_is_default:
+ * @self: a [class@Reg.BackendInfo]
+ *
+ * Gets whether the backend was the registry's default backend.
+ *
+ * Returns: %TRUE when its name was the default backend's
+ */
+gboolean
+reg_backend_info_get_is_default (RegBackendInfo *self)
+{
+  g_return_val_if_fail (REG_IS_BACKEND_INFO (self), FALSE);
+
+  return self->is_default;
+}
+
+/**
+ * reg_backend_info_get_options:
+ * @self: a [class@Reg.BackendInfo]
+ *
+ * Gets the options the backend takes: a module backend's are those its
+ * manifest declares (its module need not be loaded), others' those of
+ * [method@Reg.Compiler.get_options].  The list does not change.
+ *
+ * Returns: (transfer none) (nullable): a list model of [class@Reg.Option],
+ *   or %NULL when the backend has no schema
+ */
+GListModel *
+reg_backend_info_get_options (RegBackendInfo *self)
+{
+  g_return_val_if_fail (REG_IS_BACKEND_INFO (self), NULL);
+
+  return self->options;
+}
+
+/**
+ * reg_backend_info_get_version:
+ * @self: a [class@Reg.BackendInfo]
+ *
+ * Gets the version the backend's manifest gives.
+ *
+ * Returns: (transfer none) (nullable): the version
+ */
+const char *
+reg_backend_info_get_version (RegBackendInfo *self)
+{
+  g_return_val_if_fail (REG_IS_BACKEND_INFO (self), NULL);
+
+  return self->version;
+}
+
+/**
+ * reg_backend_info_get_authors:
+ * @self: a [class@Reg.BackendInfo]
+ *
+ * Gets the authors the backend's manifest names.
+ *
+ * Returns: (transfer none) (nullable) (array zero-terminated=1): the
+ *   authors
+ */
+const char * const *
+reg_backend_info_get_authors (RegBackendInfo *self)
+{
+  g_return_val_if_fail (REG_IS_BACKEND_INFO (self), NULL);
+
+  return (const char * const *) self->authors;
+}
+
+/**
+ * reg_backend_info_get_website:
+ * @self: a [class@Reg.BackendInfo]
+ *
+ * Gets the website the backend's manifest gives, an http or https URI.
+ *
+ * Returns: (transfer none) (nullable): the address
+ */
+const char *
+reg_backend_info_get_website (RegBackendInfo *self)
+{
+  g_return_val_if_fail (REG_IS_BACKEND_INFO (self), NULL);
+
+  return self->website;
+}
+
+/**
+ * reg_backend_info_get_license:
+ * @self: a [class@Reg.BackendInfo]
+ *
+ * Gets the license the backend's manifest gives, an SPDX expression.
+ *
+ * Returns: (transfer none) (nullable): the license
+ */
+const char *
+reg_backend_info_get_license (RegBackendInfo *self)
+{
+  g_return_val_if_fail (REG_IS_BACKEND_INFO (self), NULL);
+
+  return self->license;
 }

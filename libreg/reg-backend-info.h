@@ -9,7 +9,7 @@
 # error "Only <reg.h> can be included directly."
 #endif
 
-#include <glib-object.h>
+#include <gio/gio.h>
 
 #include "reg-version-macros.h"
 
@@ -44,5 +44,17 @@ REG_AVAILABLE_IN_ALL
 gboolean            reg_backend_info_get_loaded      (RegBackendInfo *self);
 REG_AVAILABLE_IN_ALL
 RegBackendOrigin    reg_backend_info_get_origin      (RegBackendInfo *self);
+REG_AVAILABLE_IN_ALL
+gboolean            reg_backend_info_get_is_default  (RegBackendInfo *self);
+REG_AVAILABLE_IN_ALL
+GListModel         *reg_backend_info_get_options     (RegBackendInfo *self);
+REG_AVAILABLE_IN_ALL
+const char         *reg_backend_info_get_version     (RegBackendInfo *self);
+REG_AVAILABLE_IN_ALL
+const char * const *reg_backend_info_get_authors     (RegBackendInfo *self);
+REG_AVAILABLE_IN_ALL
+const char         *reg_backend_info_get_website     (RegBackendInfo *self);
+REG_AVAILABLE_IN_ALL
+const char         *reg_backend_info_get_license     (RegBackendInfo *self);
 
 G_END_DECLS

@@ -7,6 +7,8 @@
 
 #include <glib.h>
 
+#include "reg-backend-details-private.h"
+
 G_BEGIN_DECLS
 
 /* A manifest larger than this is refused unread: it cannot be a real one,
@@ -15,9 +17,10 @@ G_BEGIN_DECLS
 
 typedef struct
 {
-  char  *name;
-  char **tags;         /* validated, repeats dropped */
-  char  *description;  /* nullable */
+  char              *name;
+  char             **tags;         /* validated, repeats dropped */
+  char              *description;  /* nullable */
+  RegBackendDetails *details;      /* nullable: see reg-backend-details-private.h */
 } RegManifestBackend;
 
 typedef struct
@@ -45,6 +48,21 @@ void         _reg_manifest_free     (RegManifest *manifest);
  * reason; a missing directory is no manifest, silently.  Touches no module
  * file. */
 GPtrArray   *_reg_manifest_scan_dir (const char  *dir);
+
+/* The string value of @key of @group, NULL when the key is missing, after
+ * checking its escape sequences (GLib 2.74 mishandles some).  Errors name
+ * the group and key. */
+gboolean     _reg_manifest_get_string      (GKeyFile     *keyfile,
+                                            const char   *group,
+                                            const char   *key,
+                                            char        **value,
+                                            GError      **error);
+/* The same for a list (`a;b;c`): NULL when missing, empty when empty. */
+gboolean     _reg_manifest_get_string_list (GKeyFile     *keyfile,
+                                            const char   *group,
+                                            const char   *key,
+                                            char       ***value,
+                                            GError      **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RegManifest, _reg_manifest_free)
 

@@ -30,6 +30,7 @@ _reg_manifest_free (RegManifest *manifest)
       g_free (manifest->backends[i].name);
       g_strfreev (manifest->backends[i].tags);
       g_free (manifest->backends[i].description);
+      g_clear_pointer (&manifest->backends[i].details, _reg_backend_details_unref);
     }
   g_free (manifest->backends);
   g_free (manifest->path);
@@ -121,6 +122,7 @@ parse_backend (GKeyFile            *keyfile,
   g_autofree char *raw_tags = NULL;
   g_autofree char *raw_description = NULL;
   g_auto(GStrv) tags = NULL;
+  g_autoptr(RegBackendDetails) details = NULL;
   g_autoptr(GError) local_error = NULL;
 
   if (!_reg_name_validate (name, "backend name", error))
@@ -128,6 +130,9 @@ parse_backend (GKeyFile            *keyfile,
 
   if (!get_raw_value (keyfile, group, "Tags", &raw_tags, error) ||
       !get_raw_value (keyfile, group, "Description", &raw_description, error))
+    return FALSE;
+
+  if (!_reg_backend_details_parse (keyfile, group, name, &details, error))
     return FALSE;
 
   /* A missing or empty Tags= is no tag. */
@@ -154,8 +159,28 @@ parse_backend (GKeyFile            *keyfile,
   backend->description = get_string (keyfile, group, "Description",
                                      g_steal_pointer (&raw_description), NULL);
   backend->name = g_strdup (name);
+  backend->details = g_steal_pointer (&details);
 
   return TRUE;
+}
+
+/* Every [Option BACKEND KEY] group belongs to an option a backend of the
+ * manifest lists. */
+static gboolean
+check_option_groups (const RegManifest   *manifest,
+                     const char * const  *groups,
+                     GError             **error)
+{
+  g_autofree const char **names = g_new0 (const char *, manifest->n_backends + 1);
+  g_autofree RegBackendDetails **details = g_new0 (RegBackendDetails *, manifest->n_backends + 1);
+
+  for (guint i = 0; i < manifest->n_backends; i++)
+    {
+      names[i] = manifest->backends[i].name;
+      details[i] = manifest->backends[i].details;
+    }
+
+  return _reg_backend_details_check_groups (groups, names, details, manifest->n_backends, error);
 }
 
 static RegManifest *
@@ -248,6 +273,9 @@ parse_manifest (const char  *path,
                    "declares no backend (no [" BACKEND_GROUP_PREFIX "NAME] group)");
       return NULL;
     }
+
+  if (!check_option_groups (manifest, (const char * const *) groups, error))
+    return NULL;
 
   return g_steal_pointer (&manifest);
 }
@@ -433,4 +461,61 @@ _reg_manifest_scan_dir (const char *dir)
     }
 
   return manifests;
+}
+
+gboolean
+_reg_manifest_get_string (GKeyFile    *keyfile,
+                          const char  *group,
+                          const char  *key,
+                          char       **value,
+                          GError     **error)
+{
+  g_autofree char *raw = NULL;
+  g_autoptr(GError) local_error = NULL;
+
+  *value = NULL;
+  if (!get_raw_value (keyfile, group, key, &raw, error))
+    return FALSE;
+  if (raw == NULL)
+    return TRUE;
+
+  *value = get_string (keyfile, group, key, g_steal_pointer (&raw), &local_error);
+  if (*value == NULL)
+    {
+      g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "[%s] %s: ", group, key);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+gboolean
+_reg_manifest_get_string_list (GKeyFile     *keyfile,
+                               const char   *group,
+                               const char   *key,
+                               char       ***value,
+                               GError      **error)
+{
+  g_autofree char *raw = NULL;
+  g_autoptr(GError) local_error = NULL;
+
+  *value = NULL;
+  if (!get_raw_value (keyfile, group, key, &raw, error))
+    return FALSE;
+  if (raw == NULL)
+    return TRUE;
+  if (raw[0] == '\0')
+    {
+      *value = g_new0 (char *, 1);
+      return TRUE;
+    }
+
+  *value = g_key_file_get_string_list (keyfile, group, key, NULL, &local_error);
+  if (*value == NULL)
+    {
+      g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "[%s] %s: ", group, key);
+      return FALSE;
+    }
+
+  return TRUE;
 }

@@ -25,7 +25,8 @@
  * without loading the module; backends registered at run time return it
  * from [vfunc@Reg.Compiler.dup_options].  [method@Reg.Compiler.compile]
  * checks the options of every compile against the schema before the
- * backend sees them.
+ * backend sees them, and [method@Reg.BackendInfo.get_options] shows it to
+ * whoever chooses a backend.
  *
  * The value types are the basic ones a setting needs:
  *

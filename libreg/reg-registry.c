@@ -10,13 +10,14 @@
 
 #include "reg-backend-info-private.h"
 #include "reg-close-matches.h"
+#include "reg-compiler-private.h"
 #include "reg-enums.h"
 #include "reg-hazard-private.h"
 #include "reg-manifest-private.h"
 #include "reg-message-private.h"
 #include "reg-module-private.h"
 #include "reg-name-private.h"
-#include "reg-registry.h"
+#include "reg-registry-private.h"
 #include "reg-snapshot-private.h"
 
 /**
@@ -62,6 +63,7 @@ typedef struct
   const char       *dir;          /* the search directory that declared it; in `paths` */
   RegCompiler      *compiler;     /* NULL while only declared */
   RegBackendOrigin  origin;
+  RegBackendDetails *details;     /* manifests only; nullable (most declare none) */
 } Backend;
 
 struct _RegRegistry
@@ -170,6 +172,7 @@ static void
 backend_free (Backend *backend)
 {
   g_clear_object (&backend->compiler);
+  g_clear_pointer (&backend->details, _reg_backend_details_unref);
   g_free (backend);
 }
 
@@ -421,6 +424,8 @@ merge_manifest_locked (RegRegistry       *self,
       backend->module_path = module_path;
       backend->dir = dir;
       backend->origin = REG_BACKEND_ORIGIN_MODULE;
+      if (mb->details != NULL)
+        backend->details = _reg_backend_details_ref (mb->details);
       g_hash_table_replace (self->backends, backend->name, backend);
 
       g_ptr_array_add (declared, mb->name);
@@ -630,22 +635,71 @@ backend_dup_tags (const Backend *backend,
   return g_strdupv (backend->tags);
 }
 
+/* An info snapshot taken under the lock, waiting for the options of a
+ * runtime backend: its compiler may have to be asked for them, which runs
+ * its code, so after the lock is released (see info_request_finish()). */
+typedef struct
+{
+  RegBackendInfo *info;
+  RegCompiler    *compiler;  /* runtime backends only */
+} InfoRequest;
+
+static gboolean
+is_default_locked (RegRegistry   *self,
+                   const Backend *backend)
+{
+  return self->default_name != NULL && strcmp (self->default_name, backend->name) == 0;
+}
+
+static void
+info_request_start_locked (RegRegistry   *self,
+                           const Backend *backend,
+                           InfoRequest   *request)
+{
+  RegBackendDetails *details = backend->details;
+
+  request->info = _reg_backend_info_new (backend->name,
+                                         (const char * const *) backend->tags,
+                                         backend->description,
+                                         backend->module_path,
+                                         backend->compiler != NULL,
+                                         backend->origin,
+                                         is_default_locked (self, backend),
+                                         details != NULL ? details->options : NULL,
+                                         details);
+  request->compiler = NULL;
+  if (backend->origin == REG_BACKEND_ORIGIN_RUNTIME && backend->compiler != NULL)
+    request->compiler = g_object_ref (backend->compiler);
+}
+
+/* Call without the lock.  Returns the info (transfer full). */
+static RegBackendInfo *
+info_request_finish (InfoRequest *request)
+{
+  if (request->compiler != NULL)
+    {
+      _reg_backend_info_set_options (request->info, reg_compiler_get_options (request->compiler));
+      g_clear_object (&request->compiler);
+    }
+
+  return g_steal_pointer (&request->info);
+}
+
 static gpointer
 backend_dup_info (const Backend *backend,
                   gpointer       user_data)
 {
-  return _reg_backend_info_new (backend->name,
-                                (const char * const *) backend->tags,
-                                backend->description,
-                                backend->module_path,
-                                backend->compiler != NULL,
-                                backend->origin);
+  InfoRequest *request = g_new0 (InfoRequest, 1);
+
+  info_request_start_locked (user_data, backend, request);
+  return request;
 }
 
 typedef struct
 {
-  char        *name;
-  RegCompiler *compiler;
+  char              *name;
+  RegCompiler       *compiler;
+  RegBackendDetails *details;  /* what its manifest declares, nullable */
 } Offer;
 
 static void
@@ -655,6 +709,7 @@ offer_clear (gpointer data)
 
   g_free (offer->name);
   g_clear_object (&offer->compiler);
+  g_clear_pointer (&offer->details, _reg_backend_details_unref);
 }
 
 /* Loads the module that declares @name, registers every backend it
@@ -723,7 +778,8 @@ load_backend (RegRegistry  *self,
   for (guint i = 0; i < n_module_offers; i++)
     {
       const char *offered = module_offers[i].name;
-      Offer offer = { NULL, NULL };
+      const Backend *declared;
+      Offer offer = { NULL, NULL, NULL };
 
       if (!declares_locked (self, module_path, offered))
         {
@@ -736,6 +792,9 @@ load_backend (RegRegistry  *self,
         continue;
 
       offer.name = g_strdup (offered);
+      declared = g_hash_table_lookup (self->backends, offered);
+      if (declared != NULL && declared->details != NULL)
+        offer.details = _reg_backend_details_ref (declared->details);
       g_array_append_val (offers, offer);
     }
   g_rw_lock_reader_unlock (&self->lock);
@@ -748,6 +807,16 @@ load_backend (RegRegistry  *self,
       for (guint j = 0; j < n_module_offers; j++)
         if (g_str_equal (module_offers[j].name, offer->name))
           offer->compiler = g_object_new (module_offers[j].type, NULL);
+
+      /* Its manifest's schema, none included, is the compiler's: the
+       * options a chooser was shown are those compiles are checked
+       * against. */
+      if (offer->compiler != NULL &&
+          !_reg_compiler_set_options (offer->compiler,
+                                      offer->details != NULL ? offer->details->options : NULL))
+        g_warning ("backend '%s' of module %s: its compiler had a schema before the "
+                   "manifest's could be given to it; the manifest's is not checked",
+                   offer->name, module_path);
     }
 
   g_rw_lock_writer_lock (&self->lock);
@@ -907,7 +976,8 @@ reg_registry_class_init (RegRegistryClass *klass)
    * @name: the backend's name
    *
    * Discovery found a manifest declaring @name; nothing was loaded.
-   * Detailed with the name.
+   * [method@Reg.Registry.rescan] emits it again for a name whose manifest
+   * now says something else of it.  Detailed with the name.
    */
   signals[BACKEND_DECLARED] =
     g_signal_new ("backend-declared",
@@ -1256,6 +1326,23 @@ compare_backend_names (gconstpointer a,
   return strcmp (backend_a->name, backend_b->name);
 }
 
+/* Call with the writer lock held. */
+static void
+ensure_sorted_locked (RegRegistry *self)
+{
+  GHashTableIter iter;
+  gpointer value;
+
+  if (self->sorted != NULL)
+    return;
+
+  self->sorted = g_ptr_array_sized_new (g_hash_table_size (self->backends));
+  g_hash_table_iter_init (&iter, self->backends);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    g_ptr_array_add (self->sorted, value);
+  g_ptr_array_sort (self->sorted, compare_backend_names);
+}
+
 static char **
 dup_sorted_names_locked (RegRegistry        *self,
                          const char * const *exclude_tags)
@@ -1312,21 +1399,42 @@ reg_registry_list_backends (RegRegistry        *self,
   g_rw_lock_reader_unlock (&self->lock);
 
   g_rw_lock_writer_lock (&self->lock);
-  if (self->sorted == NULL)
-    {
-      GHashTableIter iter;
-      gpointer value;
-
-      self->sorted = g_ptr_array_sized_new (g_hash_table_size (self->backends));
-      g_hash_table_iter_init (&iter, self->backends);
-      while (g_hash_table_iter_next (&iter, NULL, &value))
-        g_ptr_array_add (self->sorted, value);
-      g_ptr_array_sort (self->sorted, compare_backend_names);
-    }
+  ensure_sorted_locked (self);
   names = dup_sorted_names_locked (self, exclude_tags);
   g_rw_lock_writer_unlock (&self->lock);
 
   return names;
+}
+
+GPtrArray *
+_reg_registry_dup_infos (RegRegistry        *self,
+                         const char * const *exclude_tags)
+{
+  g_autoptr(GArray) requests = NULL;
+  GPtrArray *infos;
+
+  ensure_discovered (self);
+
+  g_rw_lock_writer_lock (&self->lock);
+  ensure_sorted_locked (self);
+  requests = g_array_sized_new (FALSE, TRUE, sizeof (InfoRequest), self->sorted->len);
+  for (guint i = 0; i < self->sorted->len; i++)
+    {
+      const Backend *backend = g_ptr_array_index (self->sorted, i);
+      InfoRequest request;
+
+      if (backend_has_any_tag (backend, exclude_tags))
+        continue;
+      info_request_start_locked (self, backend, &request);
+      g_array_append_val (requests, request);
+    }
+  g_rw_lock_writer_unlock (&self->lock);
+
+  infos = g_ptr_array_new_full (requests->len, g_object_unref);
+  for (guint i = 0; i < requests->len; i++)
+    g_ptr_array_add (infos, info_request_finish (&g_array_index (requests, InfoRequest, i)));
+
+  return infos;
 }
 
 /**
@@ -1360,7 +1468,9 @@ reg_registry_get_backend_tags (RegRegistry  *self,
  * @name: a backend name
  *
  * Takes a snapshot of what the registry knows of the backend @name,
- * without loading anything.  This function is thread-safe.
+ * without loading anything (a backend registered at run time is asked for
+ * its options, see [method@Reg.Compiler.get_options]).  This function is
+ * thread-safe.
  *
  * Returns: (transfer full) (nullable): the information, or %NULL for an
  *   unknown name
@@ -1369,10 +1479,16 @@ RegBackendInfo *
 reg_registry_get_backend_info (RegRegistry *self,
                                const char  *name)
 {
+  g_autofree InfoRequest *request = NULL;
+
   g_return_val_if_fail (REG_IS_REGISTRY (self), NULL);
   g_return_val_if_fail (name != NULL, NULL);
 
-  return with_backend (self, name, backend_dup_info, NULL, NULL);
+  request = with_backend (self, name, backend_dup_info, self, NULL);
+  if (request == NULL)
+    return NULL;
+
+  return info_request_finish (request);
 }
 
 /**
@@ -1661,6 +1777,23 @@ reg_registry_get_search_paths (RegRegistry *self)
   return (char **) g_ptr_array_free (dirs, FALSE);
 }
 
+static gboolean
+strv_equal (char **a,
+            char **b)
+{
+  return g_strv_equal ((const char * const *) a, (const char * const *) b);
+}
+
+static gboolean
+declaration_changed (const Backend *old,
+                     const Backend *new)
+{
+  return !strv_equal (old->tags, new->tags) ||
+         g_strcmp0 (old->description, new->description) != 0 ||
+         g_strcmp0 (old->module_path, new->module_path) != 0 ||
+         !_reg_backend_details_equal (old->details, new->details);
+}
+
 /**
  * reg_registry_rescan:
  * @self: a [class@Reg.Registry]
@@ -1668,13 +1801,15 @@ reg_registry_get_search_paths (RegRegistry *self)
  * Forgets which directories were read and what they declared, then
  * discovers again.  Registered backends, loaded module backends included,
  * stay.  Emits [signal@Reg.Registry::backend-unregistered] for declarations
- * that are gone and [signal@Reg.Registry::backend-declared] for new ones.
+ * that are gone and [signal@Reg.Registry::backend-declared] for new ones
+ * and for those whose manifest now says something else of them (tags,
+ * description, module, options, version, authors, website or license).
  * This function is thread-safe.
  */
 void
 reg_registry_rescan (RegRegistry *self)
 {
-  g_autoptr(GHashTable) before = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GHashTable) before = g_hash_table_new (g_str_hash, g_str_equal);  /* name -> Backend */
   g_autoptr(GPtrArray) declared = g_ptr_array_new ();
   g_autoptr(GPtrArray) gone = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) new_names = g_ptr_array_new ();
@@ -1700,7 +1835,7 @@ reg_registry_rescan (RegRegistry *self)
       if (backend->compiler == NULL)
         {
           g_hash_table_iter_steal (&iter);
-          g_hash_table_add (before, backend->name);
+          g_hash_table_insert (before, backend->name, backend);
           g_ptr_array_add (dropped, backend);
         }
     }
@@ -1708,9 +1843,22 @@ reg_registry_rescan (RegRegistry *self)
   g_hash_table_remove_all (self->shadowed);
   scan_merge_locked (self, &scan, declared);
 
+  /* A name declared again is announced again when what its manifest says
+   * changed, so that a list of the backends can show it. */
   for (guint i = 0; i < declared->len; i++)
-    if (!g_hash_table_remove (before, g_ptr_array_index (declared, i)))
-      g_ptr_array_add (new_names, g_ptr_array_index (declared, i));
+    {
+      const char *name = g_ptr_array_index (declared, i);
+      const Backend *old = g_hash_table_lookup (before, name);
+
+      if (old == NULL)
+        g_ptr_array_add (new_names, (gpointer) name);
+      else
+        {
+          if (declaration_changed (old, g_hash_table_lookup (self->backends, name)))
+            g_ptr_array_add (new_names, (gpointer) name);
+          g_hash_table_remove (before, name);
+        }
+    }
   g_hash_table_iter_init (&iter, before);
   while (g_hash_table_iter_next (&iter, &value, NULL))
     if (!g_hash_table_contains (self->backends, value))

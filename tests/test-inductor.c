@@ -331,6 +331,44 @@ test_options_bad (void)
     }
 }
 
+/* inductor.backend declares the options, and the schema's checks speak for
+ * the backend: a close key is suggested, types and ranges are named. */
+static void
+test_options_messages (void)
+{
+  g_autoptr(RegGraph) graph = graph_new_from_string ("graph(x):\n  y = exp(x)\n  return (y,)\n");
+  g_autoptr(GPtrArray) inputs = tensor_array_new ();
+  const struct
+  {
+    const char *options;
+    const char *message;
+  } bad[] = {
+    { "{'thread': <uint32 2>}",
+      "unknown option 'thread' for backend 'inductor', did you mean 'threads'?" },
+    { "{'threads': <2>}",
+      "option 'threads' for backend 'inductor' must be of type uint32 ('u'), not int32 ('i')" },
+    { "{'threads': <uint32 257>}",
+      "option 'threads' for backend 'inductor' must be between 0 and 256, not 257" },
+    { "{'block-size': <uint32 0>}",
+      "option 'block-size' for backend 'inductor' must be between 1 and 4194304, not 0" },
+    { "{'passes': <['fold', 'inline']>}",
+      "option 'passes' for backend 'inductor' holds 'inline', which is not one of 'fold', 'simplify', 'cse', 'dce'" },
+  };
+
+  g_ptr_array_add (inputs, tensor_new_random ((const gint64[]) { 5 }, 1, FALSE));
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GVariant) options = options_parse (bad[i].options);
+      g_autoptr(RegCompiledFn) fn = NULL;
+
+      fn = reg_registry_compile (registry, "inductor", graph, inputs, options, &error);
+      g_assert_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION);
+      g_assert_null (fn);
+      g_assert_cmpstr (error->message, ==, bad[i].message);
+    }
+}
+
 /* Passes, each on its own --------------------------------------------- */
 
 typedef struct
@@ -1371,6 +1409,7 @@ main (int   argc,
   g_test_add_func ("/inductor/registry/default", test_registry_default);
   g_test_add_func ("/inductor/options/good", test_options_good);
   g_test_add_func ("/inductor/options/bad", test_options_bad);
+  g_test_add_func ("/inductor/options/messages", test_options_messages);
   for (guint i = 0; i < G_N_ELEMENTS (pass_cases); i++)
     {
       g_autofree char *path = g_strdup_printf ("/inductor/passes/%s", pass_cases[i].name);

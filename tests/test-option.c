@@ -8,6 +8,7 @@
 
 #include <reg.h>
 
+#include "test-files.h"
 #include "test-objects.h"
 
 /* ---- Declarations ------------------------------------------------------- */
@@ -715,6 +716,313 @@ test_schema_threads (void)
     }
 }
 
+
+/* ---- Schemas in manifests ----------------------------------------------- */
+
+static const char manifest_with_options[] =
+  "[Reg Module]\n"
+  "Module=libx.so\n"
+  "AbiVersion=2\n"
+  "\n"
+  "[Backend a]\n"
+  "Options=on;count;ratio;mode;passes\n"
+  "Version=2.1.0-rc1\n"
+  "Authors=Ada Lovelace <ada@example.org>;Grace Hopper\n"
+  "Website=https://example.org/backends/a\n"
+  "License=MIT OR Apache-2.0\n"
+  "\n"
+  "[Option a on]\n"
+  "Type=b\n"
+  "Default=false\n"
+  "Description=A switch\n"
+  "\n"
+  "[Option a count]\n"
+  "Type=u\n"
+  "Default=4\n"
+  "Minimum=1\n"
+  "Maximum=64\n"
+  "\n"
+  "[Option a ratio]\n"
+  "Type=d\n"
+  "Minimum=0\n"
+  "\n"
+  "[Option a mode]\n"
+  "Type=s\n"
+  "Default=fast\n"
+  "Choices=fast;small\n"
+  "\n"
+  "[Option a passes]\n"
+  "Type=as\n"
+  "Default=fold,cse\n"
+  "Choices=fold;cse;dce\n"
+  "\n"
+  "[Backend b]\n"
+  "Options=\n"
+  "\n"
+  "[Backend c]\n"
+  "Version=\n";
+
+static RegRegistry *
+registry_for_dir (const char *dir)
+{
+  RegRegistry *registry = reg_registry_new ();
+
+  reg_registry_add_search_path (registry, dir);
+  return registry;
+}
+
+static RegOption *
+nth_option (GListModel *options,
+            guint       n)
+{
+  RegOption *option = g_list_model_get_item (options, n);
+
+  /* The list holds a reference: the borrowed one stays valid. */
+  g_object_unref (option);
+  return option;
+}
+
+/* What a manifest declares is what its backend's info shows, module not
+ * loaded (there is none). */
+static void
+test_manifest_declared (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autoptr(RegRegistry) registry = NULL;
+  g_autoptr(RegBackendInfo) a = NULL;
+  g_autoptr(RegBackendInfo) b = NULL;
+  g_autoptr(RegBackendInfo) c = NULL;
+  const char * const authors[] = { "Ada Lovelace <ada@example.org>", "Grace Hopper", NULL };
+  const char * const modes[] = { "fast", "small", NULL };
+  const char * const passes[] = { "fold", "cse", NULL };
+  g_autofree const char **default_passes = NULL;
+  GListModel *options;
+  RegOption *option;
+
+  write_file (dir, "x.backend", manifest_with_options, -1);
+  registry = registry_for_dir (dir);
+  a = reg_registry_get_backend_info (registry, "a");
+  b = reg_registry_get_backend_info (registry, "b");
+  c = reg_registry_get_backend_info (registry, "c");
+  g_assert_nonnull (a);
+  g_assert_nonnull (b);
+  g_assert_nonnull (c);
+
+  g_assert_cmpstr (reg_backend_info_get_version (a), ==, "2.1.0-rc1");
+  g_assert_cmpstrv (reg_backend_info_get_authors (a), authors);
+  g_assert_cmpstr (reg_backend_info_get_website (a), ==, "https://example.org/backends/a");
+  g_assert_cmpstr (reg_backend_info_get_license (a), ==, "MIT OR Apache-2.0");
+  g_assert_false (reg_backend_info_get_loaded (a));
+
+  options = reg_backend_info_get_options (a);
+  g_assert_nonnull (options);
+  g_assert_true (g_list_model_get_item_type (options) == REG_TYPE_OPTION);
+  g_assert_cmpuint (g_list_model_get_n_items (options), ==, 5);
+
+  option = nth_option (options, 0);
+  g_assert_cmpstr (reg_option_get_name (option), ==, "on");
+  g_assert_cmpstr (reg_option_get_type_string (option), ==, "b");
+  g_assert_false (g_variant_get_boolean (reg_option_get_default_value (option)));
+  g_assert_cmpstr (reg_option_get_description (option), ==, "A switch");
+
+  option = nth_option (options, 1);
+  g_assert_cmpstr (reg_option_get_name (option), ==, "count");
+  g_assert_cmpuint (g_variant_get_uint32 (reg_option_get_default_value (option)), ==, 4);
+  g_assert_cmpuint (g_variant_get_uint32 (reg_option_get_minimum (option)), ==, 1);
+  g_assert_cmpuint (g_variant_get_uint32 (reg_option_get_maximum (option)), ==, 64);
+  g_assert_null (reg_option_get_description (option));
+
+  option = nth_option (options, 2);
+  g_assert_cmpstr (reg_option_get_name (option), ==, "ratio");
+  g_assert_null (reg_option_get_default_value (option));
+  g_assert_cmpfloat (g_variant_get_double (reg_option_get_minimum (option)), ==, 0.0);
+  g_assert_null (reg_option_get_maximum (option));
+
+  option = nth_option (options, 3);
+  g_assert_cmpstr (reg_option_get_name (option), ==, "mode");
+  g_assert_cmpstr (g_variant_get_string (reg_option_get_default_value (option), NULL), ==, "fast");
+  g_assert_cmpstrv (reg_option_get_choices (option), modes);
+
+  option = nth_option (options, 4);
+  g_assert_cmpstr (reg_option_get_name (option), ==, "passes");
+  default_passes = g_variant_get_strv (reg_option_get_default_value (option), NULL);
+  g_assert_cmpstrv (default_passes, passes);
+
+  /* Options= empty: a schema of no option.  No Options=: no schema. */
+  g_assert_nonnull (reg_backend_info_get_options (b));
+  g_assert_cmpuint (g_list_model_get_n_items (reg_backend_info_get_options (b)), ==, 0);
+  g_assert_null (reg_backend_info_get_options (c));
+  g_assert_null (reg_backend_info_get_version (c));
+  g_assert_null (reg_backend_info_get_authors (c));
+  g_assert_null (reg_backend_info_get_website (c));
+  g_assert_null (reg_backend_info_get_license (c));
+
+  /* The properties say the same. */
+  {
+    g_autoptr(GListModel) by_property = NULL;
+    g_autofree char *license = NULL;
+
+    g_object_get (a, "options", &by_property, "license", &license, NULL);
+    g_assert_true (by_property == options);
+    g_assert_cmpstr (license, ==, "MIT OR Apache-2.0");
+  }
+
+  remove_tmp_dir (dir);
+}
+
+/* A module backend's compiler has its manifest's schema, the very list its
+ * info shows, and reg_compiler_compile() checks it (not only
+ * reg_registry_compile()). */
+static void
+test_manifest_module_schema (void)
+{
+  g_autoptr(RegRegistry) registry = reg_registry_new ();
+  g_autoptr(RegBackendInfo) before = reg_registry_get_backend_info (registry, "inductor");
+  g_autoptr(RegBackendInfo) after = NULL;
+  g_autoptr(RegCompiler) inductor = NULL;
+  g_autoptr(RegCompiler) eager = NULL;
+  g_autoptr(RegCompiler) testing = NULL;
+  g_autoptr(RegGraph) graph = graph_new_from_string ("graph(x):\n  y = neg(x)\n  return (y,)\n");
+  g_autoptr(GPtrArray) inputs = tensor_array_new ();
+  g_autoptr(GVariant) options = g_variant_ref_sink (g_variant_new_parsed ("{'thread': <uint32 2>}"));
+  g_autoptr(RegCompiledFn) fn = NULL;
+  g_autoptr(GError) error = NULL;
+  const char * const names[] = { "fuse", "block-size", "threads", "vector-math", "passes", NULL };
+  const gint64 shape[] = { 3 };
+  GListModel *schema;
+
+  g_assert_nonnull (before);
+  g_assert_false (reg_backend_info_get_loaded (before));
+  schema = reg_backend_info_get_options (before);
+  g_assert_nonnull (schema);
+  g_assert_cmpuint (g_list_model_get_n_items (schema), ==, g_strv_length ((char **) names));
+  for (guint i = 0; names[i] != NULL; i++)
+    g_assert_cmpstr (reg_option_get_name (nth_option (schema, i)), ==, names[i]);
+
+  inductor = reg_registry_lookup_backend (registry, "inductor", &error);
+  g_assert_no_error (error);
+  g_assert_true (reg_compiler_get_options (inductor) == schema);
+  after = reg_registry_get_backend_info (registry, "inductor");
+  g_assert_true (reg_backend_info_get_loaded (after));
+  g_assert_true (reg_backend_info_get_options (after) == schema);
+
+  g_ptr_array_add (inputs, reg_tensor_new (shape, 1));
+  fn = reg_compiler_compile (inductor, graph, inputs, options, &error);
+  g_assert_null (fn);
+  g_assert_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION);
+  g_assert_cmpstr (error->message, ==,
+                   "unknown option 'thread' for backend 'inductor', did you mean 'threads'?");
+  g_clear_error (&error);
+
+  eager = reg_registry_lookup_backend (registry, "eager", &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (reg_compiler_get_options (eager));
+  g_assert_cmpuint (g_list_model_get_n_items (reg_compiler_get_options (eager)), ==, 0);
+
+  /* No Options= in its manifest: no schema, the backend checks itself. */
+  testing = reg_registry_lookup_backend (registry, "relu_compile_error_TESTING_ONLY", &error);
+  g_assert_no_error (error);
+  g_assert_null (reg_compiler_get_options (testing));
+}
+
+/* A runtime backend's info shows its compiler's schema. */
+static void
+test_info_runtime_options (void)
+{
+  g_autoptr(RegRegistry) registry = reg_registry_new ();
+  g_autoptr(TestSchemaCompiler) compiler = schema_compiler_new (inductor_like_schema ());
+  g_autoptr(RegBackendInfo) info = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (reg_registry_register_backend (registry, "mine", REG_COMPILER (compiler), NULL, &error));
+  g_assert_no_error (error);
+  info = reg_registry_get_backend_info (registry, "mine");
+  g_assert_true (reg_backend_info_get_options (info) == reg_compiler_get_options (REG_COMPILER (compiler)));
+  g_assert_cmpuint (g_list_model_get_n_items (reg_backend_info_get_options (info)), ==, 6);
+  g_assert_null (reg_backend_info_get_version (info));
+}
+
+/* is-default follows the registry's default backend name. */
+static void
+test_info_is_default (void)
+{
+  g_autoptr(RegRegistry) registry = reg_registry_new ();
+  g_autoptr(RegCompiler) one = reg_func_compiler_new ("one", refuse_compile, NULL, NULL);
+  g_autoptr(RegBackendInfo) info = NULL;
+
+  g_assert_true (reg_registry_register_backend (registry, "one", one, NULL, NULL));
+
+  info = reg_registry_get_backend_info (registry, "one");
+  g_assert_false (reg_backend_info_get_is_default (info));
+  g_clear_object (&info);
+
+  reg_registry_set_default_backend (registry, "one");
+  info = reg_registry_get_backend_info (registry, "one");
+  g_assert_true (reg_backend_info_get_is_default (info));
+  g_clear_object (&info);
+
+  /* A compiler object as the default: no name is. */
+  reg_registry_set_default_compiler (registry, one);
+  info = reg_registry_get_backend_info (registry, "one");
+  g_assert_false (reg_backend_info_get_is_default (info));
+  g_clear_object (&info);
+
+  reg_registry_set_default_backend (registry, NULL);
+  info = reg_registry_get_backend_info (registry, "inductor");
+  g_assert_true (reg_backend_info_get_is_default (info));
+}
+
+static void
+count_name (RegRegistry *registry,
+            const char  *name,
+            gpointer     user_data)
+{
+  GPtrArray *heard = user_data;
+
+  g_ptr_array_add (heard, g_strdup (name));
+}
+
+/* A rescan announces a declaration whose options (or other details)
+ * changed, and only then. */
+static void
+test_manifest_rescan_changed (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autoptr(RegRegistry) registry = NULL;
+  g_autoptr(GPtrArray) heard = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(RegBackendInfo) info = NULL;
+  const char *first =
+    "[Reg Module]\nModule=libx.so\nAbiVersion=2\n\n"
+    "[Backend a]\nOptions=n\n\n[Option a n]\nType=u\nDefault=1\n\n"
+    "[Backend b]\n";
+  const char *second =
+    "[Reg Module]\nModule=libx.so\nAbiVersion=2\n\n"
+    "[Backend a]\nOptions=n\n\n[Option a n]\nType=u\nDefault=2\n\n"
+    "[Backend b]\nVersion=1.0\n";
+
+  write_file (dir, "x.backend", first, -1);
+  registry = registry_for_dir (dir);
+  g_signal_connect (registry, "backend-declared", G_CALLBACK (count_name), heard);
+  g_strfreev (reg_registry_list_backends (registry, NULL));
+  g_ptr_array_set_size (heard, 0);
+
+  /* Nothing changed: nothing to announce. */
+  reg_registry_rescan (registry);
+  g_assert_cmpuint (heard->len, ==, 0);
+
+  write_file (dir, "x.backend", second, -1);
+  reg_registry_rescan (registry);
+  g_assert_cmpuint (heard->len, ==, 2);
+  g_assert_true (g_ptr_array_find_with_equal_func (heard, "a", g_str_equal, NULL));
+  g_assert_true (g_ptr_array_find_with_equal_func (heard, "b", g_str_equal, NULL));
+
+  info = reg_registry_get_backend_info (registry, "a");
+  g_assert_cmpuint (g_variant_get_uint32 (reg_option_get_default_value (
+                      nth_option (reg_backend_info_get_options (info), 0))), ==, 2);
+
+  remove_tmp_dir (dir);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -736,6 +1044,11 @@ main (int    argc,
   g_test_add_func ("/option/schema/empty", test_schema_empty);
   g_test_add_func ("/option/schema/refused", test_schema_refused);
   g_test_add_func ("/option/schema/threads", test_schema_threads);
+  g_test_add_func ("/option/manifest/declared", test_manifest_declared);
+  g_test_add_func ("/option/manifest/module-schema", test_manifest_module_schema);
+  g_test_add_func ("/option/manifest/rescan-changed", test_manifest_rescan_changed);
+  g_test_add_func ("/option/info/runtime-options", test_info_runtime_options);
+  g_test_add_func ("/option/info/is-default", test_info_is_default);
 
   return g_test_run ();
 }

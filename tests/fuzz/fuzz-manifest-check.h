@@ -7,8 +7,54 @@
 
 #include "fuzz-common.h"
 
+#include "reg-backend-details-private.h"
 #include "reg-manifest-private.h"
 #include "reg-name-private.h"
+#include "reg-option.h"
+
+/* What a manifest says beyond names and tags: each option valid and named
+ * once, its default allowed by it; the other fields within their bounds. */
+static inline void
+fuzz_check_details (const char        *backend,
+                    RegBackendDetails *details)
+{
+  g_autoptr(GHashTable) names = g_hash_table_new (g_str_hash, g_str_equal);
+
+  FUZZ_ASSERT (details->options != NULL || details->version != NULL ||
+               details->authors != NULL || details->website != NULL || details->license != NULL,
+               "details of '%s' that say nothing", backend);
+  FUZZ_ASSERT (details->version == NULL ||
+               (details->version[0] != '\0' && strlen (details->version) <= REG_BACKEND_VERSION_MAX),
+               "version of '%s'", backend);
+  FUZZ_ASSERT (details->authors == NULL ||
+               (details->authors[0] != NULL && g_strv_length (details->authors) <= REG_BACKEND_AUTHORS_MAX),
+               "authors of '%s'", backend);
+  FUZZ_ASSERT (details->website == NULL ||
+               g_ascii_strncasecmp (details->website, "http:", 5) == 0 ||
+               g_ascii_strncasecmp (details->website, "https:", 6) == 0,
+               "website of '%s' is not http", backend);
+  FUZZ_ASSERT (details->license == NULL || strlen (details->license) <= REG_BACKEND_LICENSE_MAX,
+               "license of '%s'", backend);
+
+  if (details->options == NULL)
+    return;
+
+  for (guint i = 0; i < g_list_model_get_n_items (details->options); i++)
+    {
+      g_autoptr(RegOption) option = g_list_model_get_item (details->options, i);
+      GVariant *default_value;
+
+      FUZZ_ASSERT (REG_IS_OPTION (option), "item %u of the options of '%s'", i, backend);
+      FUZZ_ASSERT (_reg_name_validate (reg_option_get_name (option), "option name", NULL),
+                   "option name '%s' of '%s' breaks the naming rules",
+                   reg_option_get_name (option), backend);
+      FUZZ_ASSERT (g_hash_table_add (names, (gpointer) reg_option_get_name (option)),
+                   "option '%s' of '%s' twice", reg_option_get_name (option), backend);
+      default_value = reg_option_get_default_value (option);
+      FUZZ_ASSERT (default_value == NULL || reg_option_check_value (option, default_value, NULL),
+                   "the default of option '%s' of '%s' is not allowed", reg_option_get_name (option), backend);
+    }
+}
 
 /* A manifest read from the directory @dir, by the manifest reader or from
  * a discovery cache, declares backends that follow the rules a registry
@@ -56,5 +102,7 @@ fuzz_check_manifest (const RegManifest *manifest,
       FUZZ_ASSERT (backend->description == NULL ||
                    g_utf8_validate (backend->description, -1, NULL),
                    "description of '%s' is not UTF-8", backend->name);
+      if (backend->details != NULL)
+        fuzz_check_details (backend->name, backend->details);
     }
 }

@@ -1,0 +1,70 @@
+/* reg-backend-details-private.h: what a manifest says of a backend beyond
+ * its name, tags and description: its options and who made it
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+/* Bounds of the optional manifest fields, in bytes (and authors). */
+#define REG_BACKEND_VERSION_MAX  64
+#define REG_BACKEND_AUTHOR_MAX   256
+#define REG_BACKEND_AUTHORS_MAX  32
+#define REG_BACKEND_WEBSITE_MAX  2048
+#define REG_BACKEND_LICENSE_MAX  256
+
+/* Immutable once made, shared by the manifest that read it, the registry's
+ * backend and the cache writer.  A backend whose manifest says none of it
+ * has no details at all (NULL), the common case. */
+typedef struct
+{
+  gatomicrefcount   ref_count;
+  GListModel       *options;   /* an option list; NULL: no Options= (no schema) */
+  char             *version;   /* each NULL when not given */
+  char            **authors;
+  char             *website;
+  char             *license;
+} RegBackendDetails;
+
+RegBackendDetails *_reg_backend_details_ref          (RegBackendDetails  *details);
+void               _reg_backend_details_unref        (RegBackendDetails  *details);
+
+/* Reads Options= and the [Option BACKEND KEY] groups it names, Version=,
+ * Authors=, Website= and License= of the group @group (declaring the
+ * backend @backend) of @keyfile.  Sets @details to NULL when the group has
+ * none of them.  Errors name the group and key. */
+gboolean           _reg_backend_details_parse        (GKeyFile           *keyfile,
+                                                      const char         *group,
+                                                      const char         *backend,
+                                                      RegBackendDetails **details,
+                                                      GError            **error);
+
+/* Checks that every [Option BACKEND KEY] group of @groups belongs to a
+ * backend of @backends (its names, @n of them, with their @details) that
+ * lists KEY in Options=: a stray group is a typo worth reporting. */
+gboolean           _reg_backend_details_check_groups (const char * const *groups,
+                                                      const char * const *backends,
+                                                      RegBackendDetails * const *details,
+                                                      guint               n,
+                                                      GError            **error);
+
+/* The discovery cache's form of @details: a GVariant of
+ * REG_BACKEND_DETAILS_TYPE, read back by _reg_backend_details_from_variant()
+ * with every check the manifest reader makes. */
+#define REG_BACKEND_DETAILS_TYPE "(msmasmsmsma(ssmvmsmvmvmas))"
+
+GVariant          *_reg_backend_details_to_variant   (RegBackendDetails  *details);
+RegBackendDetails *_reg_backend_details_from_variant (GVariant           *variant,
+                                                      GError            **error);
+
+/* Both nullable. */
+gboolean           _reg_backend_details_equal        (RegBackendDetails  *a,
+                                                      RegBackendDetails  *b);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RegBackendDetails, _reg_backend_details_unref)
+
+G_END_DECLS
