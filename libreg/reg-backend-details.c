@@ -521,7 +521,7 @@ _reg_backend_details_from_variant (GVariant  *variant,
 
   g_return_val_if_fail (g_variant_is_of_type (variant, G_VARIANT_TYPE (REG_BACKEND_DETAILS_TYPE)), NULL);
 
-  g_variant_get (variant, "(msmasmsmsma(ssmvmsmvmvmas))",
+  g_variant_get (variant, "(msm^asmsmsma(ssmvmsmvmvmas))",
                  &version, &authors, &website, &license, &options_iter);
 
   if (options_iter != NULL)
@@ -532,7 +532,7 @@ _reg_backend_details_from_variant (GVariant  *variant,
       char **choices;
 
       options = g_ptr_array_new_with_free_func (g_object_unref);
-      while (g_variant_iter_next (options_iter, "(&s&smvmsmvmvmas)", &name, &type_string,
+      while (g_variant_iter_next (options_iter, "(&s&smvmsmvmvm^as)", &name, &type_string,
                                   &default_value, &description, &minimum, &maximum, &choices))
         {
           g_autoptr(GVariant) owned_default = default_value;

@@ -20,7 +20,14 @@
  *                          name in byte order (as discovery reads them)
  *     a(uuuuu)             one CacheBackend per declared backend, those of
  *                          each manifest together and in manifest order
- *     a(uu) )              the tags of the backends, likewise
+ *     a(uu)                the tags of the backends, likewise
+ *     a(u(...)) )          the details of the few backends whose manifest
+ *                          declares options, a version, authors, a website
+ *                          or a license: the index of the backend (in the
+ *                          array above, ascending) and the details as
+ *                          REG_BACKEND_DETAILS_TYPE (reg-backend-details-
+ *                          private.h), read back through the checks the
+ *                          manifest reader makes
  *
  * The arrays have fixed-size elements, so g_variant_get_fixed_array()
  * hands out C arrays pointing into the mapped file: opening a cache of
@@ -35,7 +42,9 @@
  * of the body (a flipped byte fails here, even where the GVariant would
  * still be well-formed), the normal form of its members, then every offset
  * and index against the array it points into, every string for UTF-8, every
- * manifest name and Module= for the rules the manifest reader applies.
+ * manifest name and Module= for the rules the manifest reader applies (the
+ * details member, whose elements are not of a fixed size, is checked for
+ * normal form as a whole).
  * Then the cache is compared with the directory: the same set of
  * `*.backend` names, and the same mtime, ctime (both in nanoseconds) and
  * size for each manifest and each module file.  Last, as the manifests are
@@ -59,14 +68,17 @@
 #include <glib/gstdio.h>
 
 #include "reg-backend-cache.h"
+#include "reg-backend-details-private.h"
 #include "reg-manifest-cache-private.h"
 #include "reg-manifest-private.h"
+#include "reg-message-private.h"
 #include "reg-module.h"
 #include "reg-name-private.h"
 
 #define CACHE_MAGIC "RegBkCch"
-#define CACHE_VERSION 1
-#define CACHE_BODY_TYPE "(usa(xxxxxxuuuuu)a(uuuuu)a(uu))"
+#define CACHE_VERSION 2
+#define CACHE_DETAILS_TYPE "a(u" REG_BACKEND_DETAILS_TYPE ")"
+#define CACHE_BODY_TYPE "(usa(xxxxxxuuuuu)a(uuuuu)a(uu)" CACHE_DETAILS_TYPE ")"
 #define MANIFEST_SUFFIX ".backend"
 
 /* The offset of "no string" (a backend without Description=). */
@@ -237,6 +249,7 @@ typedef struct
   GArray     *manifests;  /* CacheManifest */
   GArray     *backends;   /* CacheBackend */
   GArray     *tags;       /* StringRef */
+  GPtrArray  *details;    /* (u REG_BACKEND_DETAILS_TYPE) GVariants */
 } CacheBuilder;
 
 static void
@@ -247,6 +260,7 @@ cache_builder_init (CacheBuilder *builder)
   builder->manifests = g_array_new (FALSE, TRUE, sizeof (CacheManifest));
   builder->backends = g_array_new (FALSE, TRUE, sizeof (CacheBackend));
   builder->tags = g_array_new (FALSE, TRUE, sizeof (StringRef));
+  builder->details = g_ptr_array_new_with_free_func ((GDestroyNotify) g_variant_unref);
 }
 
 static void
@@ -258,6 +272,7 @@ cache_builder_clear (CacheBuilder *builder)
   g_clear_pointer (&builder->manifests, g_array_unref);
   g_clear_pointer (&builder->backends, g_array_unref);
   g_clear_pointer (&builder->tags, g_array_unref);
+  g_clear_pointer (&builder->details, g_ptr_array_unref);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (CacheBuilder, cache_builder_clear)
@@ -313,6 +328,11 @@ cache_builder_add_manifest (CacheBuilder      *builder,
 
           g_array_append_val (builder->tags, tag);
         }
+      if (mb->details != NULL)
+        g_ptr_array_add (builder->details,
+                         g_variant_ref_sink (g_variant_new ("(u@" REG_BACKEND_DETAILS_TYPE ")",
+                                                            builder->backends->len,
+                                                            _reg_backend_details_to_variant (mb->details))));
       g_array_append_val (builder->backends, backend);
     }
 
@@ -328,7 +348,7 @@ cache_builder_end (CacheBuilder *builder)
   guint8 *data;
   gsize body_size;
 
-  body = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)@a(uu))",
+  body = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)@a(uu)@" CACHE_DETAILS_TYPE ")",
     (guint32) REG_MODULE_ABI_VERSION,
     builder->strings->str,
     g_variant_new_fixed_array (G_VARIANT_TYPE ("(xxxxxxuuuuu)"), builder->manifests->data,
@@ -336,7 +356,9 @@ cache_builder_end (CacheBuilder *builder)
     g_variant_new_fixed_array (G_VARIANT_TYPE ("(uuuuu)"), builder->backends->data,
                                builder->backends->len, sizeof (CacheBackend)),
     g_variant_new_fixed_array (G_VARIANT_TYPE ("(uu)"), builder->tags->data,
-                               builder->tags->len, sizeof (StringRef))));
+                               builder->tags->len, sizeof (StringRef)),
+    g_variant_new_array (G_VARIANT_TYPE ("(u" REG_BACKEND_DETAILS_TYPE ")"),
+                         (GVariant * const *) builder->details->pdata, builder->details->len)));
   g_assert (g_variant_is_of_type (body, G_VARIANT_TYPE (CACHE_BODY_TYPE)));
 
   body_size = g_variant_get_size (body);
@@ -548,7 +570,7 @@ reg_backend_cache_write (const char  *dir,
 typedef struct
 {
   GVariant            *body;
-  GVariant            *children[5];
+  GVariant            *children[6];
   const char          *strings;
   gsize                strings_len;
   const CacheManifest *manifests;
@@ -658,6 +680,8 @@ cache_body_is_normal (const Cache  *cache,
     member = "the backend records";
   else if (g_variant_get_size (cache->children[4]) % sizeof (StringRef) != 0)
     member = "the tag records";
+  else if (!g_variant_is_normal_form (cache->children[5]))
+    member = "the details";
   else
     return TRUE;
 
@@ -712,6 +736,8 @@ cache_check (GBytes  *contents,
   CacheHeader header;
   const guint8 *data;
   gsize next_backend = 0, next_tag = 0;
+  gsize n_details;
+  guint32 previous_index = 0;
   gsize size;
 
   data = g_bytes_get_data (contents, &size);
@@ -847,6 +873,21 @@ cache_check (GBytes  *contents,
     {
       *why = g_strdup ("tags no backend carries");
       return FALSE;
+    }
+
+  /* Details name their backends in ascending order, each once. */
+  n_details = g_variant_n_children (cache->children[5]);
+  for (gsize i = 0; i < n_details; i++)
+    {
+      guint32 index;
+
+      g_variant_get_child (cache->children[5], i, "(u@" REG_BACKEND_DETAILS_TYPE ")", &index, NULL);
+      if (index >= cache->n_backends || (i > 0 && index <= previous_index))
+        {
+          *why = g_strdup_printf ("bad backend index in details %" G_GSIZE_FORMAT, i);
+          return FALSE;
+        }
+      previous_index = index;
     }
 
   return TRUE;
@@ -1058,6 +1099,8 @@ cache_to_manifests (const char   *dir,
   gsize prefix_len = strlen (probe) - 1;
   const CacheBackend *backend = cache->backends;
   const StringRef *tag = cache->tags;
+  gsize n_details = g_variant_n_children (cache->children[5]);
+  gsize next_detail = 0;
 
   for (gsize i = 0; i < cache->n_manifests; i++)
     {
@@ -1113,6 +1156,31 @@ cache_to_manifests (const char   *dir,
               *why = g_strdup_printf ("backend %" G_GSIZE_FORMAT " has %s",
                                       (gsize) (backend - cache->backends), problem);
               return NULL;
+            }
+
+          /* Its details, if the next ones are its (cache_check() found
+           * them in ascending order of backends). */
+          if (next_detail < n_details)
+            {
+              g_autoptr(GVariant) details = NULL;
+              g_autoptr(GError) error = NULL;
+              guint32 index;
+
+              g_variant_get_child (cache->children[5], next_detail,
+                                   "(u@" REG_BACKEND_DETAILS_TYPE ")", &index, &details);
+              if (index == (gsize) (backend - cache->backends))
+                {
+                  mb->details = _reg_backend_details_from_variant (details, &error);
+                  if (mb->details == NULL)
+                    {
+                      g_autofree char *reason = _reg_text_for_message (error->message, -1, 300);
+
+                      *why = g_strdup_printf ("backend %" G_GSIZE_FORMAT " has bad details: %s",
+                                              (gsize) index, reason);
+                      return NULL;
+                    }
+                  next_detail++;
+                }
             }
         }
     }

@@ -33,7 +33,9 @@
 
 /* The format, as libreg/reg-manifest-cache.c writes it. */
 #define CACHE_HEADER_SIZE 32
-#define CACHE_BODY_TYPE "(usa(xxxxxxuuuuu)a(uuuuu)a(uu))"
+#define CACHE_VERSION 2
+#define CACHE_DETAILS_TYPE "a(u(msmasmsmsma(ssmvmsmvmvmas)))"
+#define CACHE_BODY_TYPE "(usa(xxxxxxuuuuu)a(uuuuu)a(uu)" CACHE_DETAILS_TYPE ")"
 
 /* Debug messages of the "Reg" domain, captured: discovery says there why
  * it does not use a cache. */
@@ -168,10 +170,16 @@ static void
 write_two_manifests (const char *dir)
 {
   write_manifest (dir, "alpha.backend", "libalpha.so",
-                  "[Backend a1]\nTags=gpu;fast\nDescription=First of alpha\n\n"
+                  "[Backend a1]\nTags=gpu;fast\nDescription=First of alpha\n"
+                  "Options=threads;mode;passes\nVersion=1.0\nAuthors=Ada;Grace\n"
+                  "Website=https://example.org/a\nLicense=MIT\n\n"
+                  "[Option a1 threads]\nType=u\nDefault=2\nMinimum=1\nMaximum=8\n"
+                  "Description=How many\n\n"
+                  "[Option a1 mode]\nType=s\nChoices=fast;small\n\n"
+                  "[Option a1 passes]\nType=as\nDefault=x,y\n\n"
                   "[Backend a2]\nTags=debug\n");
   write_manifest (dir, "beta.backend", "libbeta.so",
-                  "[Backend b1]\nDescription=\n");
+                  "[Backend b1]\nDescription=\nOptions=\n");
   write_file (dir, "libalpha.so", "not really a module", -1);
 }
 
@@ -199,6 +207,54 @@ registry_for_dirs (const char * const *dirs)
   return registry;
 }
 
+static void
+append_variant (GString  *out,
+                GVariant *value)
+{
+  g_autofree char *text = NULL;
+
+  if (value == NULL)
+    {
+      g_string_append (out, "-");
+      return;
+    }
+  text = g_variant_print (value, TRUE);
+  g_string_append (out, text);
+}
+
+/* Every field of every option of @options, or "(no schema)". */
+static void
+append_options (GString    *out,
+                GListModel *options)
+{
+  if (options == NULL)
+    {
+      g_string_append (out, "(no schema)");
+      return;
+    }
+
+  g_string_append_c (out, '[');
+  for (guint i = 0; i < g_list_model_get_n_items (options); i++)
+    {
+      g_autoptr(RegOption) option = g_list_model_get_item (options, i);
+      const char * const *choices = reg_option_get_choices (option);
+
+      g_string_append_printf (out, "%s%s:%s=", i > 0 ? "," : "",
+                              reg_option_get_name (option), reg_option_get_type_string (option));
+      append_variant (out, reg_option_get_default_value (option));
+      g_string_append_c (out, '<');
+      append_variant (out, reg_option_get_minimum (option));
+      g_string_append (out, "..");
+      append_variant (out, reg_option_get_maximum (option));
+      g_string_append (out, ">{");
+      for (guint j = 0; choices != NULL && choices[j] != NULL; j++)
+        g_string_append_printf (out, "%s%s", j > 0 ? "/" : "", choices[j]);
+      g_string_append_printf (out, "}'%s'", reg_option_get_description (option) != NULL
+                                              ? reg_option_get_description (option) : "(null)");
+    }
+  g_string_append_c (out, ']');
+}
+
 /* Everything a registry of @dirs shows: every name, in order, with every
  * field of its info.  Runs discovery. */
 static char *
@@ -218,7 +274,7 @@ describe_dirs (const char * const *dirs)
       g_assert_nonnull (info);
       tags = g_strjoinv (",", (char **) reg_backend_info_get_tags (info));
       description = reg_backend_info_get_description (info);
-      g_string_append_printf (out, "%s|%s|%s%s%s|%s|%d|%d\n",
+      g_string_append_printf (out, "%s|%s|%s%s%s|%s|%d|%d",
                               reg_backend_info_get_name (info), tags,
                               description != NULL ? "'" : "",
                               description != NULL ? description : "(null)",
@@ -226,6 +282,25 @@ describe_dirs (const char * const *dirs)
                               reg_backend_info_get_module_path (info),
                               reg_backend_info_get_loaded (info),
                               reg_backend_info_get_origin (info));
+
+      /* What only some manifests say: their options and who made them. */
+      if (reg_backend_info_get_options (info) != NULL || reg_backend_info_get_version (info) != NULL ||
+          reg_backend_info_get_authors (info) != NULL || reg_backend_info_get_website (info) != NULL ||
+          reg_backend_info_get_license (info) != NULL)
+        {
+          g_autofree char *authors = reg_backend_info_get_authors (info) != NULL
+            ? g_strjoinv (";", (char **) reg_backend_info_get_authors (info))
+            : g_strdup ("-");
+
+          g_string_append_c (out, '|');
+          append_options (out, reg_backend_info_get_options (info));
+          g_string_append_printf (out, "|%s|%s|%s|%s",
+                                  reg_backend_info_get_version (info) != NULL ? reg_backend_info_get_version (info) : "-",
+                                  authors,
+                                  reg_backend_info_get_website (info) != NULL ? reg_backend_info_get_website (info) : "-",
+                                  reg_backend_info_get_license (info) != NULL ? reg_backend_info_get_license (info) : "-");
+        }
+      g_string_append_c (out, '\n');
     }
 
   return g_string_free (out, FALSE);
@@ -303,9 +378,12 @@ test_write_basic (void)
   expected = describe_from_manifests (dir);
   alpha = g_build_filename (dir, "libalpha.so", NULL);
   beta = g_build_filename (dir, "libbeta.so", NULL);
-  want = g_strdup_printf ("a1|gpu,fast|'First of alpha'|%s|0|%d\n"
+  want = g_strdup_printf ("a1|gpu,fast|'First of alpha'|%s|0|%d|"
+                          "[threads:u=uint32 2<uint32 1..uint32 8>{}'How many',"
+                          "mode:s=-<-..->{fast/small}'(null)',"
+                          "passes:as=['x', 'y']<-..->{}'(null)']|1.0|Ada;Grace|https://example.org/a|MIT\n"
                           "a2|debug|(null)|%s|0|%d\n"
-                          "b1||''|%s|0|%d\n",
+                          "b1||''|%s|0|%d|[]|-|-|-|-\n",
                           alpha, REG_BACKEND_ORIGIN_MODULE, alpha, REG_BACKEND_ORIGIN_MODULE,
                           beta, REG_BACKEND_ORIGIN_MODULE);
   g_assert_cmpstr (expected, ==, want);
@@ -936,7 +1014,7 @@ test_corrupt_wrong_magic_and_version (void)
   for (guint i = 0; i < 2; i++)
     {
       memcpy (bad, good, length);
-      version = i == 0 ? 2 : GUINT32_SWAP_LE_BE (1);
+      version = i == 0 ? CACHE_VERSION + 1 : GUINT32_SWAP_LE_BE (CACHE_VERSION);
       memcpy (bad + 8, &version, sizeof version);
       assert_cache_rejected (dir, bad, length, "format version", expected);
     }
@@ -1058,6 +1136,7 @@ test_corrupt_checked_content (void)
   g_autoptr(GVariant) manifests = NULL;
   g_autoptr(GVariant) backends = NULL;
   g_autoptr(GVariant) tags = NULL;
+  g_autoptr(GVariant) details = NULL;
   const char *strings;
   guint32 abi;
   gsize length;
@@ -1067,15 +1146,16 @@ test_corrupt_checked_content (void)
   write_cache (dir);
   good = read_file (dir, CACHE_NAME, &length);
   body = good_body (good, length);
-  g_variant_get (body, "(u&s@a(xxxxxxuuuuu)@a(uuuuu)@a(uu))", &abi, &strings, &manifests, &backends, &tags);
+  g_variant_get (body, "(u&s@a(xxxxxxuuuuu)@a(uuuuu)@a(uu)@" CACHE_DETAILS_TYPE ")",
+                 &abi, &strings, &manifests, &backends, &tags, &details);
   g_assert_cmpuint (abi, ==, REG_MODULE_ABI_VERSION);
   g_assert_cmpuint (g_variant_n_children (manifests), ==, 2);
   g_assert_cmpuint (g_variant_n_children (backends), ==, 3);
 
   /* The body rebuilt as it is: accepted (this checks the test). */
   {
-    g_autoptr(GVariant) same = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)@a(uu))",
-                                                                  abi, strings, manifests, backends, tags));
+    g_autoptr(GVariant) same = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)@a(uu)@" CACHE_DETAILS_TYPE ")",
+                                                                  abi, strings, manifests, backends, tags, details));
     g_autofree char *file = make_cache_with_body (good, same, &length);
     g_autofree char *found = NULL;
 
@@ -1086,8 +1166,8 @@ test_corrupt_checked_content (void)
 
   /* Another ABI. */
   {
-    g_autoptr(GVariant) other = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)@a(uu))",
-                                                                   abi + 1, strings, manifests, backends, tags));
+    g_autoptr(GVariant) other = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)@a(uu)@" CACHE_DETAILS_TYPE ")",
+                                                                   abi + 1, strings, manifests, backends, tags, details));
     g_autofree char *file = make_cache_with_body (good, other, &length);
 
     assert_cache_rejected (dir, file, length, "AbiVersion=3", expected);
@@ -1104,7 +1184,7 @@ test_corrupt_checked_content (void)
     gsize strings_at = (const guint8 *) strings - (const guint8 *) g_variant_get_data (body);
     gsize manifests_end = manifests_at + g_variant_get_size (manifests);
     guint offset_size = body_size > G_MAXUINT16 ? 4 : body_size > G_MAXUINT8 ? 2 : 1;
-    /* The framing offsets of (u s a a a), last to first at the end: the
+    /* The framing offsets of (u s a a a a), last to first at the end: the
      * end of the s, then the end of the first array before it. */
     gsize framing_at = body_size - 2 * offset_size;
     guint64 framed = 0;
@@ -1168,8 +1248,8 @@ test_corrupt_checked_content (void)
               g_variant_unref (fields[f]);
           }
 
-        bad_body = g_variant_ref_sink (g_variant_new ("(usa(xxxxxxuuuuu)@a(uuuuu)@a(uu))",
-                                                      abi, strings, builder, backends, tags));
+        bad_body = g_variant_ref_sink (g_variant_new ("(usa(xxxxxxuuuuu)@a(uuuuu)@a(uu)@" CACHE_DETAILS_TYPE ")",
+                                                      abi, strings, builder, backends, tags, details));
         file = make_cache_with_body (good, bad_body, &length);
         g_test_message ("%s", cases[c].what);
         assert_cache_rejected (dir, file, length, cases[c].reason, expected);
@@ -1196,8 +1276,8 @@ test_corrupt_checked_content (void)
 
     for (guint t = 0; t < G_N_ELEMENTS (tables); t++)
       {
-        g_autoptr(GVariant) bad_body = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)@a(uu))",
-                                                                          abi, tables[t], manifests, backends, tags));
+        g_autoptr(GVariant) bad_body = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)@a(uu)@" CACHE_DETAILS_TYPE ")",
+                                                                          abi, tables[t], manifests, backends, tags, details));
         g_autofree char *file = make_cache_with_body (good, bad_body, &length);
 
         assert_cache_rejected (dir, file, length,
@@ -1212,8 +1292,8 @@ test_corrupt_checked_content (void)
         g_variant_builder_add_value (twice, tag);
       }
     {
-      g_autoptr(GVariant) bad_body = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)a(uu))",
-                                                                        abi, strings, manifests, backends, twice));
+      g_autoptr(GVariant) bad_body = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)a(uu)@" CACHE_DETAILS_TYPE ")",
+                                                                        abi, strings, manifests, backends, twice, details));
       g_autofree char *file = make_cache_with_body (good, bad_body, &length);
 
       assert_cache_rejected (dir, file, length, "backend 0 has a bad or repeated tag", expected);
@@ -1229,10 +1309,67 @@ test_corrupt_checked_content (void)
       g_variant_get_child (backends, 1, "(uuuuu)", &a2_offset, NULL, NULL, NULL, NULL);
       g_assert_cmpmem (strings + a2_offset, 2, "a2", 2);
       same_name[a2_offset + 1] = '1';
-      bad_body = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)@a(uu))",
-                                                    abi, same_name, manifests, backends, tags));
+      bad_body = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)@a(uu)@" CACHE_DETAILS_TYPE ")",
+                                                    abi, same_name, manifests, backends, tags, details));
       file = make_cache_with_body (good, bad_body, &length);
       assert_cache_rejected (dir, file, length, "backend 1 has a name its manifest declares twice", expected);
+    }
+  }
+
+  /* Details out of order, naming no backend, or saying what no manifest
+   * could. */
+  {
+    const char *a1_threads_9 =
+      "(@ms nothing, @mas nothing, @ms nothing, @ms nothing, "
+      "@ma(ssmvmsmvmvmas) [('threads', 'u', just <uint32 9>, nothing, just <uint32 1>, "
+      "just <uint32 8>, nothing)])";
+    const char *says_nothing = "(@ms nothing, @mas nothing, @ms nothing, @ms nothing, @ma(ssmvmsmvmvmas) nothing)";
+    const char *ftp_website = "(@ms nothing, @mas nothing, just 'ftp://example.org/', @ms nothing, "
+                              "@ma(ssmvmsmvmvmas) nothing)";
+    g_autoptr(GVariant) first = g_variant_get_child_value (details, 0);
+    g_autoptr(GVariant) second = g_variant_get_child_value (details, 1);
+    struct { const char *what; guint32 index; const char *text; const char *reason; } cases[] = {
+      { "an option's default out of its range", 0, a1_threads_9,
+        "backend 0 has bad details: option 'threads': default must be between 1 and 8, not 9" },
+      { "details that say nothing", 0, says_nothing, "backend 0 has bad details: details that say nothing" },
+      { "a website that is not http", 1, ftp_website,
+        "backend 1 has bad details: Website=ftp://example.org/ is not an http or https URI" },
+      { "no such backend", 3, says_nothing, "bad backend index in details 0" },
+    };
+    guint32 first_index, second_index;
+
+    g_assert_cmpuint (g_variant_n_children (details), ==, 2);
+    g_variant_get (first, "(u@(msmasmsmsma(ssmvmsmvmvmas)))", &first_index, NULL);
+    g_variant_get (second, "(u@(msmasmsmsma(ssmvmsmvmvmas)))", &second_index, NULL);
+    g_assert_cmpuint (first_index, ==, 0);
+    g_assert_cmpuint (second_index, ==, 2);
+
+    for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+      {
+        g_autoptr(GVariant) one = g_variant_parse (G_VARIANT_TYPE ("(msmasmsmsma(ssmvmsmvmvmas))"),
+                                                   cases[c].text, NULL, NULL, NULL);
+        GVariant *element;
+        g_autoptr(GVariant) bad_body = NULL;
+        g_autofree char *file = NULL;
+
+        g_assert_nonnull (one);
+        element = g_variant_new ("(u@(msmasmsmsma(ssmvmsmvmvmas)))", cases[c].index, one);
+        bad_body = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)@a(uu)@" CACHE_DETAILS_TYPE ")",
+                                                      abi, strings, manifests, backends, tags,
+                                                      g_variant_new_array (NULL, &element, 1)));
+        file = make_cache_with_body (good, bad_body, &length);
+        g_test_message ("%s", cases[c].what);
+        assert_cache_rejected (dir, file, length, cases[c].reason, expected);
+      }
+
+    /* The two in the wrong order. */
+    {
+      GVariant *swapped[2] = { second, first };
+      g_autoptr(GVariant) bad_body = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)@a(uu)@" CACHE_DETAILS_TYPE ")",
+        abi, strings, manifests, backends, tags, g_variant_new_array (NULL, swapped, 2)));
+      g_autofree char *file = make_cache_with_body (good, bad_body, &length);
+
+      assert_cache_rejected (dir, file, length, "bad backend index in details 1", expected);
     }
   }
 
@@ -1241,8 +1378,8 @@ test_corrupt_checked_content (void)
     g_autoptr(GVariant) first = g_variant_get_child_value (manifests, 0);
     g_autoptr(GVariant) second = g_variant_get_child_value (manifests, 1);
     GVariant *swapped[2] = { second, first };
-    g_autoptr(GVariant) bad_body = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)@a(uu))",
-      abi, strings, g_variant_new_array (NULL, swapped, 2), backends, tags));
+    g_autoptr(GVariant) bad_body = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)@a(uu)@" CACHE_DETAILS_TYPE ")",
+      abi, strings, g_variant_new_array (NULL, swapped, 2), backends, tags, details));
     g_autofree char *file = make_cache_with_body (good, bad_body, &length);
 
     assert_cache_rejected (dir, file, length, "bad manifest name", expected);
@@ -1262,15 +1399,15 @@ test_corrupt_checked_content (void)
         g_variant_builder_add_value (builder, tag);
       }
     g_variant_builder_add (builder, "(uu)", 0, 1);
-    bad_body = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)a(uu))",
-                                                  abi, strings, manifests, backends, builder));
+    bad_body = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)a(uu)@" CACHE_DETAILS_TYPE ")",
+                                                  abi, strings, manifests, backends, builder, details));
     file = make_cache_with_body (good, bad_body, &length);
     assert_cache_rejected (dir, file, length, "tags no backend carries", expected);
 
     g_clear_pointer (&bad_body, g_variant_unref);
     g_clear_pointer (&file, g_free);
-    bad_body = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)@a(uu))",
-                                                  abi, short_strings, manifests, backends, tags));
+    bad_body = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)@a(uu)@" CACHE_DETAILS_TYPE ")",
+                                                  abi, short_strings, manifests, backends, tags, details));
     file = make_cache_with_body (good, bad_body, &length);
     assert_cache_rejected (dir, file, length, " not used: ", expected);
   }
@@ -1301,6 +1438,14 @@ write_many_manifests (const char *dir,
                                   tag_sets[(i + b) % G_N_ELEMENTS (tag_sets)]);
           if (i % 5 != 0)
             g_string_append_printf (backends, "Description=Backend %u/%u, caf\xc3\xa9 \\\\ \\t tab\n", i, b);
+          if (i % 6 == 0)
+            g_string_append_printf (backends, "Version=%u.%u\nAuthors=A %u;B\n", i, b, i);
+          if (i % 4 == 0)
+            g_string_append_printf (backends,
+                                    "Options=n;mode\n\n"
+                                    "[Option be_%05u_%u n]\nType=u\nDefault=%u\nMaximum=%u\n\n"
+                                    "[Option be_%05u_%u mode]\nType=s\nChoices=a;b\nDescription=%u\n",
+                                    i, b, i, i + b, i, b, i);
           g_string_append_c (backends, '\n');
         }
       write_manifest (dir, file, module, backends->str);
