@@ -15,7 +15,8 @@
  * description, where it comes from, whether its compiler exists yet and
  * whether it is the default, the options it takes and, from its manifest,
  * its version, authors, website and license: what a user choosing a
- * backend is shown.
+ * backend is shown.  [class@Reg.BackendList] keeps a list of them up to
+ * date.
  *
  * It is immutable, so it may be read from any thread; it does not follow
  * later changes of the registry.

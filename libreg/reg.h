@@ -19,5 +19,6 @@
 # include "reg-module.h"
 # include "reg-close-matches.h"
 # include "reg-registry.h"
+# include "reg-backend-list.h"
 # include "reg-backend-cache.h"
 #undef REG_INSIDE

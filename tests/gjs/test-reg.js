@@ -532,6 +532,124 @@ test('a run that returns the wrong thing is an error, not a crash', () => {
     });
 });
 
+test('inductor lists its options without loading', () => {
+    const registry = Reg.Registry.new();
+    const info = registry.get_backend_info('inductor');
+    assert(!info.loaded, 'inductor loaded');
+    const options = info.get_options();
+    const listed = [];
+    for (let i = 0; i < options.get_n_items(); i++) {
+        const option = options.get_item(i);
+        listed.push([option.name, option.type_string,
+            option.value_to_string(option.default_value)]);
+    }
+    assertEqual(listed, [['fuse', 'b', 'true'], ['block-size', 'u', '512'], ['threads', 'u', '1'],
+        ['vector-math', 'b', 'true'], ['passes', 'as', 'fold,simplify,cse,dce']]);
+    const threads = options.get_item(2);
+    assertEqual(threads.get_maximum().unpack(), 256);
+    assertEqual(threads.get_type_name(), 'uint32');
+    assert(!registry.get_backend_info('inductor').loaded, 'inductor loaded');
+
+    const x = tensor([1, -1]);
+    const graph = Reg.Graph.new_from_string(GRAPH_TEXT);
+    assertGError(() => registry.compile('inductor', graph, [x, x],
+        new GLib.Variant('a{sv}', {thread: new GLib.Variant('u', 2)})),
+    Reg.CompilerError, Reg.CompilerError.BAD_OPTION,
+    "unknown option 'thread' for backend 'inductor', did you mean 'threads'?");
+    // A value read by the option's type, as regctl reads -o threads=2.
+    const out = registry.compile('inductor', graph, [x, x],
+        new GLib.Variant('a{sv}', {threads: threads.parse_value('2')})).call([x, x]);
+    assertEqual(out[0].get_data(), [2.5, 2.5]);
+}, {modules: true});
+
+const SchemaCompiler = GObject.registerClass({
+    Implements: [Reg.Compiler],
+}, class SchemaCompiler extends GObject.Object {
+    vfunc_compile(graph, exampleInputs, options) {
+        return new JsCompiledFn(readGraph(graph));
+    }
+
+    vfunc_dup_name() {
+        return 'js_schema';
+    }
+
+    vfunc_dup_options() {
+        const options = new Gio.ListStore({itemType: Reg.Option});
+        options.append(Reg.Option.new_with_choices('mode', 's', new GLib.Variant('s', 'fast'),
+            ['fast', 'small'], 'Trade accuracy for speed'));
+        return options;
+    }
+});
+
+test('a JavaScript backend with options', () => {
+    const registry = Reg.Registry.new();
+    registry.register_backend(null, new SchemaCompiler(), null);
+    const options = registry.get_backend_info('js_schema').get_options();
+    assertEqual(options.get_n_items(), 1);
+    assertEqual(options.get_item(0).get_choices(), ['fast', 'small']);
+    const x = tensor([1, -1]);
+    const graph = Reg.Graph.new_from_string(GRAPH_TEXT);
+    assertGError(() => registry.compile('js_schema', graph, [x, x],
+        new GLib.Variant('a{sv}', {mode: new GLib.Variant('s', 'slow')})),
+    Reg.CompilerError, Reg.CompilerError.BAD_OPTION,
+    "option 'mode' for backend 'js_schema' must be one of 'fast', 'small', not 'slow'");
+    registry.compile('js_schema', graph, [x, x],
+        new GLib.Variant('a{sv}', {mode: new GLib.Variant('s', 'small')}));
+});
+
+test('the backend list follows the registry in the main loop', () => {
+    const registry = Reg.Registry.new();
+    const list = Reg.BackendList.new(registry, []);
+    assert(list instanceof Gio.ListModel, 'not a Gio.ListModel');
+    const names = () => {
+        const out = [];
+        for (let i = 0; i < list.get_n_items(); i++)
+            out.push(list.get_item(i).name);
+        return out;
+    };
+    // A copy kept from items-changed alone.
+    const copy = names();
+    list.connect('items-changed', (model, position, removed, added) => {
+        const fresh = [];
+        for (let i = 0; i < added; i++)
+            fresh.push(model.get_item(position + i).name);
+        copy.splice(position, removed, ...fresh);
+    });
+    assertEqual(copy, registry.list_backends([]));
+
+    const loop = GLib.MainLoop.new(null, false);
+    const steps = [
+        () => registry.register_backend('js_b', new JsCompiler('js_b'), null),
+        () => registry.register_backend('js_a', new JsCompiler('js_a'), null),
+        () => registry.set_default_backend('js_a'),
+        () => registry.unregister_backend('js_b'),
+        () => registry.lookup_backend('eager'),
+    ];
+    // An exception in a callback does not leave the loop: kept for later.
+    let failure = null;
+    GLib.idle_add(GLib.PRIORITY_DEFAULT, () => {
+        try {
+            steps.shift()();
+            assertEqual(copy, names());
+            assertEqual(copy, registry.list_backends([]));
+        } catch (e) {
+            failure = e;
+            steps.length = 0;
+        }
+        if (steps.length > 0)
+            return GLib.SOURCE_CONTINUE;
+        loop.quit();
+        return GLib.SOURCE_REMOVE;
+    });
+    loop.run();
+    if (failure !== null)
+        throw failure;
+
+    const jsA = list.get_item(names().indexOf('js_a'));
+    assert(jsA.is_default, 'js_a is not the default');
+    assert(list.get_item(names().indexOf('eager')).loaded, 'eager is not loaded');
+}, {modules: true});
+
 test('default backend property and notify', () => {
     const registry = Reg.Registry.new();
     const notified = [];

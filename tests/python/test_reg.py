@@ -1593,6 +1593,237 @@ class TestGObjectConstruction(RegTestCase):
         self.assertEqual(g.add_input("x"), Reg.GRAPH_INVALID_NODE)
 
 
+# -- Options and the backend list ---------------------------------------------
+
+
+class SchemaCompiler(GObject.Object, Reg.Compiler):
+    """A backend with a schema: threads (u, 1 to 8) and mode (fast or
+    small).  Records the options it is given."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen = []
+
+    def do_compile(self, graph, example_inputs, options):
+        self.seen.append(options.unpack() if options is not None else None)
+        return IdentityFn()
+
+    def do_dup_name(self):
+        return "py_schema"
+
+    def do_dup_options(self):
+        options = Gio.ListStore.new(Reg.Option)
+        options.append(Reg.Option.new_with_range(
+            "threads", "u", GLib.Variant("u", 1), GLib.Variant("u", 1), GLib.Variant("u", 8),
+            "Threads"))
+        options.append(Reg.Option.new_with_choices(
+            "mode", "s", GLib.Variant("s", "fast"), ["fast", "small"], None))
+        return options
+
+
+INDUCTOR_OPTIONS = [
+    # name, type, default as text
+    ("fuse", "b", "true"),
+    ("block-size", "u", "512"),
+    ("threads", "u", "1"),
+    ("vector-math", "b", "true"),
+    ("passes", "as", "fold,simplify,cse,dce"),
+]
+
+
+class TestOptions(RegTestCase):
+    def setUp(self):
+        self.graph = Reg.Graph.new_from_string("graph(x):\n  y = neg(x)\n  return (y,)\n")
+        self.x = Reg.Tensor.new_from_data([1.0, -2.0], [2])
+
+    @needs_modules
+    def test_inductor_options_listed(self):
+        registry = Reg.Registry.new()
+        info = registry.get_backend_info("inductor")
+        self.assertFalse(info.get_loaded())
+        options = info.get_options()
+        self.assertEqual(options.get_item_type(), Reg.Option.__gtype__)
+        listed = [(o.get_name(), o.get_type_string(), o.value_to_string(o.get_default_value()))
+                  for o in options]
+        self.assertEqual(listed, INDUCTOR_OPTIONS)
+        threads = options.get_item(2)
+        self.assertEqual(threads.get_minimum().unpack(), 0)
+        self.assertEqual(threads.get_maximum().unpack(), 256)
+        self.assertEqual(threads.props.type_string, "u")
+        self.assertIn("processor", threads.get_description())
+        passes = options.get_item(4)
+        self.assertEqual(passes.get_choices(), ["fold", "simplify", "cse", "dce"])
+        # Still not loaded; then the compiler has the very same schema.
+        self.assertFalse(registry.get_backend_info("inductor").get_loaded())
+        compiler = registry.lookup_backend("inductor")
+        self.assertEqual([o.get_name() for o in compiler.get_options()],
+                         [name for name, _, _ in INDUCTOR_OPTIONS])
+        # eager takes no option: an empty schema.
+        self.assertEqual(registry.get_backend_info("eager").get_options().get_n_items(), 0)
+
+    @needs_modules
+    def test_inductor_checks(self):
+        registry = Reg.Registry.new()
+        with self.assertRaises(GLib.Error) as cm:
+            registry.compile("inductor", self.graph, [self.x],
+                             GLib.Variant("a{sv}", {"thread": GLib.Variant("u", 2)}))
+        self.assertGError(cm, COMPILER_ERROR, Reg.CompilerError.BAD_OPTION,
+                          "unknown option 'thread' for backend 'inductor', did you mean 'threads'?")
+        # GLib.Variant("i", 2) is an int32: the schema says uint32.
+        with self.assertRaises(GLib.Error) as cm:
+            registry.compile("inductor", self.graph, [self.x],
+                             GLib.Variant("a{sv}", {"threads": GLib.Variant("i", 2)}))
+        self.assertGError(cm, COMPILER_ERROR, Reg.CompilerError.BAD_OPTION,
+                          "option 'threads' for backend 'inductor' must be of type uint32 ('u'), "
+                          "not int32 ('i')")
+        # A value read by the schema's type, as regctl reads -o threads=2.
+        threads = registry.get_backend_info("inductor").get_options().get_item(2)
+        value = threads.parse_value("2")
+        self.assertEqual(value.get_type_string(), "u")
+        fn = registry.compile("inductor", self.graph, [self.x],
+                              GLib.Variant("a{sv}", {"threads": value}))
+        self.assertEqual(fn.call([self.x])[0].get_data(), [-1.0, 2.0])
+
+    def test_options_not_a_dictionary(self):
+        compiler = SchemaCompiler()
+        for options in (GLib.Variant("u", 1), GLib.Variant("a{ss}", {"a": "b"})):
+            with self.assertRaises(GLib.Error) as cm:
+                compiler.compile(self.graph, [self.x], options)
+            self.assertGError(cm, COMPILER_ERROR, Reg.CompilerError.BAD_OPTION)
+            self.assertIn("a{sv}", cm.exception.message)
+        self.assertEqual(compiler.seen, [])
+
+    def test_python_schema(self):
+        registry = Reg.Registry.new()
+        compiler = SchemaCompiler()
+        registry.register_backend(None, compiler, None)
+        info = registry.get_backend_info("py_schema")
+        self.assertEqual([o.get_name() for o in info.get_options()], ["threads", "mode"])
+        for options, message in (
+                ({"thread": GLib.Variant("u", 2)},
+                 "unknown option 'thread' for backend 'py_schema', did you mean 'threads'?"),
+                ({"threads": GLib.Variant("u", 9)},
+                 "option 'threads' for backend 'py_schema' must be between 1 and 8, not 9"),
+                ({"mode": GLib.Variant("s", "slow")},
+                 "option 'mode' for backend 'py_schema' must be one of 'fast', 'small', not 'slow'")):
+            with self.assertRaises(GLib.Error) as cm:
+                registry.compile("py_schema", self.graph, [self.x], GLib.Variant("a{sv}", options))
+            self.assertGError(cm, COMPILER_ERROR, Reg.CompilerError.BAD_OPTION, message)
+        self.assertEqual(compiler.seen, [])
+        registry.compile("py_schema", self.graph, [self.x],
+                         GLib.Variant("a{sv}", {"threads": GLib.Variant("u", 4)}))
+        self.assertEqual(compiler.seen, [{"threads": 4}])
+
+    def test_option_values(self):
+        mode = Reg.Option.new_with_choices("mode", "s", None, ["fast", "small"], "How")
+        self.assertEqual(mode.parse_value("fast").unpack(), "fast")
+        with self.assertRaises(GLib.Error) as cm:
+            mode.parse_value("slow")
+        self.assertGError(cm, COMPILER_ERROR, Reg.CompilerError.BAD_OPTION,
+                          "option 'mode' must be one of 'fast', 'small', not 'slow'")
+        passes = Reg.Option.new("passes", "as", None, None)
+        value = passes.parse_value("fold, cse")
+        self.assertEqual(value.unpack(), ["fold", "cse"])
+        self.assertEqual(passes.value_to_string(value), "fold,cse")
+        self.assertTrue(mode.check_value(GLib.Variant("s", "small")))
+        with self.assertRaises(GLib.Error) as cm:
+            Reg.Option.new("bad name", "u", None, None)
+        self.assertGError(cm, COMPILER_ERROR, Reg.CompilerError.BAD_OPTION)
+
+
+def run_until(predicate, timeout_s=30):
+    """Iterates the default main context until predicate() holds."""
+    context = GLib.MainContext.default()
+    deadline = GLib.get_monotonic_time() + timeout_s * 1000000
+    loop = GLib.MainLoop.new(context, False)
+
+    def check():
+        if predicate() or GLib.get_monotonic_time() > deadline:
+            loop.quit()
+            return GLib.SOURCE_REMOVE
+        return GLib.SOURCE_CONTINUE
+
+    GLib.timeout_add(1, check)
+    loop.run()
+    return predicate()
+
+
+class TestBackendList(RegTestCase):
+    def setUp(self):
+        # A registry that sees no module: its backends are the test's.
+        self.tmp = tempfile.TemporaryDirectory()
+        saved = os.environ.get("REG_BACKEND_PATH")
+        os.environ["REG_BACKEND_PATH"] = self.tmp.name
+        GLib.setenv("REG_BACKEND_PATH", self.tmp.name, True)
+        try:
+            self.registry = Reg.Registry.new()
+        finally:
+            if saved is None:
+                GLib.unsetenv("REG_BACKEND_PATH")
+                del os.environ["REG_BACKEND_PATH"]
+            else:
+                GLib.setenv("REG_BACKEND_PATH", saved, True)
+                os.environ["REG_BACKEND_PATH"] = saved
+
+    def tearDown(self):
+        self.tmp.cleanup()
+        super().tearDown()
+
+    def register(self, name):
+        self.registry.register_backend(name, Reg.FuncCompiler.new(name, lambda *a: None), None)
+
+    def follow(self, model):
+        """A copy of the model's names kept from items-changed alone, and
+        the threads the signals came in."""
+        copy = [info.get_name() for info in model]
+        threads = []
+
+        def changed(model, position, removed, added):
+            threads.append(threading.get_ident())
+            copy[position:position + removed] = [
+                model.get_item(position + i).get_name() for i in range(added)]
+
+        model.connect("items-changed", changed)
+        return copy, threads
+
+    def test_same_thread(self):
+        self.register("b")
+        model = Reg.BackendList.new(self.registry, None)
+        self.assertIsInstance(model, Gio.ListModel)
+        copy, threads = self.follow(model)
+        self.register("a")
+        self.register("c")
+        self.assertEqual(copy, ["a", "b", "c"])
+        self.registry.set_default_backend("b")
+        self.assertTrue(model.get_item(1).get_is_default())
+        self.registry.unregister_backend("a")
+        self.assertEqual(copy, ["b", "c"])
+        self.assertEqual([i.get_name() for i in model], self.registry.list_backends(None))
+
+    def test_other_threads_reach_the_main_loop(self):
+        model = Reg.BackendList.new(self.registry, None)
+        copy, threads = self.follow(model)
+
+        def work(first):
+            for i in range(20):
+                self.register("t%03d" % (first + i))
+                if i % 4 == 3:
+                    self.registry.unregister_backend("t%03d" % (first + i - 2))
+
+        workers = [threading.Thread(target=work, args=(k * 100,)) for k in range(3)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        # The model changes in its context only.
+        self.assertEqual(model.get_n_items(), 0)
+        expected = self.registry.list_backends(None)
+        self.assertTrue(run_until(lambda: copy == expected))
+        self.assertEqual([i.get_name() for i in model], expected)
+        self.assertEqual(set(threads), {threading.get_ident()})
+
+
+
 # -- The documentation's examples run -----------------------------------------
 
 

@@ -334,6 +334,44 @@ void test_graph_builder () {
     }
 }
 
+/* inductor's options, from its manifest (the module not loaded), and a
+ * value read by an option's type. */
+void test_options () {
+    var registry = new Reg.Registry ();
+    var info = registry.get_backend_info ("inductor");
+    assert_nonnull (info);
+    assert (!info.loaded);
+    var options = info.get_options ();
+    assert_nonnull (options);
+    string[] listed = {};
+    for (uint i = 0; i < options.get_n_items (); i++) {
+        var option = (Reg.Option) options.get_item (i);
+        listed += "%s:%s=%s".printf (option.name, option.type_string,
+                                     option.value_to_string (option.get_default_value ()));
+    }
+    assert_cmpstrv (listed, { "fuse:b=true", "block-size:u=512", "threads:u=1",
+                              "vector-math:b=true", "passes:as=fold,simplify,cse,dce" });
+    var threads = (Reg.Option) options.get_item (2);
+    assert_cmpstr (threads.get_type_name (), CompareOperator.EQ, "uint32");
+    assert (threads.get_maximum ().get_uint32 () == 256);
+    try {
+        var value = threads.parse_value ("2");
+        assert (value.get_uint32 () == 2);
+        threads.parse_value ("300");
+        assert_not_reached ();
+    } catch (Error e) {
+        assert (e is Reg.CompilerError.BAD_OPTION);
+        assert_cmpstr (e.message, CompareOperator.EQ, "option 'threads' must be between 0 and 256, not 300");
+    }
+
+    var list = new Reg.BackendList (registry, {});
+    assert (list.get_item_type () == typeof (Reg.BackendInfo));
+    var names = registry.list_backends ({});
+    assert_cmpuint (list.get_n_items (), CompareOperator.EQ, names.length);
+    for (uint i = 0; i < list.get_n_items (); i++)
+        assert_cmpstr (((Reg.BackendInfo) list.get_item (i)).name, CompareOperator.EQ, names[i]);
+}
+
 int main (string[] args) {
     Test.init (ref args);
     have_modules = Environment.get_variable ("REG_BACKEND_PATH") != null;
@@ -357,6 +395,10 @@ int main (string[] args) {
     Test.add_func ("/vala/func-compiler", () => {
         if (!have_modules) { Test.skip ("REG_BACKEND_PATH is not set"); return; }
         test_func_compiler ();
+    });
+    Test.add_func ("/vala/options", () => {
+        if (!have_modules) { Test.skip ("REG_BACKEND_PATH is not set"); return; }
+        test_options ();
     });
     Test.add_func ("/vala/errors", () => {
         if (!have_modules) { Test.skip ("REG_BACKEND_PATH is not set"); return; }
