@@ -39,7 +39,27 @@ MAN_PAGE = os.environ.get('REGCTL_MAN_PAGE', os.path.join(SOURCE_ROOT, 'docs', '
 WRAPPER = shlex.split(os.environ.get('REGCTL_WRAPPER', ''))
 
 COMMANDS = ['list', 'info', 'run', 'bench', 'paths']
-LIST_KEYS = {'name', 'tags', 'description', 'loaded', 'origin', 'module_path'}
+LIST_KEYS = {'name', 'tags', 'description', 'loaded', 'origin', 'module_path', 'default',
+             'version', 'authors', 'website', 'license', 'options'}
+OPTION_KEYS = {'name', 'type', 'type_name', 'default', 'minimum', 'maximum', 'choices', 'description'}
+# inductor's options as `regctl info inductor --json` gives them.
+INDUCTOR_OPTIONS = [
+    {'name': 'fuse', 'type': 'b', 'type_name': 'boolean', 'default': True,
+     'minimum': None, 'maximum': None, 'choices': None,
+     'description': 'Fuse elementwise operators and sums into one pass over memory'},
+    {'name': 'block-size', 'type': 'u', 'type_name': 'uint32', 'default': 512,
+     'minimum': 1, 'maximum': 4194304, 'choices': None, 'description': 'Elements per block'},
+    {'name': 'threads', 'type': 'u', 'type_name': 'uint32', 'default': 1,
+     'minimum': 0, 'maximum': 256, 'choices': None,
+     'description': 'Threads that share the blocks of a kernel (0: one per processor)'},
+    {'name': 'vector-math', 'type': 'b', 'type_name': 'boolean', 'default': True,
+     'minimum': None, 'maximum': None, 'choices': None,
+     'description': "Vectorized exp, log, tanh and sigmoid (false: glibc's, bit-identical to eager)"},
+    {'name': 'passes', 'type': 'as', 'type_name': 'string list',
+     'default': ['fold', 'simplify', 'cse', 'dce'], 'minimum': None, 'maximum': None,
+     'choices': ['fold', 'simplify', 'cse', 'dce'],
+     'description': 'The graph passes to run (for tests and debugging)'},
+]
 DEBUG_BACKENDS = ['eager', 'relu_compile_error_TESTING_ONLY', 'relu_runtime_error_TESTING_ONLY']
 SEE_LIST = 'See `regctl list` for available backends.'
 
@@ -391,6 +411,65 @@ class TestList(RegctlTestCase):
                 self.assertOnlyError(regctl('info', 'caf\u00e8', env=env),
                                      invalid_backend_message('caf\u00e8', ['caf\u00e9']))
 
+    def list_on_terminal(self, columns, env=None, *args):
+        """`regctl list` with stdout on a terminal @columns wide."""
+        import fcntl
+        import struct
+        import termios
+        master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack('HHHH', 24, columns, 0, 0))
+        full_env = dict(os.environ)
+        full_env.update(env or {})
+        try:
+            process = subprocess.Popen(WRAPPER + [REGCTL, 'list', *args], stdout=slave,
+                                       stderr=subprocess.PIPE, env=full_env)
+            os.close(slave)
+            slave = None
+            output = b''
+            while True:
+                ready, _, _ = select.select([master], [], [], 60)
+                if not ready:
+                    break
+                try:
+                    chunk = os.read(master, 4096)
+                except OSError:  # EIO: the other side is closed
+                    break
+                if not chunk:
+                    break
+                output += chunk
+            _, stderr = process.communicate(timeout=600)
+        finally:
+            if slave is not None:
+                os.close(slave)
+            os.close(master)
+        self.assertEqual(process.returncode, 0, stderr)
+        return output.decode('utf-8').replace('\r\n', '\n')
+
+    def test_fits_terminal(self):
+        d = self.mkdir('long')
+        long_text = 'A description that goes on and on ' * 6
+        write_manifest(d, 'long.backend', 'libreg-long-module-name.so', [
+            ('a_rather_long_backend_name', ['debug', 'gpu'], long_text.strip()),
+            ('short', [], 'Short'),
+        ])
+        env = {'REG_BACKEND_PATH': d + ':' + os.environ['REG_BACKEND_PATH']}
+        piped = regctl('list', '--all', env=env).stdout
+        self.assertGreater(max(len(line) for line in piped.splitlines()), 100)
+        for columns, width in ((200, 100), (100, 100), (96, 96)):
+            with self.subTest(columns=columns):
+                text = self.list_on_terminal(columns, env, '--all')
+                lines = text.splitlines()
+                self.assertLessEqual(max(len(line) for line in lines), width, text)
+                rows = {r[0]: r for r in parse_table(text)[1:]}
+                self.assertEqual(rows['eager'][3], 'libreg-eager.so')
+                cut = rows['a_rather_long_backend_name'][4]
+                self.assertTrue(cut.endswith('\u2026'), cut)
+                self.assertTrue(long_text.startswith(cut[:-1]), cut)
+                self.assertEqual(rows['short'][4], 'Short')
+        # Whole in JSON, whatever stdout is.
+        listed = {b['name']: b for b in json.loads(regctl('list', '--all', '--json', env=env).stdout)}
+        self.assertEqual(listed['a_rather_long_backend_name']['description'], long_text.strip())
+
     def test_never_loads_modules(self):
         # Modules that could not be loaded: a missing file and garbage.
         d = self.mkdir('unloadable')
@@ -438,6 +517,56 @@ class TestInfo(RegctlTestCase):
         listed = {b['name']: b for b in json.loads(regctl('list', '--all', '--json').stdout)}
         self.assertEqual({k: info[k] for k in LIST_KEYS}, listed['relu_runtime_error_TESTING_ONLY'])
         self.assertIs(info['default'], False)
+
+    def test_options_text(self):
+        require_inductor(self)
+        result = regctl('info', 'inductor')
+        self.assertExit(result, 0)
+        lines = result.stdout.splitlines()
+        start = lines.index('Options:')
+        table = parse_table('\n'.join(line[2:] for line in lines[start + 1:start + 7]))
+        self.assertEqual(table[0], ['NAME', 'TYPE', 'DEFAULT', 'ALLOWED', 'DESCRIPTION'])
+        self.assertEqual([row[:4] for row in table[1:]], [
+            ['fuse', 'boolean', 'true', '-'],
+            ['block-size', 'uint32', '512', '1 to 4194304'],
+            ['threads', 'uint32', '1', '0 to 256'],
+            ['vector-math', 'boolean', 'true', '-'],
+            ['passes', 'string list', 'fold,simplify,cse,dce', 'any of fold, simplify, cse, dce'],
+        ])
+        self.assertEqual(table[3][4], INDUCTOR_OPTIONS[2]['description'])
+        # Never loaded to tell.
+        self.assertIn('State:        declared\n', result.stdout)
+        self.assertIn('Options:      none\n', regctl('info', 'eager').stdout)
+        self.assertIn('Options:      not declared (given to the backend unchecked)\n',
+                      regctl('info', 'relu_compile_error_TESTING_ONLY').stdout)
+
+    def test_options_json(self):
+        require_inductor(self)
+        info = json.loads(regctl('info', 'inductor', '--json').stdout)
+        self.assertEqual(info['options'], INDUCTOR_OPTIONS)
+        self.assertIs(info['loaded'], False)
+        self.assertIs(info['default'], True)
+        listed = {b['name']: b for b in json.loads(regctl('list', '--all', '--json').stdout)}
+        self.assertEqual(listed['inductor']['options'], INDUCTOR_OPTIONS)
+        self.assertEqual(listed['eager']['options'], [])
+        self.assertIsNone(listed['relu_compile_error_TESTING_ONLY']['options'])
+
+    def test_about_fields(self):
+        d = self.mkdir('about')
+        self.write('about/x.backend',
+                   '[Reg Module]\nModule=libx.so\nAbiVersion=2\n\n'
+                   '[Backend x]\nVersion=2.0 beta\nAuthors=Ada L.;Grace H. <g@example.org>\n'
+                   'Website=https://example.org/x\nLicense=MIT OR Apache-2.0\n')
+        env = {'REG_BACKEND_PATH': d}
+        fields = self.info_fields(regctl('info', 'x', env=env).stdout)
+        self.assertEqual(fields['Version'], '2.0 beta')
+        self.assertEqual(fields['Authors'], 'Ada L., Grace H. <g@example.org>')
+        self.assertEqual(fields['Website'], 'https://example.org/x')
+        self.assertEqual(fields['License'], 'MIT OR Apache-2.0')
+        info = json.loads(regctl('info', 'x', '--json', env=env).stdout)
+        self.assertEqual(info['authors'], ['Ada L.', 'Grace H. <g@example.org>'])
+        self.assertEqual(info['website'], 'https://example.org/x')
+        self.assertIsNone(info['options'])
 
     def test_load(self):
         result = regctl('info', 'eager', '--load')
@@ -708,6 +837,46 @@ class TestRun(RegctlTestCase):
                 self.assertIn(backend, result.stderr)
                 self.assertEqual(result.stdout, '')
 
+    def test_options_read_by_type(self):
+        require_inductor(self)
+        graph = example('elementwise.graph')
+        for options in (['threads=2', 'fuse=false', 'block-size=64'],
+                        ['passes=fold,cse', 'vector-math=false'],
+                        ['threads=uint32 2', 'passes=[\'dce\']'],
+                        ['threads=0']):
+            with self.subTest(options=options):
+                args = [a for o in options for a in ('-o', o)]
+                result = regctl('run', graph, *args)
+                self.assertExit(result, 0)
+                self.assertEqual(result.stderr, '')
+        # A misspelt key: the compile fails, naming the key meant.
+        result = regctl('run', graph, '-o', 'thread=2')
+        self.assertOnlyError(result, "unknown option 'thread' for backend 'inductor', did you mean 'threads'?")
+        self.assertEqual(result.stdout, '')
+        result = regctl('run', graph, '-o', 'mode=fast')
+        self.assertExit(result, 1)
+        self.assertIn("unknown option 'mode' for backend 'inductor'; it takes fuse, block-size, threads, "
+                      "vector-math, passes", result.stderr)
+
+    def test_string_option_by_type(self):
+        # The eager module, with a manifest that gives it a string option:
+        # the manifest's schema is the compiler's, so mode=fast is read as
+        # a string and checked against the choices before eager runs.
+        d = self.mkdir('modes')
+        os.symlink(os.path.join(os.environ['REG_BACKEND_PATH'].split(':')[0], 'libreg-eager.so'),
+                   os.path.join(d, 'libreg-eager.so'))
+        self.write('modes/eager.backend',
+                   '[Reg Module]\nModule=libreg-eager.so\nAbiVersion=2\n\n'
+                   '[Backend eager]\nOptions=mode\n\n'
+                   '[Option eager mode]\nType=s\nDefault=fast\nChoices=fast;exact\n')
+        env = {'REG_BACKEND_PATH': d}
+        graph = example('elementwise.graph')
+        result = regctl('run', graph, '-b', 'eager', '-o', 'mode=slow', env=env)
+        self.assertUsageError(result, 'run', "option 'mode' must be one of 'fast', 'exact', not 'slow'")
+        # Allowed by the schema; eager itself knows no option.
+        result = regctl('run', graph, '-b', 'eager', '-o', 'mode=fast', env=env)
+        self.assertOnlyError(result, "eager: unknown option 'mode'")
+
     def test_option_rejected_by_backend(self):
         result = regctl('run', example('elementwise.graph'), '--backend', 'eager', '-o', 'fuse=false')
         self.assertExit(result, 1)
@@ -735,7 +904,13 @@ class TestRun(RegctlTestCase):
             ([graph, '--max-values', '-1'], '--max-values'),
             ([graph, '--option', 'fuse'], 'KEY=VALUE'),
             ([graph, '--option', '=1'], 'KEY=VALUE'),
-            ([graph, '--option', 'fuse=maybe'], 'GVariant'),
+            ([graph, '--option', 'fuse=maybe'], "option 'fuse': 'maybe' is not a boolean (true or false)"),
+            ([graph, '--option', 'threads=-1'], "option 'threads': '-1' is not a uint32"),
+            ([graph, '--option', 'threads=300'], "option 'threads' must be between 0 and 256, not 300"),
+            ([graph, '--option', 'passes=fold,inline'],
+             "option 'passes' holds 'inline', which is not one of 'fold', 'simplify', 'cse', 'dce'"),
+            # A backend that declares no options: VALUE is GVariant text.
+            ([graph, '--backend', 'relu_compile_error_TESTING_ONLY', '--option', 'x=maybe'], 'GVariant'),
             ([graph, '--option', 'a=1', '--option', 'a=2'], 'given twice'),
             ([graph, '--backend'], '--backend'),
         ]
@@ -853,6 +1028,17 @@ class TestBench(RegctlTestCase):
                         '--size', '4', '-o', 'relu_runtime_error_TESTING_ONLY/x=1')
         self.assertExit(result, 1)
         self.assertIn('relu_runtime_error_TESTING_ONLY', result.stderr)
+
+    def test_options_read_by_each_backend(self):
+        require_inductor(self)
+        graph = example('elementwise.graph')
+        result = regctl('bench', graph, '--backends', 'eager,inductor', '--size', '8', '--repeat', '2',
+                        '-o', 'inductor/threads=2', '-o', 'inductor/fuse=false')
+        self.assertExit(result, 0)
+        result = regctl('bench', graph, '--backends', 'inductor', '--size', '8', '-o', 'threads=many')
+        self.assertUsageError(result, 'bench', "option 'threads': 'many' is not a uint32")
+        result = regctl('bench', graph, '--backends', 'inductor', '--size', '8', '-o', 'thread=2')
+        self.assertOnlyError(result, "unknown option 'thread' for backend 'inductor', did you mean 'threads'?")
 
     def test_usage_errors(self):
         graph = example('elementwise.graph')

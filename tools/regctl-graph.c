@@ -156,11 +156,12 @@ regctl_parse_input_specs (char   **specs,
  * @backend: (out) (transfer full) (nullable): the backend it is for, or
  *   %NULL for all
  * @key: (out) (transfer full): the key
- * @value: (out) (transfer full): VALUE read as GVariant text
+ * @value: (out) (transfer full): VALUE, as text: it is read by the type
+ *   the backend's schema gives the key (regctl_parse_options())
  * @error: return location for a %REGCTL_ERROR_USAGE error
  *
- * Backend names cannot hold '/' (API.md §4), so the first '/' before the
- * '=' ends the backend name.
+ * Backend names cannot hold '/', so the first '/' before the '=' ends the
+ * backend name.
  *
  * Returns: %TRUE on success
  */
@@ -169,14 +170,12 @@ regctl_parse_option (const char  *text,
                      gboolean     allow_backend,
                      char       **backend,
                      char       **key,
-                     GVariant   **value,
+                     char       **value,
                      GError     **error)
 {
   const char *equal = strchr (text, '=');
   g_autofree char *left = NULL;
   g_autofree char *for_backend = NULL;
-  g_autoptr(GVariant) parsed = NULL;
-  g_autoptr(GError) local_error = NULL;
   char *slash;
 
   if (equal == NULL || equal == text)
@@ -202,20 +201,82 @@ regctl_parse_option (const char  *text,
         }
     }
 
-  parsed = g_variant_parse (NULL, equal + 1, NULL, NULL, &local_error);
-  if (parsed == NULL)
-    {
-      g_set_error (error, REGCTL_ERROR, REGCTL_ERROR_USAGE,
-                   "--option '%s': VALUE is not GVariant text (%s); "
-                   "write booleans as true/false, unsigned numbers as 'uint32 2', strings quoted as \"'text'\"",
-                   text, local_error->message);
-      return FALSE;
-    }
-
   *backend = g_steal_pointer (&for_backend);
   *key = g_steal_pointer (&left);
-  *value = g_steal_pointer (&parsed);
+  *value = g_strdup (equal + 1);
   return TRUE;
+}
+
+/**
+ * regctl_check_options:
+ * @specs: (nullable): the values of --option
+ * @allow_backend: whether "BACKEND/KEY=VALUE" is understood
+ * @error: return location for a %REGCTL_ERROR_USAGE error
+ *
+ * Checks the form of every --option, before any backend is looked up.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+regctl_check_options (char    **specs,
+                      gboolean  allow_backend,
+                      GError  **error)
+{
+  for (guint i = 0; specs != NULL && specs[i] != NULL; i++)
+    {
+      g_autofree char *backend = NULL;
+      g_autofree char *key = NULL;
+      g_autofree char *value = NULL;
+
+      if (!regctl_parse_option (specs[i], allow_backend, &backend, &key, &value, error))
+        return FALSE;
+    }
+
+  return TRUE;
+}
+
+/* The value of --option @spec (key @key, value @text) for a backend with
+ * the options @schema (NULL: none declared).  A declared key's value is
+ * read by its type (threads=2, fuse=false, mode=fast; GVariant text
+ * works too).  Another key's value is read as GVariant text or, when the
+ * backend has a schema, taken as a string if it is not: libreg refuses the
+ * key at compile, naming close ones, which says more than a parse error. */
+static GVariant *
+read_value (GListModel  *schema,
+            const char  *spec,
+            const char  *key,
+            const char  *text,
+            GError     **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  GVariant *value;
+
+  for (guint i = 0; schema != NULL && i < g_list_model_get_n_items (schema); i++)
+    {
+      g_autoptr(RegOption) option = g_list_model_get_item (schema, i);
+
+      if (!g_str_equal (reg_option_get_name (option), key))
+        continue;
+
+      value = reg_option_parse_value (option, text, &local_error);
+      if (value == NULL)
+        g_set_error (error, REGCTL_ERROR, REGCTL_ERROR_USAGE,
+                     "--option '%s': %s", spec, local_error->message);
+      return value;
+    }
+
+  value = g_variant_parse (NULL, text, NULL, NULL, &local_error);
+  if (value != NULL)
+    return g_variant_ref_sink (value);
+  if (schema != NULL)
+    return g_variant_ref_sink (g_variant_new_string (text));
+
+  g_set_error (error, REGCTL_ERROR, REGCTL_ERROR_USAGE,
+               "--option '%s': VALUE is not GVariant text (%s), and the backend declares "
+               "no options to read it by; write booleans as true/false, unsigned numbers as "
+               "'uint32 2', strings quoted as \"'text'\"",
+               spec, local_error->message);
+  return NULL;
 }
 
 static int
@@ -247,6 +308,8 @@ merge_into (GHashTable *merged,
  * @allow_backend: whether "BACKEND/KEY=VALUE" is understood
  * @backend: (nullable): the backend to gather options for: those without
  *   a backend prefix and those for @backend, which win
+ * @schema: (nullable): the options @backend declares
+ *   (reg_compiler_get_options()), by whose types values are read
  * @options: (out) (transfer full) (nullable): an `a{sv}`, or %NULL when no
  *   option applies (so the backend sees no options rather than an empty
  *   dictionary)
@@ -258,6 +321,7 @@ gboolean
 regctl_parse_options (char       **specs,
                       gboolean     allow_backend,
                       const char  *backend,
+                      GListModel  *schema,
                       GVariant   **options,
                       GError     **error)
 {
@@ -275,14 +339,19 @@ regctl_parse_options (char       **specs,
     {
       g_autofree char *for_backend = NULL;
       g_autofree char *key = NULL;
+      g_autofree char *text = NULL;
       g_autoptr(GVariant) value = NULL;
       GHashTable *table;
 
-      if (!regctl_parse_option (specs[i], allow_backend, &for_backend, &key, &value, error))
+      if (!regctl_parse_option (specs[i], allow_backend, &for_backend, &key, &text, error))
         return FALSE;
 
       if (for_backend != NULL && (backend == NULL || !g_str_equal (for_backend, backend)))
         continue;
+
+      value = read_value (schema, specs[i], key, text, error);
+      if (value == NULL)
+        return FALSE;
 
       table = for_backend != NULL ? specific : common;
       if (g_hash_table_contains (table, key))

@@ -15,6 +15,53 @@ origin_to_string (RegBackendOrigin origin)
   return origin == REG_BACKEND_ORIGIN_RUNTIME ? "runtime" : "module";
 }
 
+/* The options of a backend as a JSON array of objects (null without a
+ * schema), on lines indented by @indent. */
+static void
+append_options_json (GString    *out,
+                     GListModel *options,
+                     const char *indent)
+{
+  guint n;
+
+  if (options == NULL)
+    {
+      g_string_append (out, "null");
+      return;
+    }
+
+  n = g_list_model_get_n_items (options);
+  g_string_append_c (out, '[');
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(RegOption) option = g_list_model_get_item (options, i);
+
+      g_string_append_printf (out, "%s\n%s  {\"name\": ", i > 0 ? "," : "", indent);
+      regctl_json_append_string (out, reg_option_get_name (option));
+      g_string_append (out, ", \"type\": ");
+      regctl_json_append_string (out, reg_option_get_type_string (option));
+      g_string_append (out, ", \"type_name\": ");
+      regctl_json_append_string (out, reg_option_get_type_name (option));
+      g_string_append (out, ", \"default\": ");
+      regctl_json_append_variant (out, reg_option_get_default_value (option));
+      g_string_append (out, ", \"minimum\": ");
+      regctl_json_append_variant (out, reg_option_get_minimum (option));
+      g_string_append (out, ", \"maximum\": ");
+      regctl_json_append_variant (out, reg_option_get_maximum (option));
+      g_string_append (out, ", \"choices\": ");
+      if (reg_option_get_choices (option) != NULL)
+        regctl_json_append_strv (out, reg_option_get_choices (option));
+      else
+        g_string_append (out, "null");
+      g_string_append (out, ", \"description\": ");
+      regctl_json_append_string (out, reg_option_get_description (option));
+      g_string_append_c (out, '}');
+    }
+  if (n > 0)
+    g_string_append_printf (out, "\n%s", indent);
+  g_string_append_c (out, ']');
+}
+
 /* One backend as a JSON object, its keys indented by @indent spaces. */
 static void
 append_info_json (GString        *out,
@@ -22,6 +69,7 @@ append_info_json (GString        *out,
                   const char     *indent)
 {
   const char *description = reg_backend_info_get_description (info);
+  const char * const *authors = reg_backend_info_get_authors (info);
 
   g_string_append_printf (out, "{\n%s\"name\": ", indent);
   regctl_json_append_string (out, reg_backend_info_get_name (info));
@@ -35,6 +83,21 @@ append_info_json (GString        *out,
   regctl_json_append_string (out, origin_to_string (reg_backend_info_get_origin (info)));
   g_string_append_printf (out, ",\n%s\"module_path\": ", indent);
   regctl_json_append_string (out, reg_backend_info_get_module_path (info));
+  g_string_append_printf (out, ",\n%s\"default\": %s", indent,
+                          reg_backend_info_get_is_default (info) ? "true" : "false");
+  g_string_append_printf (out, ",\n%s\"version\": ", indent);
+  regctl_json_append_string (out, reg_backend_info_get_version (info));
+  g_string_append_printf (out, ",\n%s\"authors\": ", indent);
+  if (authors != NULL)
+    regctl_json_append_strv (out, authors);
+  else
+    g_string_append (out, "null");
+  g_string_append_printf (out, ",\n%s\"website\": ", indent);
+  regctl_json_append_string (out, reg_backend_info_get_website (info));
+  g_string_append_printf (out, ",\n%s\"license\": ", indent);
+  regctl_json_append_string (out, reg_backend_info_get_license (info));
+  g_string_append_printf (out, ",\n%s\"options\": ", indent);
+  append_options_json (out, reg_backend_info_get_options (info), indent);
 }
 
 static const char *
@@ -80,21 +143,29 @@ print_list_json (GPtrArray *infos)
   regctl_write_stdout (out->str, out->len);
 }
 
+/* On a terminal the table keeps within its width: SOURCE shows the
+ * module's file name (its directory is in `regctl paths`), and long
+ * descriptions are cut.  Piped, it is whole. */
 static void
 print_list_table (GPtrArray *infos)
 {
   g_autoptr(RegctlTable) table = regctl_table_new (5, "NAME", "TAGS", "STATE", "SOURCE", "DESCRIPTION");
   g_autofree char *text = NULL;
+  guint width = regctl_stdout_width ();
 
   for (guint i = 0; i < infos->len; i++)
     {
       RegBackendInfo *info = g_ptr_array_index (infos, i);
       g_autofree char *tags = regctl_join_tags (reg_backend_info_get_tags (info));
+      g_autofree char *source = width > 0 && reg_backend_info_get_module_path (info) != NULL
+        ? g_path_get_basename (source_of (info))
+        : g_strdup (source_of (info));
 
       regctl_table_add_row (table, reg_backend_info_get_name (info), tags,
-                            state_of (info), source_of (info), description_of (info));
+                            state_of (info), source, description_of (info));
     }
 
+  regctl_table_fit (table, 4, width);
   text = regctl_table_to_string (table);
   regctl_print ("%s", text);
 }
@@ -164,6 +235,81 @@ regctl_list (const RegctlCommand  *command,
 
 /* ---- info --------------------------------------------------------------- */
 
+/* What an option allows besides its type: "0 to 256", "fast, small". */
+static char *
+allowed_values (RegOption *option)
+{
+  GVariant *minimum = reg_option_get_minimum (option);
+  GVariant *maximum = reg_option_get_maximum (option);
+  const char * const *choices = reg_option_get_choices (option);
+  g_autofree char *low = minimum != NULL ? reg_option_value_to_string (option, minimum) : NULL;
+  g_autofree char *high = maximum != NULL ? reg_option_value_to_string (option, maximum) : NULL;
+
+  if (low != NULL && high != NULL)
+    return g_strdup_printf ("%s to %s", low, high);
+  if (low != NULL)
+    return g_strdup_printf ("at least %s", low);
+  if (high != NULL)
+    return g_strdup_printf ("at most %s", high);
+  if (choices != NULL)
+    {
+      g_autofree char *joined = g_strjoinv (", ", (char **) choices);
+
+      if (g_str_equal (reg_option_get_type_string (option), "as"))
+        return g_strdup_printf ("any of %s", joined);
+      return g_steal_pointer (&joined);
+    }
+
+  return g_strdup ("-");
+}
+
+/* The options, as a table under "Options:". */
+static void
+print_options_text (GListModel *options)
+{
+  g_autoptr(RegctlTable) table = NULL;
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+  guint n;
+
+  if (options == NULL)
+    {
+      regctl_print ("Options:      not declared (given to the backend unchecked)\n");
+      return;
+    }
+
+  n = g_list_model_get_n_items (options);
+  if (n == 0)
+    {
+      regctl_print ("Options:      none\n");
+      return;
+    }
+
+  regctl_print ("Options:\n");
+  table = regctl_table_new (5, "NAME", "TYPE", "DEFAULT", "ALLOWED", "DESCRIPTION");
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(RegOption) option = g_list_model_get_item (options, i);
+      GVariant *default_value = reg_option_get_default_value (option);
+      g_autofree char *shown_default = default_value != NULL
+        ? reg_option_value_to_string (option, default_value)
+        : g_strdup ("-");
+      g_autofree char *allowed = allowed_values (option);
+      const char *description = reg_option_get_description (option);
+
+      regctl_table_add_row (table, reg_option_get_name (option), reg_option_get_type_name (option),
+                            shown_default[0] != '\0' ? shown_default : "''", allowed,
+                            description != NULL ? description : "-");
+    }
+
+  /* Within the terminal, under its indent of two columns. */
+  regctl_table_fit (table, 4, regctl_stdout_width () > 2 ? regctl_stdout_width () - 2 : 0);
+  text = regctl_table_to_string (table);
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL && lines[i][0] != '\0'; i++)
+    regctl_print ("  %s\n", lines[i]);
+}
+
 static void
 print_info_text (RegBackendInfo *info,
                  gboolean        is_default,
@@ -173,6 +319,12 @@ print_info_text (RegBackendInfo *info,
   g_autofree char *tags = regctl_join_tags (reg_backend_info_get_tags (info));
   g_autofree char *description = regctl_single_line (description_of (info));
   const char *module_path = reg_backend_info_get_module_path (info);
+  const char * const *authors = reg_backend_info_get_authors (info);
+  const struct { const char *label; const char *value; } about[] = {
+    { "Version:  ", reg_backend_info_get_version (info) },
+    { "Website:  ", reg_backend_info_get_website (info) },
+    { "License:  ", reg_backend_info_get_license (info) },
+  };
 
   regctl_print ("Name:         %s\n", reg_backend_info_get_name (info));
   regctl_print ("Tags:         %s\n", tags);
@@ -181,6 +333,21 @@ print_info_text (RegBackendInfo *info,
   regctl_print ("Origin:       %s\n", origin_to_string (reg_backend_info_get_origin (info)));
   regctl_print ("Module:       %s\n", module_path != NULL ? module_path : "-");
   regctl_print ("Default:      %s\n", is_default ? "yes" : "no");
+  for (gsize i = 0; i < G_N_ELEMENTS (about); i++)
+    if (about[i].value != NULL)
+      {
+        g_autofree char *value = regctl_single_line (about[i].value);
+
+        regctl_print ("%s    %s\n", about[i].label, value);
+      }
+  if (authors != NULL)
+    {
+      g_autofree char *joined = g_strjoinv (", ", (char **) authors);
+      g_autofree char *value = regctl_single_line (joined);
+
+      regctl_print ("Authors:      %s\n", value);
+    }
+  print_options_text (reg_backend_info_get_options (info));
   if (compiler != NULL)
     {
       g_autofree char *ms = regctl_format_ms (load_ns, "%.3f");
@@ -193,13 +360,11 @@ print_info_text (RegBackendInfo *info,
 
 static void
 print_info_json (RegBackendInfo *info,
-                 gboolean        is_default,
                  RegCompiler    *compiler)
 {
   g_autoptr(GString) out = g_string_new (NULL);
 
   append_info_json (out, info, "  ");
-  g_string_append_printf (out, ",\n  \"default\": %s", is_default ? "true" : "false");
   if (compiler != NULL)
     {
       g_string_append (out, ",\n  \"compiler\": ");
@@ -232,7 +397,6 @@ regctl_info (const RegctlCommand  *command,
   g_autoptr(RegBackendInfo) info = NULL;
   g_autoptr(RegCompiler) compiler = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *default_name = NULL;
   RegRegistry *registry;
   const char *name;
   gint64 load_ns = 0;
@@ -285,12 +449,10 @@ regctl_info (const RegctlCommand  *command,
       return REGCTL_EXIT_FAILURE;
     }
 
-  default_name = reg_registry_dup_default_backend (registry);
-
   if (json)
-    print_info_json (info, g_strcmp0 (default_name, name) == 0, compiler);
+    print_info_json (info, compiler);
   else
-    print_info_text (info, g_strcmp0 (default_name, name) == 0, compiler, load_ns);
+    print_info_text (info, reg_backend_info_get_is_default (info), compiler, load_ns);
 
   return REGCTL_EXIT_OK;
 }

@@ -61,7 +61,8 @@ uses_default_shape (RegGraph   *graph,
 }
 
 /* Registry errors (unknown backend, failed load) are printed as they are:
- * their messages are part of the API.  Shape errors are the graph's. */
+ * their messages are part of the API; so are option errors.  Shape errors
+ * are the graph's. */
 static void
 print_compile_error (const char   *graph_path,
                      const char   *backend,
@@ -70,8 +71,10 @@ print_compile_error (const char   *graph_path,
                      int           size,
                      const GError *error)
 {
-  if (error->domain == REG_REGISTRY_ERROR)
+  if (error->domain == REG_REGISTRY_ERROR ||
+      g_error_matches (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION))
     {
+      /* Both name the backend, and say what would be right. */
       regctl_print_error (error);
     }
   else if (g_error_matches (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_SHAPE))
@@ -163,7 +166,7 @@ regctl_run (const RegctlCommand  *command,
     { "seed", 's', 0, G_OPTION_ARG_INT64, &seed,
       "Seed of the pseudo-random input values (default 0)", "N" },
     { "option", 'o', 0, G_OPTION_ARG_FILENAME_ARRAY, &option_specs,
-      "Backend option; VALUE is GVariant text (fuse=false, threads='uint32 2'); repeatable",
+      "Backend option, VALUE read by the option's type (threads=2, fuse=false); repeatable",
       "KEY=VALUE" },
     { "print-inputs", 'p', 0, G_OPTION_ARG_NONE, &print_inputs,
       "Print the inputs' values too", NULL },
@@ -207,7 +210,7 @@ regctl_run (const RegctlCommand  *command,
   shapes = regctl_parse_input_specs (input_specs, &error);
   if (shapes == NULL)
     return option_error (command, error);
-  if (!regctl_parse_options (option_specs, FALSE, NULL, &options, &error))
+  if (!regctl_check_options (option_specs, FALSE, &error))
     return option_error (command, error);
 
   graph = regctl_load_graph (path, &error);
@@ -229,6 +232,11 @@ regctl_run (const RegctlCommand  *command,
       return REGCTL_EXIT_FAILURE;
     }
   default_name = reg_registry_dup_default_backend (registry);
+
+  /* Values are read by the types the backend declares. */
+  if (!regctl_parse_options (option_specs, FALSE, NULL, reg_compiler_get_options (compiler),
+                             &options, &error))
+    return option_error (command, error);
 
   start = regctl_now_ns ();
   fn = reg_registry_compile (registry, backend, graph, inputs, options, &error);
@@ -466,7 +474,7 @@ check_option_backends (char       **option_specs,
     {
       g_autofree char *backend = NULL;
       g_autofree char *key = NULL;
-      g_autoptr(GVariant) value = NULL;
+      g_autofree char *value = NULL;
 
       if (!regctl_parse_option (option_specs[i], TRUE, &backend, &key, &value, error))
         return FALSE;
@@ -505,21 +513,22 @@ describe_inputs (RegGraph  *graph,
 /* Compiles and times @graph on one backend.  The first call's outputs are
  * checked against @reference (or become it, for the first backend). */
 static int
-bench_backend (RegRegistry  *registry,
-               const char   *path,
-               RegGraph     *graph,
-               GHashTable   *shapes,
-               int           size,
-               GPtrArray    *inputs,
-               char        **option_specs,
-               guint         repeat,
-               double        rtol,
-               double        atol,
-               const char   *reference_name,
-               GPtrArray   **reference,
-               Progress     *progress,
-               const char   *progress_prefix,
-               BenchResult  *result)
+bench_backend (const RegctlCommand *command,
+               RegRegistry         *registry,
+               const char          *path,
+               RegGraph            *graph,
+               GHashTable          *shapes,
+               int                  size,
+               GPtrArray           *inputs,
+               char               **option_specs,
+               guint                repeat,
+               double               rtol,
+               double               atol,
+               const char          *reference_name,
+               GPtrArray          **reference,
+               Progress            *progress,
+               const char          *progress_prefix,
+               BenchResult         *result)
 {
   g_autoptr(GVariant) options = NULL;
   g_autoptr(RegCompiler) compiler = NULL;
@@ -530,10 +539,6 @@ bench_backend (RegRegistry  *registry,
   g_autofree char *reason = NULL;
   gint64 start;
 
-  /* Validated by check_option_backends() already. */
-  if (!regctl_parse_options (option_specs, TRUE, result->name, &options, &error))
-    g_assert_not_reached ();
-
   progress_update (progress, TRUE, "%s %s: compiling", progress_prefix, result->name);
   compiler = reg_registry_lookup_backend (registry, result->name, &error);
   if (compiler == NULL)
@@ -541,6 +546,14 @@ bench_backend (RegRegistry  *registry,
       progress_clear (progress);
       regctl_print_error (error);
       return REGCTL_EXIT_FAILURE;
+    }
+
+  /* Values are read by the types this backend declares. */
+  if (!regctl_parse_options (option_specs, TRUE, result->name, reg_compiler_get_options (compiler),
+                             &options, &error))
+    {
+      progress_clear (progress);
+      return option_error (command, error);
     }
 
   start = regctl_now_ns ();
@@ -652,7 +665,7 @@ regctl_bench (const RegctlCommand  *command,
     { "seed", 's', 0, G_OPTION_ARG_INT64, &seed,
       "Seed of the pseudo-random input values (default 0)", "N" },
     { "option", 'o', 0, G_OPTION_ARG_FILENAME_ARRAY, &option_specs,
-      "Backend option for every backend, or for BACKEND only; VALUE is GVariant text; repeatable",
+      "Backend option for every backend, or for BACKEND only, VALUE read by the option's type; repeatable",
       "[BACKEND/]KEY=VALUE" },
     { "rtol", 0, 0, G_OPTION_ARG_DOUBLE, &rtol,
       "Relative tolerance of the output check (default 1e-4)", "R" },
@@ -724,7 +737,7 @@ regctl_bench (const RegctlCommand  *command,
       g_autofree char *prefix = g_strdup_printf ("[%u/%u]", i + 1, n_backends);
 
       g_array_append_val (results, result);
-      status = bench_backend (registry, path, graph, shapes, size, inputs, option_specs,
+      status = bench_backend (command, registry, path, graph, shapes, size, inputs, option_specs,
                               repeat, rtol, atol, backends[0], &reference, &progress, prefix,
                               &g_array_index (results, BenchResult, i));
       if (status != REGCTL_EXIT_OK)

@@ -5,6 +5,8 @@
 
 #include <stdarg.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "regctl.h"
 
@@ -91,6 +93,78 @@ regctl_json_append_strv (GString            *out,
       regctl_json_append_string (out, strv[i]);
     }
   g_string_append_c (out, ']');
+}
+
+/**
+ * regctl_json_append_variant:
+ * @out: where to append
+ * @value: (nullable): an option value: a boolean, a number, a string or a
+ *   string list
+ *
+ * Appends @value as the JSON value of its kind (`null` for %NULL): `true`,
+ * `512`, `0.25`, `"fast"`, `["fold", "cse"]`.
+ */
+void
+regctl_json_append_variant (GString  *out,
+                            GVariant *value)
+{
+  char buffer[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (value == NULL)
+    {
+      g_string_append (out, "null");
+      return;
+    }
+
+  switch (g_variant_classify (value))
+    {
+    case G_VARIANT_CLASS_BOOLEAN:
+      g_string_append (out, g_variant_get_boolean (value) ? "true" : "false");
+      break;
+    case G_VARIANT_CLASS_BYTE:
+      g_string_append_printf (out, "%u", g_variant_get_byte (value));
+      break;
+    case G_VARIANT_CLASS_INT16:
+      g_string_append_printf (out, "%d", g_variant_get_int16 (value));
+      break;
+    case G_VARIANT_CLASS_UINT16:
+      g_string_append_printf (out, "%u", g_variant_get_uint16 (value));
+      break;
+    case G_VARIANT_CLASS_INT32:
+      g_string_append_printf (out, "%" G_GINT32_FORMAT, g_variant_get_int32 (value));
+      break;
+    case G_VARIANT_CLASS_UINT32:
+      g_string_append_printf (out, "%" G_GUINT32_FORMAT, g_variant_get_uint32 (value));
+      break;
+    case G_VARIANT_CLASS_INT64:
+      g_string_append_printf (out, "%" G_GINT64_FORMAT, g_variant_get_int64 (value));
+      break;
+    case G_VARIANT_CLASS_UINT64:
+      g_string_append_printf (out, "%" G_GUINT64_FORMAT, g_variant_get_uint64 (value));
+      break;
+    case G_VARIANT_CLASS_DOUBLE:
+      /* Option values are finite: JSON has no NaN. */
+      g_string_append (out, g_ascii_dtostr (buffer, sizeof buffer, g_variant_get_double (value)));
+      break;
+    case G_VARIANT_CLASS_STRING:
+      regctl_json_append_string (out, g_variant_get_string (value, NULL));
+      break;
+    case G_VARIANT_CLASS_ARRAY:
+      if (g_variant_is_of_type (value, G_VARIANT_TYPE_STRING_ARRAY))
+        {
+          g_autofree const char **strings = g_variant_get_strv (value, NULL);
+
+          regctl_json_append_strv (out, strings);
+          break;
+        }
+      G_GNUC_FALLTHROUGH;
+    default:
+      {
+        g_autofree char *text = g_variant_print (value, TRUE);
+
+        regctl_json_append_string (out, text);
+      }
+    }
 }
 
 /**
@@ -290,6 +364,27 @@ regctl_arg_to_utf8 (char   **arg,
   return TRUE;
 }
 
+/**
+ * regctl_stdout_width:
+ *
+ * Returns: the width in columns that table output keeps within: at most
+ *   %REGCTL_TERMINAL_WIDTH, less on a narrower terminal; 0 (no limit) when
+ *   stdout is not a terminal, so that piped output is whole
+ */
+guint
+regctl_stdout_width (void)
+{
+  struct winsize size;
+
+  if (!isatty (STDOUT_FILENO))
+    return 0;
+
+  if (ioctl (STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0)
+    return MIN (size.ws_col, REGCTL_TERMINAL_WIDTH);
+
+  return REGCTL_TERMINAL_WIDTH;
+}
+
 /* ---- Tables ------------------------------------------------------------- */
 
 struct _RegctlTable
@@ -364,6 +459,70 @@ text_width (const char *text)
     return g_utf8_strlen (text, -1);
 
   return strlen (text);
+}
+
+/* The first characters of @cell that fit in @width columns, with an
+ * ellipsis when it is cut. */
+static char *
+cut_cell (const char *cell,
+          gsize       width)
+{
+  g_autofree char *start = NULL;
+
+  if (text_width (cell) <= width)
+    return g_strdup (cell);
+  if (width == 0)
+    return g_strdup ("");
+  if (!g_utf8_validate (cell, -1, NULL))
+    return g_strndup (cell, width);
+
+  start = g_utf8_substring (cell, 0, width - 1);
+  g_strchomp (start);
+  return g_strconcat (start, "\u2026", NULL);
+}
+
+/**
+ * regctl_table_fit:
+ * @table: a table
+ * @column: the column to cut
+ * @max_width: the widest a line may be, 0 for no limit
+ *
+ * Cuts the cells of @column (not its title), with an ellipsis, so that
+ * the table's lines fit in @max_width columns, as far as cutting that
+ * column can.
+ */
+void
+regctl_table_fit (RegctlTable *table,
+                  guint        column,
+                  guint        max_width)
+{
+  g_autofree gsize *widths = g_new0 (gsize, table->n_columns);
+  gsize others = 0, available;
+
+  g_assert (column < table->n_columns);
+
+  if (max_width == 0)
+    return;
+
+  for (guint i = 0; i < table->cells->len; i++)
+    widths[i % table->n_columns] = MAX (widths[i % table->n_columns],
+                                        text_width (g_ptr_array_index (table->cells, i)));
+  for (guint col = 0; col < table->n_columns; col++)
+    if (col != column)
+      others += widths[col] + 2;
+
+  if (others + widths[column] <= max_width)
+    return;
+
+  available = others < max_width ? max_width - others : 0;
+  available = MAX (available, text_width (g_ptr_array_index (table->cells, column)));
+  for (guint i = table->n_columns + column; i < table->cells->len; i += table->n_columns)
+    {
+      char *cell = g_ptr_array_index (table->cells, i);
+
+      table->cells->pdata[i] = cut_cell (cell, available);
+      g_free (cell);
+    }
 }
 
 /**

@@ -19,7 +19,10 @@ static const char list_description[] =
   "Lists the backends the registry knows: those registered at run time and\n"
   "those declared by module manifests in the search path (see `regctl paths`).\n"
   "No module is loaded: STATE says whether a backend's compiler object exists\n"
-  "(\"loaded\") or only its declaration (\"declared\").\n"
+  "(\"loaded\") or only its declaration (\"declared\").  On a terminal, lines keep\n"
+  "within 100 columns (fewer on a narrower terminal): SOURCE shows the module's\n"
+  "file name and long descriptions are cut, ending in an ellipsis.  Piped\n"
+  "output and --json are whole.\n"
   "\n"
   "By default backends tagged debug or experimental are left out; --all lists\n"
   "every backend and --exclude-tags=TAGS (comma-separated) replaces the set of\n"
@@ -27,13 +30,22 @@ static const char list_description[] =
   "\n"
   "--json prints an array of objects with the keys name, tags (array),\n"
   "description (string or null), loaded (boolean), origin (\"runtime\" or\n"
-  "\"module\") and module_path (string or null).";
+  "\"module\"), module_path (string or null), default (boolean), version,\n"
+  "authors, website, license (each null when the manifest gives none) and\n"
+  "options: null when the backend declares none (its options are not checked),\n"
+  "otherwise an array of objects with the keys name, type (a GVariant type\n"
+  "string), type_name, default, minimum, maximum (values as JSON, or null),\n"
+  "choices (array or null) and description.";
 
 static const char info_description[] =
   "Shows what the registry knows of backend NAME (debug and experimental ones\n"
-  "included): tags, description, state, origin and module file.  --load also\n"
-  "looks the backend up, which loads its module, and fails (exit status 1,\n"
-  "the error on stderr) when the module cannot provide it.\n"
+  "included): tags, description, state, origin, module file, whether it is the\n"
+  "default, the version, authors, website and license its manifest gives, and\n"
+  "the options it takes (name, type, default, the range or choices allowed, and\n"
+  "a description), all without loading its module.  --json prints the object\n"
+  "`regctl list --json` prints for it.  --load also looks the backend up, which\n"
+  "loads its module, and fails (exit status 1, the error on stderr) when the\n"
+  "module cannot provide it.\n"
   "\n"
   "An unknown NAME prints the registry's message, with close matches, on\n"
   "stderr and exits with status 1.";
@@ -53,16 +65,19 @@ static const char run_description[] =
   "not all square matrices of one size (matmul of a 4x3 by a 3x8 matrix, say)\n"
   "need --input.\n"
   "\n"
-  "--option KEY=VALUE passes a backend option: VALUE is GVariant text, read\n"
-  "with g_variant_parse(), so fuse=false is a boolean, threads=\"uint32 2\"\n"
-  "and block-size=\"uint32 4096\" are unsigned 32-bit integers (a bare 2 is a\n"
-  "signed int32), mode=\"'fast'\" is a string.  Backends reject keys they do\n"
-  "not know.\n"
+  "--option KEY=VALUE passes a backend option.  VALUE is read by the type the\n"
+  "backend declares for KEY (see `regctl info NAME`): threads=2, fuse=false,\n"
+  "mode=fast, passes=fold,cse (a string list); GVariant text of that type\n"
+  "works too (threads=\"uint32 2\").  A value that is not of the type, or is out\n"
+  "of its range or choices, is a usage error (exit status 2).  A key the\n"
+  "backend does not declare fails the compile (exit status 1), naming close\n"
+  "keys.  For a backend that declares no options, VALUE is GVariant text\n"
+  "(a bare 2 is then a signed int32).\n"
   "\n"
   "Examples:\n"
   "  regctl run docs/examples/elementwise.graph\n"
   "  regctl run mlp.graph --backend eager --input x=4x3 --input w=3x8 --input b=4x8\n"
-  "  regctl run elementwise.graph --option fuse=false --option threads=\"uint32 2\"";
+  "  regctl run elementwise.graph --option fuse=false --option threads=2";
 
 static const char bench_description[] =
   "Compiles the graph in GRAPH_FILE once on each backend of --backends, calls\n"
@@ -77,8 +92,9 @@ static const char bench_description[] =
   "Inputs are made as by `regctl run`, except that the default shape is\n"
   "SIZExSIZE with --size defaulting to 256.  --option KEY=VALUE applies to\n"
   "every backend, --option BACKEND/KEY=VALUE to that backend only (the\n"
-  "eager backend takes no option).  When stderr is a terminal, progress is\n"
-  "shown there.\n"
+  "eager backend takes no option); each backend reads VALUE by the type it\n"
+  "declares for KEY, as `regctl run` does.  When stderr is a terminal,\n"
+  "progress is shown there.\n"
   "\n"
   "Example:\n"
   "  regctl bench docs/examples/elementwise.graph --backends eager,inductor --size 512";
@@ -114,7 +130,7 @@ static const RegctlCommand commands[] = {
   { "run", "GRAPH_FILE [--backend=NAME] [--input=NAME=SHAPE...] [--seed=N] [--option=KEY=VALUE...]",
     "Compile a graph on a backend, call it and print its outputs",
     run_description, regctl_run },
-  { "bench", "GRAPH_FILE --backends=A,B... [--size=N] [--repeat=K] [--input=NAME=SHAPE...]",
+  { "bench", "GRAPH_FILE --backends=A,B... [--size=N] [--repeat=K] [--input=NAME=SHAPE...] [--option=[BACKEND/]KEY=VALUE...]",
     "Time a graph on several backends and check they agree",
     bench_description, regctl_bench },
   { "paths", "[--json]",

@@ -21,6 +21,9 @@ G_BEGIN_DECLS
 #define REGCTL_MAX_ELEMENTS (G_GINT64_CONSTANT (1) << 28)
 #define REGCTL_MAX_SIZE     16384
 
+/* The widest that tables are on a terminal (regctl list). */
+#define REGCTL_TERMINAL_WIDTH 100
+
 typedef struct _RegctlCommand RegctlCommand;
 
 typedef int (*RegctlCommandFunc) (const RegctlCommand *command,
@@ -61,6 +64,8 @@ void            regctl_json_append_string   (GString              *out,
                                              const char           *text);
 void            regctl_json_append_strv     (GString              *out,
                                              const char * const   *strv);
+void            regctl_json_append_variant  (GString              *out,
+                                             GVariant             *value);
 char           *regctl_join_tags            (const char * const   *tags);
 char           *regctl_single_line          (const char           *text);
 char          **regctl_split_list           (const char           *text);
@@ -76,6 +81,7 @@ gboolean        regctl_args_to_utf8         (char               **args,
                                              GError              **error);
 gboolean        regctl_arg_to_utf8          (char               **arg,
                                              GError              **error);
+guint           regctl_stdout_width         (void);
 
 typedef struct _RegctlTable RegctlTable;
 
@@ -85,6 +91,9 @@ void            regctl_table_set_right_aligned (RegctlTable       *table,
                                              guint                 column);
 void            regctl_table_add_row        (RegctlTable          *table,
                                              ...);
+void            regctl_table_fit            (RegctlTable          *table,
+                                             guint                 column,
+                                             guint                 max_width);
 char           *regctl_table_to_string      (RegctlTable          *table);
 void            regctl_table_free           (RegctlTable          *table);
 
@@ -117,11 +126,15 @@ gboolean        regctl_parse_option         (const char           *text,
                                              gboolean              allow_backend,
                                              char                **backend,
                                              char                **key,
-                                             GVariant            **value,
+                                             char                **value,
+                                             GError              **error);
+gboolean        regctl_check_options        (char                **specs,
+                                             gboolean              allow_backend,
                                              GError              **error);
 gboolean        regctl_parse_options        (char                **specs,
                                              gboolean              allow_backend,
                                              const char           *backend,
+                                             GListModel           *schema,
                                              GVariant            **options,
                                              GError              **error);
 RegGraph       *regctl_load_graph           (const char           *path,
