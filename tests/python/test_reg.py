@@ -1871,6 +1871,66 @@ class TestDocs(RegTestCase):
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         self.assertEqual(proc.stdout.splitlines()[0], "inductor")
 
+    def build_tree(self):
+        """The build tree's libreg/: the library, its generated headers and
+        the typelib (first in GI_TYPELIB_PATH, set by meson)."""
+        for d in os.environ.get("GI_TYPELIB_PATH", "").split(":"):
+            if d and os.path.exists(os.path.join(d, "libreg-1.so")):
+                return os.path.abspath(d)
+        return None
+
+    def test_choosing_a_backend_python(self):
+        # The page registers on the default registry and cleans up itself.
+        before = Reg.Registry.get_default().list_backends([])
+        self.run_python_blocks("choosing-a-backend.md")
+        self.assertEqual(Reg.Registry.get_default().list_backends([]), before)
+
+    def test_choosing_a_backend_javascript(self):
+        gjs = shutil.which("gjs")
+        if gjs is None:
+            self.skipTest("gjs is not installed")
+        blocks = code_blocks("choosing-a-backend.md", "js")
+        self.assertTrue(blocks)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "choosing.js")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write("\n".join(blocks))
+            proc = subprocess.run([gjs, path], capture_output=True, text=True, timeout=60)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertIn("threads: uint32, default 1", proc.stdout)
+        self.assertIn("did you mean 'threads'?", proc.stdout)
+
+    def test_choosing_a_backend_c(self):
+        # Each C block of the page is a whole program: built against the
+        # build tree, and run.
+        cc = shutil.which("cc")
+        pkg_config = shutil.which("pkg-config")
+        builddir = self.build_tree()
+        if cc is None or pkg_config is None or builddir is None:
+            self.skipTest("cc, pkg-config or the build tree's libreg-1.so is missing")
+        flags = subprocess.run([pkg_config, "--cflags", "--libs", "gio-2.0", "gmodule-2.0"],
+                               capture_output=True, text=True, check=True).stdout.split()
+        blocks = code_blocks("choosing-a-backend.md", "c")
+        self.assertTrue(blocks)
+        for i, block in enumerate(blocks):
+            with self.subTest(block=i), tempfile.TemporaryDirectory() as d:
+                source = os.path.join(d, "example.c")
+                program = os.path.join(d, "example")
+                with open(source, "w", encoding="utf-8") as f:
+                    f.write(block)
+                proc = subprocess.run(
+                    [cc, "-std=gnu11", "-Wall", "-Werror", "-o", program, source,
+                     "-I" + builddir, "-I" + os.path.join(SRCDIR, "libreg"),
+                     "-L" + builddir, "-lreg-1", "-Wl,-rpath," + builddir] + flags,
+                    capture_output=True, text=True, timeout=300)
+                self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+                proc = subprocess.run([program], capture_output=True, text=True, timeout=60)
+                self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+                if i == 0:
+                    self.assertIn("threads: uint32, default 1\n", proc.stdout)
+                    self.assertIn("unknown option 'thread' for backend 'inductor', "
+                                  "did you mean 'threads'?\n", proc.stdout)
+
     def test_bindings_vala(self):
         valac = shutil.which("valac")
         # The build tree's libreg/ holds the library, its generated headers,
