@@ -1932,3 +1932,128 @@ reg_graph_infer_shapes (RegGraph   *self,
 
   return g_variant_ref_sink (g_variant_builder_end (&builder));
 }
+
+/* ---- Compile cache key -------------------------------------------------- */
+
+static void
+key_append_u32 (GByteArray *out,
+                guint32     value)
+{
+  g_byte_array_append (out, (const guint8 *) &value, sizeof value);
+}
+
+static void
+key_append_string (GByteArray *out,
+                   const char *text,
+                   gsize       length)
+{
+  key_append_u32 (out, (guint32) length);
+  g_byte_array_append (out, (const guint8 *) text, length);
+}
+
+/* Whether @name is one that name_nodes() could generate (`v`, digits,
+ * then any underscores), so that an explicit name might push a generated
+ * one aside. */
+static gboolean
+looks_generated (const char *name)
+{
+  const char *p = name + 1;
+
+  if (name[0] != 'v' || !g_ascii_isdigit (*p))
+    return FALSE;
+  while (g_ascii_isdigit (*p))
+    p++;
+  while (*p == '_')
+    p++;
+
+  return *p == '\0';
+}
+
+/* An operand as the text form has it: a constant by value (every NaN
+ * prints `nan`, other doubles print as themselves, -0.0 included), a node
+ * by its line (inputs first, then the operator calls in order). */
+static void
+key_append_operand (GByteArray  *out,
+                    RegGraph    *self,
+                    const guint *line_of,
+                    guint        id)
+{
+  const Node *node = get_node (self, id);
+
+  if (node->kind == REG_NODE_CONSTANT)
+    {
+      double value = isnan (node->value) ? NAN : node->value;
+      guint64 bits;
+
+      memcpy (&bits, &value, sizeof bits);
+      key_append_u32 (out, G_MAXUINT32);
+      g_byte_array_append (out, (const guint8 *) &bits, sizeof bits);
+    }
+  else
+    {
+      key_append_u32 (out, line_of[id]);
+    }
+}
+
+void
+_reg_graph_append_key (RegGraph   *self,
+                       GByteArray *out)
+{
+  g_autofree guint *line_of = g_new (guint, MAX (self->nodes->len, 1));
+  g_autoptr(GStringChunk) chunk = NULL;
+  g_autofree const char **names = NULL;
+  gboolean plain_names = TRUE;
+  GHashTableIter iter;
+  gpointer key;
+  char generated[16];
+  guint line = 0;
+
+  /* The names of the text form (see name_nodes()).  Unless an explicit
+   * name looks like a generated one, node N's generated name is `vN`. */
+  g_hash_table_iter_init (&iter, self->names);
+  while (plain_names && g_hash_table_iter_next (&iter, &key, NULL))
+    plain_names = !looks_generated (key);
+  if (!plain_names)
+    {
+      chunk = g_string_chunk_new (64);
+      names = name_nodes (self, chunk);
+    }
+
+  for (guint i = 0; i < self->inputs->len; i++)
+    line_of[g_array_index (self->inputs, guint, i)] = line++;
+  for (guint i = 0; i < self->nodes->len; i++)
+    if (get_node (self, i)->kind == REG_NODE_OP)
+      line_of[i] = line++;
+
+  key_append_u32 (out, self->inputs->len);
+  for (guint i = 0; i < self->inputs->len; i++)
+    {
+      const Node *node = get_node (self, g_array_index (self->inputs, guint, i));
+
+      key_append_string (out, node->name, strlen (node->name));
+    }
+
+  for (guint i = 0; i < self->nodes->len; i++)
+    {
+      const Node *node = get_node (self, i);
+
+      if (node->kind != REG_NODE_OP)
+        continue;
+
+      if (names != NULL)
+        key_append_string (out, names[i], strlen (names[i]));
+      else if (node->name != NULL)
+        key_append_string (out, node->name, strlen (node->name));
+      else
+        key_append_string (out, generated, g_snprintf (generated, sizeof generated, "v%u", i));
+
+      key_append_u32 (out, node->op);
+      key_append_u32 (out, node->n_args);
+      for (guint j = 0; j < node->n_args; j++)
+        key_append_operand (out, self, line_of, node->args[j]);
+    }
+
+  key_append_u32 (out, self->outputs->len);
+  for (guint i = 0; i < self->outputs->len; i++)
+    key_append_operand (out, self, line_of, g_array_index (self->outputs, guint, i));
+}

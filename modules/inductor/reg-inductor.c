@@ -382,9 +382,18 @@ reg_inductor_compiler_dup_name (RegCompiler *compiler)
   return g_strdup (REG_INDUCTOR_BACKEND);
 }
 
+/* Its functions only read what compile made (their scratch memory has a
+ * lock of its own): they may be shared. */
+static RegCompilerFlags
+reg_inductor_compiler_get_flags (RegCompiler *compiler)
+{
+  return REG_COMPILER_FLAGS_SHAREABLE;
+}
+
 static void
 reg_inductor_compiler_iface_init (RegCompilerInterface *iface)
 {
+  iface->get_flags = reg_inductor_compiler_get_flags;
   iface->compile = reg_inductor_compiler_compile;
   iface->dup_name = reg_inductor_compiler_dup_name;
 }

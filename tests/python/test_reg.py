@@ -1262,6 +1262,9 @@ class TestLifetimes(RegTestCase):
 
     def test_compiled_fn_is_finalized(self):
         r = Reg.Registry.new()
+        # The compile cache keeps what it compiled: without it, the caller
+        # holds the only reference.
+        r.set_compile_cache_size(0)
         graph = Reg.Graph.new_from_string(GRAPH_TEXT)
         x, y = tensor([1, 2]), tensor([3, -4])
         for backend in ("eager", "inductor"):

@@ -107,9 +107,13 @@ class ScaleCompiler : Object, Reg.Compiler {
         return new ScaledFn (inner.compile (graph, example_inputs, null), factor);
     }
 
-    /* dup_name is optional in C, but abstract in the vapi. */
+    /* dup_name and get_flags are optional in C, but abstract in the vapi. */
     public string? dup_name () {
         return "vala_scale";
+    }
+
+    public Reg.CompilerFlags get_flags () {
+        return Reg.CompilerFlags.NONE;
     }
 }
 
