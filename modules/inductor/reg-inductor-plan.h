@@ -46,11 +46,6 @@ typedef struct
   guint    passes;       /* RegIndPasses */
 } RegIndOptions;
 
-/* Maps an operator name to its RegIndOp, or returns FALSE. */
-gboolean   _reg_ind_op_from_name  (const char       *name,
-                                   RegIndOp         *op);
-const char *_reg_ind_op_name      (RegIndOp          op);
-
 /* @shapes: the `aax` of reg_graph_infer_shapes(). */
 IndGraph  *_reg_ind_graph_new     (RegGraph         *graph,
                                    GVariant         *shapes,
