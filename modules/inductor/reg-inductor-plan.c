@@ -550,8 +550,9 @@ append_constant (GString *out,
     g_string_append (out, g_ascii_formatd (buf, sizeof buf, "%.17g", value));
 }
 
-/* Node names for the text form: the source's where it had one (inputs
- * always do), `_N` otherwise, made unique. */
+/* Node names for the optimized graph and the plan's description: the
+ * source's where it had one (inputs always do), `_N` otherwise, made
+ * unique. */
 static char **
 name_nodes (IndGraph *graph)
 {
@@ -601,62 +602,65 @@ name_nodes (IndGraph *graph)
   return names;
 }
 
-static void
-append_operand (GString  *out,
-                IndGraph *graph,
-                char    **names,
-                guint     id)
+/* The node of @out for the operand @id of the optimized graph: a constant
+ * becomes a node of its own each time it is used, as parsing the text form
+ * makes them, so the graph is the one its text reads back as. */
+static guint
+build_operand (RegGraph    *out,
+               IndGraph    *graph,
+               const guint *ids,
+               guint        id)
 {
   const IndNode *node = graph_node (graph, id);
 
   if (node->kind == REG_NODE_CONSTANT)
-    append_constant (out, node->value);
-  else
-    g_string_append (out, names[id]);
+    return reg_graph_add_constant (out, node->value);
+
+  return ids[id];
 }
 
-char *
-_reg_ind_graph_to_text (IndGraph *graph)
+RegGraph *
+_reg_ind_graph_to_reg_graph (IndGraph  *graph,
+                             GError   **error)
 {
   g_auto(GStrv) names = name_nodes (graph);
-  GString *out = g_string_new ("graph(");
-  gboolean first = TRUE;
-
-  for (guint i = 0; i < graph->nodes->len; i++)
-    if (graph_node (graph, i)->kind == REG_NODE_INPUT)
-      {
-        g_string_append_printf (out, "%s%s", first ? "" : ", ", names[i]);
-        first = FALSE;
-      }
-  g_string_append (out, "):\n");
+  g_autofree guint *ids = g_new (guint, MAX (graph->nodes->len, 1));
+  g_autofree guint *outputs = g_new (guint, MAX (graph->n_outputs, 1));
+  g_autoptr(RegGraph) out = reg_graph_new ();
 
   for (guint i = 0; i < graph->nodes->len; i++)
     {
       const IndNode *node = graph_node (graph, i);
 
+      ids[i] = REG_GRAPH_INVALID_NODE;
+      if (node->kind == REG_NODE_INPUT)
+        ids[i] = reg_graph_add_input (out, names[i]);
+    }
+
+  for (guint i = 0; i < graph->nodes->len; i++)
+    {
+      const IndNode *node = graph_node (graph, i);
+      guint args[2];
+
       if (node->kind != REG_NODE_OP)
         continue;
 
-      g_string_append_printf (out, "  %s = %s(", names[i], reg_op_get_name (node->op));
       for (guint j = 0; j < node->n_args; j++)
-        {
-          if (j > 0)
-            g_string_append (out, ", ");
-          append_operand (out, graph, names, node->args[j]);
-        }
-      g_string_append (out, ")\n");
+        args[j] = build_operand (out, graph, ids, node->args[j]);
+      ids[i] = reg_graph_add_call (out, names[i], node->op, args, node->n_args, error);
+      if (ids[i] == REG_GRAPH_INVALID_NODE)
+        return NULL;
     }
 
-  g_string_append (out, "  return (");
   for (guint i = 0; i < graph->n_outputs; i++)
-    {
-      if (i > 0)
-        g_string_append (out, ", ");
-      append_operand (out, graph, names, graph->outputs[i]);
-    }
-  g_string_append (out, graph->n_outputs == 1 ? ",)\n" : ")\n");
+    outputs[i] = build_operand (out, graph, ids, graph->outputs[i]);
+  reg_graph_set_outputs (out, outputs, graph->n_outputs);
 
-  return g_string_free (out, FALSE);
+  /* Input names are checked by the builder without a GError of their own */
+  if (!reg_graph_validate (out, error))
+    return NULL;
+
+  return g_steal_pointer (&out);
 }
 
 /* Plans --------------------------------------------------------------- */
