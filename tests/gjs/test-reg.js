@@ -343,6 +343,60 @@ test('graph builder', () => {
     assert(e.message.startsWith('2:'), e.message);
 });
 
+test('operators as Reg.Op', () => {
+    const names = ['add', 'sub', 'mul', 'div', 'maximum', 'minimum', 'neg', 'relu', 'exp',
+        'log', 'sqrt', 'tanh', 'sigmoid', 'abs', 'sum', 'matmul'];
+    const values = Object.keys(Reg.Op).filter(k => typeof Reg.Op[k] === 'number');
+    assertEqual(values.map(k => k.toLowerCase()), names);
+    for (const key of values) {
+        const op = Reg.Op[key];
+        assertEqual(Reg.Op.get_name(op), key.toLowerCase(), key);
+        assertEqual(Reg.Op.from_name(key.toLowerCase()), [true, op], key);
+    }
+    assertEqual(Reg.Op.from_name('Matmul')[0], false);
+    assertEqual(Reg.Op.get_arity(Reg.Op.MATMUL), 2);
+    assertEqual(Reg.Op.get_kind(Reg.Op.MATMUL), Reg.OpKind.MATMUL);
+    assertEqual(Reg.Op.get_kind(Reg.Op.SUM), Reg.OpKind.REDUCTION);
+
+    const g = new Reg.Graph();
+    const x = g.add_input('x');
+    const w = g.add_input('w');
+    const h = g.add_call('h', Reg.Op.MATMUL, [x, w]);
+    const s = g.add_call(null, Reg.Op.SUM, [h]);
+    g.set_outputs([h, s]);
+    assertEqual(g.get_node_operator(h), Reg.Op.MATMUL);
+    assertEqual(g.get_node_op(h), 'matmul');
+    assertEqual(g.get_node_name(h), 'h');
+    assertEqual(g.to_string(), 'graph(x, w):\n  h = matmul(x, w)\n  v3 = sum(h)\n  return (h, v3)\n');
+    assertGError(() => g.add_call(null, Reg.Op.MATMUL, [x]), Reg.GraphError, Reg.GraphError.ARITY,
+        'matmul takes 2 arguments, 1 given');
+    assertGError(() => g.add_call('x', Reg.Op.NEG, [x]), Reg.GraphError, Reg.GraphError.REDEFINED);
+    assertEqual(g.get_n_nodes(), 4);
+});
+
+test('a graph built with Reg.Op compiles', () => {
+    const registry = Reg.Registry.get_default();
+    const g = new Reg.Graph();
+    const h = g.add_call('h', Reg.Op.MATMUL, [g.add_input('x'), g.add_input('w')]);
+    g.set_outputs([g.add_call(null, Reg.Op.RELU, [h])]);
+    const xs = randomValues(6), ws = randomValues(12);
+    const inputs = [tensor(xs, [2, 3]), tensor(ws, [3, 4])];
+    const want = [];
+    for (let i = 0; i < 2; i++) {
+        for (let j = 0; j < 4; j++) {
+            let acc = 0;
+            for (let k = 0; k < 3; k++)
+                acc += xs[i * 3 + k] * ws[k * 4 + j];
+            want.push(Math.max(acc, 0));
+        }
+    }
+    for (const backend of ['eager', 'inductor']) {
+        const out = registry.compile(backend, g, inputs, null).call(inputs)[0];
+        assertEqual(out.get_shape(), [2, 4], backend);
+        assertClose(out.get_data(), want, 1e-5, backend);
+    }
+}, {modules: true});
+
 test('errors', () => {
     const registry = Reg.Registry.new();
     assertGError(() => registry.lookup_backend('indctor'), Reg.RegistryError,

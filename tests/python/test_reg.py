@@ -1109,6 +1109,59 @@ class TestGraph(RegTestCase):
             g.validate()
         self.assertGError(cm, GRAPH_ERROR, Reg.GraphError.REDEFINED)
 
+    OPERATORS = ["add", "sub", "mul", "div", "maximum", "minimum", "neg", "relu", "exp",
+                 "log", "sqrt", "tanh", "sigmoid", "abs", "sum", "matmul"]
+
+    def test_op_enum(self):
+        values = sorted(Reg.Op.__enum_values__.values())
+        self.assertEqual([v.value_nick for v in values], self.OPERATORS)
+        self.assertEqual(Reg.Op.MATMUL.value_nick, "matmul")
+        for op in values:
+            self.assertEqual(Reg.Op.get_name(op), op.value_nick)
+            self.assertEqual(Reg.Op.from_name(op.value_nick), (True, op))
+            kind = Reg.Op.get_kind(op)
+            self.assertEqual(Reg.Op.get_arity(op),
+                             1 if kind in (Reg.OpKind.ELEMENTWISE_UNARY,
+                                           Reg.OpKind.REDUCTION) else 2)
+            # The parser knows it by that name.
+            args = "x" if Reg.Op.get_arity(op) == 1 else "x, y"
+            g = Reg.Graph.new_from_string(
+                "graph(x, y):\n  r = %s(%s)\n  return (r,)\n" % (op.value_nick, args))
+            self.assertEqual(g.get_node_operator(2), op)
+        self.assertEqual(Reg.Op.get_kind(Reg.Op.MATMUL), Reg.OpKind.MATMUL)
+        self.assertEqual(Reg.Op.get_kind(Reg.Op.SUM), Reg.OpKind.REDUCTION)
+        self.assertFalse(Reg.Op.from_name("Matmul")[0])
+        self.assertFalse(Reg.Op.from_name("softmax")[0])
+
+    def test_add_call(self):
+        g = Reg.Graph.new()
+        x = g.add_input("x")
+        w = g.add_input("w")
+        h = g.add_call("h", Reg.Op.MATMUL, [x, w])
+        s = g.add_call(None, Reg.Op.SUM, [h])
+        g.set_outputs([h, s])
+        self.assertEqual(g.get_node_operator(h), Reg.Op.MATMUL)
+        self.assertEqual(g.get_node_operator(s), Reg.Op.SUM)
+        self.assertEqual(g.get_node_op(h), "matmul")
+        self.assertEqual(g.get_node_name(h), "h")
+        self.assertIsNone(g.get_node_name(s))
+        self.assertEqual(g.to_string(),
+                         "graph(x, w):\n  h = matmul(x, w)\n  v3 = sum(h)\n  return (h, v3)\n")
+        with self.assertRaises(GLib.Error) as cm:
+            g.add_call(None, Reg.Op.MATMUL, [x])
+        self.assertGError(cm, GRAPH_ERROR, Reg.GraphError.ARITY,
+                          "matmul takes 2 arguments, 1 given")
+        with self.assertRaises(GLib.Error) as cm:
+            g.add_call("h", Reg.Op.NEG, [x])
+        self.assertGError(cm, GRAPH_ERROR, Reg.GraphError.REDEFINED)
+        with self.assertRaises(GLib.Error) as cm:
+            g.add_call(None, Reg.Op.NEG, [99])
+        self.assertGError(cm, GRAPH_ERROR, Reg.GraphError.UNDEFINED)
+        # A value outside Reg.Op does not reach libreg.
+        with self.assertRaises(TypeError):
+            g.add_call(None, 99, [x])
+        self.assertEqual(g.get_n_nodes(), 4)
+
 
 # -- Compiling and calling, checked against numpy -----------------------------
 
@@ -1147,6 +1200,18 @@ class TestNumerics(RegTestCase):
                 np.testing.assert_allclose(rnp.to_numpy(out), exp, rtol=1e-5, atol=1e-5,
                                            err_msg="%s: %s" % (backend, text))
                 self.assertTrue(out.allclose(rnp.to_tensor(exp), 1e-5, 1e-5))
+
+    def test_add_call_matmul(self):
+        x = self.rng.standard_normal((4, 3)).astype(np.float32)
+        w = self.rng.standard_normal((3, 5)).astype(np.float32)
+        graph = Reg.Graph.new()
+        h = graph.add_call("h", Reg.Op.MATMUL, [graph.add_input("x"), graph.add_input("w")])
+        graph.set_outputs([graph.add_call(None, Reg.Op.RELU, [h])])
+        inputs = [rnp.to_tensor(x), rnp.to_tensor(w)]
+        for backend in ("eager", "inductor"):
+            (out,) = self.registry.compile(backend, graph, inputs, None).call(inputs)
+            np.testing.assert_allclose(rnp.to_numpy(out), np.maximum(x @ w, 0),
+                                       rtol=1e-5, atol=1e-5, err_msg=backend)
 
     def test_relu_mul_add(self):
         x = self.rng.standard_normal((4, 3)).astype(np.float32)
