@@ -16,6 +16,12 @@ imports.gi.versions.Reg = '1.0';
 const {GLib, GObject, Gio, Reg} = imports.gi;
 const System = imports.system;
 
+// Before any class that implements the interfaces is made: GJS copies an
+// interface's methods into the classes that implement it.
+Gio._promisify(Reg.Registry.prototype, 'compile_async', 'compile_finish');
+Gio._promisify(Reg.Compiler.prototype, 'compile_async', 'compile_finish');
+Gio._promisify(Reg.CompiledFn.prototype, 'call_async', 'call_finish');
+
 const GRAPH_TEXT = `graph(x, y):
   a = mul(x, y)
   b = add(a, 1.5)
@@ -585,6 +591,93 @@ test('a run that returns the wrong thing is an error, not a crash', () => {
             assert(err.message.includes(message), err.message);
     });
 });
+
+// Runs an async function to its end in a GLib main loop; returns its value
+// or throws its exception.
+function runAsync(asyncFn) {
+    const loop = new GLib.MainLoop(null, false);
+    let outcome = null;
+    asyncFn().then(value => {
+        outcome = {value};
+    }, error => {
+        outcome = {error};
+    }).finally(() => loop.quit());
+    const timeout = GLib.timeout_add_seconds(GLib.PRIORITY_DEFAULT, 30, () => {
+        loop.quit();
+        return GLib.SOURCE_REMOVE;
+    });
+    if (outcome === null)
+        loop.run();
+    GLib.source_remove(timeout);
+    assert(outcome !== null, 'the async function did not finish in 30 s');
+    if (outcome.error !== undefined)
+        throw outcome.error;
+    return outcome.value;
+}
+
+test('compile and call with await', () => {
+    const registry = Reg.Registry.new();
+    registry.register_backend(null, new JsCompiler(), null);
+    const graph = Reg.Graph.new_from_string(GRAPH_TEXT);
+    const xs = [1, -2, 3], ys = [2, 2, 2];
+    const x = tensor(xs), y = tensor(ys);
+    // A JavaScript backend runs in the main context, never in a worker.
+    const backends = HAVE_MODULES ? ['js_interp', 'eager', 'inductor'] : ['js_interp'];
+    for (const backend of backends) {
+        const out = runAsync(async () => {
+            const fn = await registry.compile_async(backend, graph, [x, y], null, null);
+            assertEqual(fn.get_backend(), backend);
+            return fn.call_async([x, y], null);
+        });
+        assertClose(out[0].get_data(), reluMulAdd(xs, ys), 1e-6, backend);
+    }
+    // Errors reject the promise.
+    const error = runAsync(async () => {
+        try {
+            await registry.compile_async('js_intrp', graph, [x, y], null, null);
+        } catch (e) {
+            return e;
+        }
+        return null;
+    });
+    assert(error instanceof GLib.Error && error.matches(Reg.RegistryError, Reg.RegistryError.INVALID_BACKEND),
+        `${error}`);
+});
+
+test('a cancelled compile', () => {
+    const compiler = new JsCompiler();
+    const cancellable = new Gio.Cancellable();
+    cancellable.cancel();
+    const error = runAsync(async () => {
+        try {
+            await compiler.compile_async(Reg.Graph.new_from_string(GRAPH_TEXT),
+                [tensor([1]), tensor([1])], null, cancellable);
+        } catch (e) {
+            return e;
+        }
+        return null;
+    });
+    assert(error instanceof GLib.Error && error.matches(Gio.IOErrorEnum, Gio.IOErrorEnum.CANCELLED),
+        `${error}`);
+    assertEqual(compiler.compiles, 0);
+});
+
+test('fallback and the compile cache', () => {
+    const registry = Reg.Registry.new();
+    const heard = [];
+    registry.connect('fallback', (_r, failed, next, error) => heard.push([failed, next, error.code]));
+    registry.fallback_backends = ['eager'];
+    const graph = Reg.Graph.new_from_string(GRAPH_TEXT);
+    const x = tensor([1, -2]);
+    const fn = registry.compile('relu_compile_error_TESTING_ONLY', graph, [x, x], null);
+    assertEqual(fn.get_backend(), 'eager');
+    assertEqual(heard, [['relu_compile_error_TESTING_ONLY', 'eager', Reg.CompilerError.FAILED]]);
+    // eager shares its functions: an equal graph gives the same one.
+    const again = registry.compile('eager', Reg.Graph.new_from_string(GRAPH_TEXT), [x, x], null);
+    assert(again === fn, 'the cached function');
+    const [hits, misses] = registry.get_compile_cache_counters();
+    assertEqual([hits, misses], [1, 1]);
+}, {modules: true});
 
 test('default backend property and notify', () => {
     const registry = Reg.Registry.new();

@@ -1671,6 +1671,118 @@ def code_blocks(page, language):
 
 
 @needs_modules
+class TestAsync(RegTestCase):
+    """The _async/_finish pairs with a GLib.MainLoop."""
+
+    def run_until_done(self, start, finish):
+        """Calls start(callback) and runs a main loop until the callback
+        ran; returns what finish(source, result) returned or raised."""
+        loop = GLib.MainLoop()
+        outcome = {}
+
+        def done(source, result):
+            outcome["thread"] = threading.current_thread()
+            try:
+                outcome["value"] = finish(source, result)
+            except GLib.Error as e:
+                outcome["error"] = e
+            loop.quit()
+
+        start(done)
+        GLib.timeout_add_seconds(30, loop.quit)
+        loop.run()
+        self.assertIs(outcome.get("thread"), threading.current_thread())
+        return outcome
+
+    @needs_modules
+    def test_compile_and_call_async(self):
+        r = Reg.Registry.new()
+        graph = Reg.Graph.new_from_string(GRAPH_TEXT)
+        x, y = tensor([1, -2, 3]), tensor([2, 2, 2])
+        for backend in (None, "eager", "inductor"):
+            out = self.run_until_done(
+                lambda done: r.compile_async(backend, graph, [x, y], None, None, done),
+                lambda source, result: source.compile_finish(result))
+            fn = out["value"]
+            self.assertIsInstance(fn, Reg.CompiledFn)
+            self.assertEqual(fn.get_backend(), backend or "inductor")
+            out = self.run_until_done(
+                lambda done: fn.call_async([x, y], None, done),
+                lambda source, result: source.call_finish(result))
+            self.assertEqual(out["value"][0].get_data(), [3.5, 0.0, 7.5])
+
+    def test_cancelled_before_start(self):
+        compiler = ScaleCompiler(factor=2.0)
+        r = Reg.Registry.new()
+        r.register_backend(None, compiler, None)
+        cancellable = Gio.Cancellable()
+        cancellable.cancel()
+        out = self.run_until_done(
+            lambda done: r.compile_async("py_scale", scalar_graph(), [tensor([1.0])], None,
+                                         cancellable, done),
+            lambda source, result: source.compile_finish(result))
+        self.assertTrue(out["error"].matches(Gio.io_error_quark(), Gio.IOErrorEnum.CANCELLED))
+        self.assertEqual(compiler.compiles, [])
+
+    def test_python_backend_in_a_worker(self):
+        # A backend written in Python runs in a worker thread (PyGObject
+        # takes the GIL for it) and its result reaches the main loop.
+        r = Reg.Registry.new()
+        r.register_backend(None, ScaleCompiler(factor=3.0), None)
+        x = tensor([1.0, 2.0])
+        out = self.run_until_done(
+            lambda done: r.compile_async("py_scale", scalar_graph(), [x], None, None, done),
+            lambda source, result: source.compile_finish(result))
+        fn = out["value"]
+        out = self.run_until_done(
+            lambda done: fn.call_async([x], None, done),
+            lambda source, result: source.call_finish(result))
+        self.assertEqual(out["value"][0].get_data(), [3.0, 6.0])
+
+
+@needs_modules
+class TestChoosing(RegTestCase):
+    """The compile cache, fallback chains and the default from the
+    environment, seen from Python."""
+
+    def test_cache_returns_the_same_function(self):
+        r = Reg.Registry.new()
+        x, y = tensor([1, 2]), tensor([3, 4])
+        a = r.compile("eager", Reg.Graph.new_from_string(GRAPH_TEXT), [x, y], None)
+        b = r.compile("eager", Reg.Graph.new_from_string(GRAPH_TEXT), [x, y], None)
+        self.assertIs(a, b)
+        hits, misses, evictions = r.get_compile_cache_counters()
+        self.assertEqual((hits, misses, evictions), (1, 1, 0))
+        self.assertEqual(r.props.compile_cache_size, Reg.COMPILE_CACHE_DEFAULT_SIZE)
+
+    def test_fallback(self):
+        r = Reg.Registry.new()
+        r.props.fallback_backends = ["eager"]
+        heard = []
+        r.connect("fallback", lambda reg, failed, nxt, error: heard.append((failed, nxt, error.code)))
+        graph = Reg.Graph.new_from_string(GRAPH_TEXT)
+        x = tensor([1, -2])
+        fn = r.compile("relu_compile_error_TESTING_ONLY", graph, [x, x], None)
+        self.assertEqual(fn.get_backend(), "eager")
+        self.assertEqual(heard, [("relu_compile_error_TESTING_ONLY", "eager",
+                                  int(Reg.CompilerError.FAILED))])
+        self.assertEqual(fn.call([x, x])[0].get_data(), [2.5, 5.5])
+        # The caller's own mistakes never fall back.
+        with self.assertRaises(GLib.Error) as cm:
+            r.compile("relu_compile_error_TESTING_ONLY", graph, [x], None)
+        self.assertGError(cm, GRAPH_ERROR, Reg.GraphError.SHAPE)
+        self.assertEqual(len(heard), 1)
+
+    def test_default_from_environment(self):
+        code = ("import gi; gi.require_version('Reg', '1.0'); from gi.repository import Reg; "
+                "r = Reg.Registry.new(); "
+                "print(r.props.default_backend, r.get_default_backend_source().value_nick)")
+        env = dict(os.environ, REG_DEFAULT_BACKEND="eager")
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, timeout=60)
+        self.assertEqual(out.stdout.strip(), "eager environment", out.stderr)
+
+
 class TestDocs(RegTestCase):
     def run_python_blocks(self, page):
         blocks = code_blocks(page, "python")
