@@ -85,6 +85,8 @@ struct _RegGraph
 
   /* name -> node id (GUINT_TO_POINTER); the keys belong to the nodes */
   GHashTable *names;
+  /* Some name may push a generated one aside (see looks_generated()). */
+  gboolean    names_clash;
 
   /* The first failure of a builder call that has no GError of its own
    * (add_input, set_outputs), reported by reg_graph_validate(). */
@@ -198,6 +200,17 @@ append_node (RegGraph   *self,
   return self->nodes->len - 1;
 }
 
+static gboolean looks_generated (const char *name);
+
+static void
+add_name (RegGraph   *self,
+          const char *name,
+          guint       id)
+{
+  g_hash_table_insert (self->names, (gpointer) name, GUINT_TO_POINTER (id));
+  self->names_clash |= looks_generated (name);
+}
+
 /* Takes @name (nullable); the name must be free. */
 static guint
 append_input (RegGraph *self,
@@ -207,7 +220,7 @@ append_input (RegGraph *self,
   guint id = append_node (self, &node);
 
   g_array_append_val (self->inputs, id);
-  g_hash_table_insert (self->names, name, GUINT_TO_POINTER (id));
+  add_name (self, name, id);
 
   return id;
 }
@@ -236,7 +249,7 @@ append_op (RegGraph    *self,
   memcpy (node.args, args, node.n_args * sizeof (guint));
   id = append_node (self, &node);
   if (name != NULL)
-    g_hash_table_insert (self->names, name, GUINT_TO_POINTER (id));
+    add_name (self, name, id);
 
   return id;
 }
@@ -1985,20 +1998,41 @@ reg_graph_infer_shapes (RegGraph   *self,
 
 /* ---- Compile cache key -------------------------------------------------- */
 
-static void
-key_append_u32 (GByteArray *out,
-                guint32     value)
+/* Writes a key into a GByteArray grown ahead by reserve(): the key of a
+ * large graph is written a few bytes at a time, and a call per field
+ * would be most of its time. */
+typedef struct
 {
-  g_byte_array_append (out, (const guint8 *) &value, sizeof value);
+  GByteArray *out;
+  gsize       used;
+} KeyWriter;
+
+static inline guint8 *
+key_reserve (KeyWriter *w,
+             gsize      n)
+{
+  if (w->used + n > w->out->len)
+    g_byte_array_set_size (w->out, MAX (w->out->len * 2, w->used + n));
+
+  return w->out->data + w->used;
 }
 
-static void
-key_append_string (GByteArray *out,
-                   const char *text,
-                   gsize       length)
+static inline void
+key_u32 (KeyWriter *w,
+         guint32    value)
 {
-  key_append_u32 (out, (guint32) length);
-  g_byte_array_append (out, (const guint8 *) text, length);
+  memcpy (key_reserve (w, sizeof value), &value, sizeof value);
+  w->used += sizeof value;
+}
+
+static inline void
+key_bytes (KeyWriter  *w,
+           const void *data,
+           gsize       length)
+{
+  key_u32 (w, (guint32) length);
+  memcpy (key_reserve (w, length), data, length);
+  w->used += length;
 }
 
 /* Whether @name is one that name_nodes() could generate (`v`, digits,
@@ -2019,29 +2053,51 @@ looks_generated (const char *name)
   return *p == '\0';
 }
 
+/* Writes `vN` into @buffer (at least 12 bytes), returning its length:
+ * g_snprintf() would be most of the key's time. */
+static gsize
+format_generated_name (char  *buffer,
+                       guint  node)
+{
+  char digits[10];
+  gsize n = 0, length = 0;
+
+  do
+    {
+      digits[n++] = (char) ('0' + node % 10);
+      node /= 10;
+    }
+  while (node > 0);
+
+  buffer[length++] = 'v';
+  while (n > 0)
+    buffer[length++] = digits[--n];
+
+  return length;
+}
+
 /* An operand as the text form has it: a constant by value (every NaN
  * prints `nan`, other doubles print as themselves, -0.0 included), a node
  * by its line (inputs first, then the operator calls in order). */
-static void
-key_append_operand (GByteArray  *out,
-                    RegGraph    *self,
-                    const guint *line_of,
-                    guint        id)
+static inline void
+key_operand (KeyWriter   *w,
+             RegGraph    *self,
+             const guint *line_of,
+             guint        id)
 {
   const Node *node = get_node (self, id);
 
   if (node->kind == REG_NODE_CONSTANT)
     {
       double value = isnan (node->value) ? NAN : node->value;
-      guint64 bits;
 
-      memcpy (&bits, &value, sizeof bits);
-      key_append_u32 (out, G_MAXUINT32);
-      g_byte_array_append (out, (const guint8 *) &bits, sizeof bits);
+      key_u32 (w, G_MAXUINT32);
+      memcpy (key_reserve (w, sizeof value), &value, sizeof value);
+      w->used += sizeof value;
     }
   else
     {
-      key_append_u32 (out, line_of[id]);
+      key_u32 (w, line_of[id]);
     }
 }
 
@@ -2052,18 +2108,13 @@ _reg_graph_append_key (RegGraph   *self,
   g_autofree guint *line_of = g_new (guint, MAX (self->nodes->len, 1));
   g_autoptr(GStringChunk) chunk = NULL;
   g_autofree const char **names = NULL;
-  gboolean plain_names = TRUE;
-  GHashTableIter iter;
-  gpointer key;
+  KeyWriter w = { out, out->len };
   char generated[16];
   guint line = 0;
 
   /* The names of the text form (see name_nodes()).  Unless an explicit
    * name looks like a generated one, node N's generated name is `vN`. */
-  g_hash_table_iter_init (&iter, self->names);
-  while (plain_names && g_hash_table_iter_next (&iter, &key, NULL))
-    plain_names = !looks_generated (key);
-  if (!plain_names)
+  if (self->names_clash)
     {
       chunk = g_string_chunk_new (64);
       names = name_nodes (self, chunk);
@@ -2075,12 +2126,12 @@ _reg_graph_append_key (RegGraph   *self,
     if (get_node (self, i)->kind == REG_NODE_OP)
       line_of[i] = line++;
 
-  key_append_u32 (out, self->inputs->len);
+  key_u32 (&w, self->inputs->len);
   for (guint i = 0; i < self->inputs->len; i++)
     {
       const Node *node = get_node (self, g_array_index (self->inputs, guint, i));
 
-      key_append_string (out, node->name, strlen (node->name));
+      key_bytes (&w, node->name, strlen (node->name));
     }
 
   for (guint i = 0; i < self->nodes->len; i++)
@@ -2091,19 +2142,20 @@ _reg_graph_append_key (RegGraph   *self,
         continue;
 
       if (names != NULL)
-        key_append_string (out, names[i], strlen (names[i]));
+        key_bytes (&w, names[i], strlen (names[i]));
       else if (node->name != NULL)
-        key_append_string (out, node->name, strlen (node->name));
+        key_bytes (&w, node->name, strlen (node->name));
       else
-        key_append_string (out, generated, g_snprintf (generated, sizeof generated, "v%u", i));
+        key_bytes (&w, generated, format_generated_name (generated, i));
 
-      key_append_u32 (out, node->op);
-      key_append_u32 (out, node->n_args);
+      key_u32 (&w, (guint32) node->op | node->n_args << 24);
       for (guint j = 0; j < node->n_args; j++)
-        key_append_operand (out, self, line_of, node->args[j]);
+        key_operand (&w, self, line_of, node->args[j]);
     }
 
-  key_append_u32 (out, self->outputs->len);
+  key_u32 (&w, self->outputs->len);
   for (guint i = 0; i < self->outputs->len; i++)
-    key_append_operand (out, self, line_of, g_array_index (self->outputs, guint, i));
+    key_operand (&w, self, line_of, g_array_index (self->outputs, guint, i));
+
+  g_byte_array_set_size (out, w.used);
 }

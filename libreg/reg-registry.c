@@ -2228,9 +2228,28 @@ attempt_end (RegRegistry   *self,
   attempt->must_settle = FALSE;
 }
 
-/* Resolves the chain's current backend and checks the graph for it; a
- * cached function is attempt->hit.  May block: a lookup may load a
- * module, and the cache waits for another compile of the same key. */
+/* Whether a compile may look in the cache before the graph is checked for
+ * its inputs: only when the options are a dictionary and the graph is
+ * complete.  An equal key then means an equal graph and equal shapes,
+ * which passed the full check when the entry was made. */
+static gboolean
+may_look_up_first (RegGraph  *graph,
+                   GPtrArray *example_inputs,
+                   GVariant  *options)
+{
+  guint n_inputs;
+
+  reg_graph_get_inputs (graph, &n_inputs);
+
+  return (options == NULL || g_variant_is_of_type (options, G_VARIANT_TYPE_VARDICT)) &&
+         n_inputs == example_inputs->len &&
+         reg_graph_validate (graph, NULL);
+}
+
+/* Resolves the chain's current backend, looks in the cache when its
+ * functions are shareable (a hit is attempt->hit), and otherwise checks
+ * the graph for it.  May block: a lookup may load a module, and the cache
+ * waits for another compile of the same key. */
 static Attempt *
 attempt_begin (Chain         *chain,
                RegRegistry   *self,
@@ -2248,27 +2267,34 @@ attempt_begin (Chain         *chain,
     return NULL;
   attempt->name = g_strdup (chain->name);
 
-  attempt->shapes = _reg_compiler_prepare (attempt->compiler, graph, example_inputs,
-                                           options, error);
-  if (attempt->shapes == NULL)
-    return NULL;
-
-  if (reg_compiler_get_flags (attempt->compiler) & REG_COMPILER_FLAGS_SHAREABLE)
+  if ((reg_compiler_get_flags (attempt->compiler) & REG_COMPILER_FLAGS_SHAREABLE) &&
+      may_look_up_first (graph, example_inputs, options))
     {
       gboolean wait = !_reg_binding_is_thread_bound (G_OBJECT_TYPE (attempt->compiler));
 
       attempt->key = _reg_compile_cache_key (graph, example_inputs, options);
-      attempt->cost = _reg_compile_cache_cost (graph, attempt->shapes, attempt->key);
       attempt->hit = _reg_compile_cache_begin (self->cache, attempt->compiler, attempt->key,
                                                by_default, wait, cancellable,
                                                &attempt->must_settle);
+      if (attempt->hit != NULL)
+        return g_steal_pointer (&attempt);
     }
 
-  if (attempt->hit == NULL && g_cancellable_set_error_if_cancelled (cancellable, error))
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
     {
       attempt_end (self, attempt, NULL);
       return NULL;
     }
+
+  attempt->shapes = _reg_compiler_prepare (attempt->compiler, graph, example_inputs,
+                                           options, error);
+  if (attempt->shapes == NULL)
+    {
+      attempt_end (self, attempt, NULL);
+      return NULL;
+    }
+  if (attempt->key != NULL)
+    attempt->cost = _reg_compile_cache_cost (graph, attempt->shapes, attempt->key);
 
   return g_steal_pointer (&attempt);
 }
