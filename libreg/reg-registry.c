@@ -1262,6 +1262,10 @@ reg_registry_new (void)
  * %REG_REGISTRY_ERROR_INVALID_NAME.  Emits
  * [signal@Reg.Registry::backend-registered] on success.
  *
+ * The compiler's options ([method@Reg.Compiler.get_options]) are asked
+ * for here, in the calling thread, so that a backend written in a language
+ * whose code runs in one thread is not asked from another later.
+ *
  * This function is thread-safe.
  *
  * Returns: %TRUE on success, %FALSE with @error set
@@ -1292,6 +1296,12 @@ reg_registry_register_backend (RegRegistry        *self,
   normalized = _reg_tags_normalize (tags, error);
   if (normalized == NULL)
     return FALSE;
+
+  /* Its schema is asked for now, in the registering thread, and kept: a
+   * binding's dup_options may only run in the binding's own thread, while
+   * infos of the backend may be taken in any. */
+  reg_compiler_get_options (compiler);
+
   backend = backend_new (name, (const char * const *) normalized, NULL);
   backend->compiler = g_object_ref (compiler);
   backend->origin = REG_BACKEND_ORIGIN_RUNTIME;
