@@ -350,12 +350,9 @@ is_variant_text_of (const char *type_string,
                     const char *text,
                     GVariant  **value)
 {
+  /* A new, non-floating reference, or NULL. */
   *value = g_variant_parse (G_VARIANT_TYPE (type_string), text, NULL, NULL, NULL);
-  if (*value == NULL)
-    return FALSE;
-
-  g_variant_ref_sink (*value);
-  return TRUE;
+  return *value != NULL;
 }
 
 /* Splits "a, b,c" at commas, blanks around items stripped, empty items

@@ -1438,9 +1438,9 @@ write_many_manifests (const char *dir,
                                   tag_sets[(i + b) % G_N_ELEMENTS (tag_sets)]);
           if (i % 5 != 0)
             g_string_append_printf (backends, "Description=Backend %u/%u, caf\xc3\xa9 \\\\ \\t tab\n", i, b);
-          if (i % 6 == 0)
+          if (i % 15 == 0)
             g_string_append_printf (backends, "Version=%u.%u\nAuthors=A %u;B\n", i, b, i);
-          if (i % 4 == 0)
+          if (i % 10 == 0)
             g_string_append_printf (backends,
                                     "Options=n;mode\n\n"
                                     "[Option be_%05u_%u n]\nType=u\nDefault=%u\nMaximum=%u\n\n"

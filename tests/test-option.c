@@ -43,7 +43,7 @@ test_new_plain (void)
                   "default-value", &default_value, NULL);
     g_assert_cmpstr (name, ==, "fuse");
     g_assert_cmpstr (type_string, ==, "b");
-    g_assert_true (g_variant_equal (default_value, g_variant_new_boolean (TRUE)));
+    g_assert_true (g_variant_get_boolean (default_value));
   }
 
   /* No default, no description. */

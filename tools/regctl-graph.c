@@ -265,9 +265,10 @@ read_value (GListModel  *schema,
       return value;
     }
 
+  /* A new, non-floating reference, or NULL. */
   value = g_variant_parse (NULL, text, NULL, NULL, &local_error);
   if (value != NULL)
-    return g_variant_ref_sink (value);
+    return value;
   if (schema != NULL)
     return g_variant_ref_sink (g_variant_new_string (text));
 
