@@ -1799,6 +1799,9 @@ class TestDocs(RegTestCase):
         # The example registers on the default registry: leave it clean.
         registry.unregister_backend("doubler")
 
+    def test_names_python(self):
+        self.run_python_blocks("names.md")
+
     def test_bindings_python(self):
         # The page registers on the default registry and cleans up itself.
         before = Reg.Registry.get_default().list_backends([])
