@@ -1018,7 +1018,7 @@ test_failure_undeclared (Fixture       *f,
 
   g_assert_cmpstr (reg_compiler_get_name (declared), ==, "declared");
 
-  /* API.md §5: the undeclared name yields LOAD_FAILED, naming the module */
+  /* docs/discovery.md: the undeclared name is LOAD_FAILED, naming the module */
   undeclared = reg_registry_lookup_backend (f->registry, "undeclared", &error);
   g_assert_null (undeclared);
   g_assert_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED);

@@ -60,7 +60,7 @@
 #define DEFAULT_ROUNDS 40  /* of /stress/first-load; STRESS_ROUNDS overrides */
 #define MAX_MESSAGES 20
 
-/* The shipped module backends (API.md §7).  The first three are never
+/* The shipped module backends (modules/).  The first three are never
  * unregistered; CHURN is. */
 enum { EAGER, INDUCTOR, RELU_COMPILE, CHURN, N_MODULE_NAMES };
 
