@@ -116,14 +116,28 @@ class TestModuleGuide(unittest.TestCase):
 
 
 class LinkCollector(HTMLParser):
+    """The links of a page, and its text outside code."""
+
     def __init__(self):
         super().__init__()
         self.links = []
+        self.text = []
+        self.in_code = 0
 
     def handle_starttag(self, tag, attrs):
+        if tag in ('code', 'pre', 'script', 'style'):
+            self.in_code += 1
         for key, value in attrs:
             if key in ('href', 'src') and value:
                 self.links.append(value)
+
+    def handle_endtag(self, tag):
+        if tag in ('code', 'pre', 'script', 'style'):
+            self.in_code -= 1
+
+    def handle_data(self, data):
+        if self.in_code == 0:
+            self.text.append(data)
 
 
 class TestBuiltReference(unittest.TestCase):
@@ -150,6 +164,20 @@ class TestBuiltReference(unittest.TestCase):
                     self.assertTrue(os.path.exists(os.path.join(HTML, target)),
                                     '%s links to %s, which is not in the reference' % (name, link))
         self.assertGreater(checked, 100)
+
+    def test_pages_render_their_markup(self):
+        """A backtick left in a page's text is markdown that did not render:
+        a code block nested in a list item, say, which gi-docgen prints as
+        prose."""
+        if HTML is None or not os.path.isdir(HTML):
+            self.skipTest('the reference is not built (-Ddocumentation=enabled)')
+        for name in pages():
+            collector = LinkCollector()
+            collector.feed(read(os.path.join(HTML, name[:-3] + '.html')))
+            text = ''.join(collector.text)
+            with self.subTest(page=name):
+                where = text.find('`')
+                self.assertEqual(where, -1, '%s: unrendered markup: %r' % (name, text[max(0, where - 60):where + 60]))
 
 
 if __name__ == '__main__':
