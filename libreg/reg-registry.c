@@ -42,7 +42,10 @@
  * [method@Reg.Registry.suggest], or a lookup of an unknown name), again for
  * directories added to the search path later, and on
  * [method@Reg.Registry.rescan].  The first declaration of a name in search
- * path order wins.
+ * path order wins.  [Discovery and the search path](discovery.html) gives
+ * the rules, [Backend names and tags](names.html) those of names, and
+ * [Environment variables](environment.html) the variables read when a
+ * registry is made.
  *
  * ## Threads and signals
  *
