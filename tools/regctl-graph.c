@@ -160,8 +160,8 @@ regctl_parse_input_specs (char   **specs,
  *   the backend's schema gives the key (regctl_parse_options())
  * @error: return location for a %REGCTL_ERROR_USAGE error
  *
- * Backend names cannot hold '/', so the first '/' before the '=' ends the
- * backend name.
+ * Backend names cannot hold '/' (docs/names.md), so the first '/' before the
+ * '=' ends the backend name.
  *
  * Returns: %TRUE on success
  */
