@@ -27,6 +27,8 @@ struct _RegBackendInfo
   char             *module_path;
   gboolean          loaded;
   RegBackendOrigin  origin;
+  char             *manifest_path;
+  char            **shadowed_manifests;
 };
 
 enum {
@@ -37,6 +39,8 @@ enum {
   PROP_MODULE_PATH,
   PROP_LOADED,
   PROP_ORIGIN,
+  PROP_MANIFEST_PATH,
+  PROP_SHADOWED_MANIFESTS,
   N_PROPS
 };
 
@@ -53,6 +57,8 @@ reg_backend_info_finalize (GObject *object)
   g_strfreev (self->tags);
   g_free (self->description);
   g_free (self->module_path);
+  g_free (self->manifest_path);
+  g_strfreev (self->shadowed_manifests);
 
   G_OBJECT_CLASS (reg_backend_info_parent_class)->finalize (object);
 }
@@ -84,6 +90,12 @@ reg_backend_info_get_property (GObject    *object,
       break;
     case PROP_ORIGIN:
       g_value_set_enum (value, self->origin);
+      break;
+    case PROP_MANIFEST_PATH:
+      g_value_set_string (value, self->manifest_path);
+      break;
+    case PROP_SHADOWED_MANIFESTS:
+      g_value_set_boxed (value, self->shadowed_manifests);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -117,6 +129,12 @@ reg_backend_info_set_property (GObject      *object,
       break;
     case PROP_ORIGIN:
       self->origin = g_value_get_enum (value);
+      break;
+    case PROP_MANIFEST_PATH:
+      self->manifest_path = g_value_dup_string (value);
+      break;
+    case PROP_SHADOWED_MANIFESTS:
+      self->shadowed_manifests = g_value_dup_boxed (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -186,12 +204,44 @@ reg_backend_info_class_init (RegBackendInfoClass *klass)
     g_param_spec_enum ("origin", NULL, NULL, REG_TYPE_BACKEND_ORIGIN,
                        REG_BACKEND_ORIGIN_RUNTIME, flags);
 
+  /**
+   * RegBackendInfo:manifest-path:
+   *
+   * The full path of the `.backend` manifest that declared the backend,
+   * or %NULL for a runtime backend.
+   */
+  properties[PROP_MANIFEST_PATH] =
+    g_param_spec_string ("manifest-path", NULL, NULL, NULL, flags);
+
+  /**
+   * RegBackendInfo:shadowed-manifests:
+   *
+   * The manifests that declare the same name too, in the order discovery
+   * read them, and that this backend hides: later in the search path, or
+   * declarations of a name registered at run time.  Empty when none does.
+   */
+  properties[PROP_SHADOWED_MANIFESTS] =
+    g_param_spec_boxed ("shadowed-manifests", NULL, NULL, G_TYPE_STRV, flags);
+
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
 static void
 reg_backend_info_init (RegBackendInfo *self)
 {
+}
+
+void
+_reg_backend_info_set_declaration (RegBackendInfo     *self,
+                                   const char         *manifest_path,
+                                   const char * const *shadowed_manifests)
+{
+  static const char * const none[] = { NULL };
+
+  g_assert (self->manifest_path == NULL && self->shadowed_manifests == NULL);
+
+  self->manifest_path = g_strdup (manifest_path);
+  self->shadowed_manifests = g_strdupv ((char **) (shadowed_manifests != NULL ? shadowed_manifests : none));
 }
 
 RegBackendInfo *
@@ -308,4 +358,42 @@ reg_backend_info_get_origin (RegBackendInfo *self)
   g_return_val_if_fail (REG_IS_BACKEND_INFO (self), REG_BACKEND_ORIGIN_RUNTIME);
 
   return self->origin;
+}
+
+/**
+ * reg_backend_info_get_manifest_path:
+ * @self: a [class@Reg.BackendInfo]
+ *
+ * Gets the manifest that declared the backend: the file to look at when
+ * its module fails to load.
+ *
+ * Returns: (transfer none) (nullable) (type filename): the path, or %NULL
+ *   for a runtime backend
+ */
+const char *
+reg_backend_info_get_manifest_path (RegBackendInfo *self)
+{
+  g_return_val_if_fail (REG_IS_BACKEND_INFO (self), NULL);
+
+  return self->manifest_path;
+}
+
+/**
+ * reg_backend_info_get_shadowed_manifests:
+ * @self: a [class@Reg.BackendInfo]
+ *
+ * Gets the other manifests declaring the backend's name, which this one
+ * hides (see [property@Reg.BackendInfo:shadowed-manifests]).
+ *
+ * Returns: (transfer none) (array zero-terminated=1) (element-type filename):
+ *   the paths, possibly none
+ */
+const char * const *
+reg_backend_info_get_shadowed_manifests (RegBackendInfo *self)
+{
+  static const char * const none[] = { NULL };
+
+  g_return_val_if_fail (REG_IS_BACKEND_INFO (self), NULL);
+
+  return self->shadowed_manifests != NULL ? (const char * const *) self->shadowed_manifests : none;
 }

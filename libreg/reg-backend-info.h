@@ -44,5 +44,9 @@ REG_AVAILABLE_IN_ALL
 gboolean            reg_backend_info_get_loaded      (RegBackendInfo *self);
 REG_AVAILABLE_IN_ALL
 RegBackendOrigin    reg_backend_info_get_origin      (RegBackendInfo *self);
+REG_AVAILABLE_IN_ALL
+const char         *reg_backend_info_get_manifest_path (RegBackendInfo *self);
+REG_AVAILABLE_IN_ALL
+const char * const *reg_backend_info_get_shadowed_manifests (RegBackendInfo *self);
 
 G_END_DECLS

@@ -59,6 +59,7 @@ typedef struct
   char            **tags;
   char             *description;  /* manifests only; nullable */
   const char       *module_path;  /* NULL for runtime backends; in `paths` */
+  const char       *manifest_path; /* the manifest that declared it; in `paths` */
   const char       *dir;          /* the search directory that declared it; in `paths` */
   RegCompiler      *compiler;     /* NULL while only declared */
   RegBackendOrigin  origin;
@@ -78,6 +79,9 @@ struct _RegRegistry
   GHashTable  *shadowed;        /* "MODULE_PATH/NAME" of names a module's
                                  * manifest declares but another backend
                                  * has (NAME holds no '/') */
+  GHashTable  *shadows;         /* name -> GPtrArray of the manifests
+                                 * (in `paths`) declaring it that the
+                                 * backend of that name hides */
   GHashTable  *loaded_modules;  /* module paths this registry took backends from */
   GHashTable  *rejected;        /* name -> why a module's offer of it was refused */
   GHashTable  *scanned_dirs;    /* search directories discovery has read */
@@ -366,6 +370,40 @@ shadow_locked (RegRegistry *self,
   g_hash_table_add (self->shadowed, g_strconcat (module_path, "/", name, NULL));
 }
 
+/* Records that the backend @name hides the declaration of @manifest_path
+ * (interned), for its info to tell. */
+static void
+add_shadow_locked (RegRegistry *self,
+                   const char  *name,
+                   const char  *manifest_path)
+{
+  GPtrArray *manifests = g_hash_table_lookup (self->shadows, name);
+
+  if (manifests == NULL)
+    {
+      manifests = g_ptr_array_new ();
+      g_hash_table_insert (self->shadows, g_strdup (name), manifests);
+    }
+  if (!g_ptr_array_find (manifests, manifest_path, NULL))
+    g_ptr_array_add (manifests, (gpointer) manifest_path);
+}
+
+/* A backend taking over the name of @replaced hides what it hid, after
+ * @replaced's own declaration. */
+static void
+take_over_shadows_locked (RegRegistry   *self,
+                          const Backend *replaced)
+{
+  g_autoptr(GPtrArray) before = NULL;
+  g_autofree char *key = NULL;
+
+  g_hash_table_steal_extended (self->shadows, replaced->name, (gpointer *) &key, (gpointer *) &before);
+  if (replaced->manifest_path != NULL)
+    add_shadow_locked (self, replaced->name, replaced->manifest_path);
+  for (guint i = 0; before != NULL && i < before->len; i++)
+    add_shadow_locked (self, replaced->name, g_ptr_array_index (before, i));
+}
+
 /* Whether a manifest of @module_path declares @name. */
 static gboolean
 declares_locked (RegRegistry *self,
@@ -395,6 +433,7 @@ merge_manifest_locked (RegRegistry       *self,
                        GPtrArray         *declared)
 {
   const char *module_path = intern_path_locked (self, manifest->module_path);
+  const char *manifest_path = intern_path_locked (self, manifest->path);
 
   dir = intern_path_locked (self, dir);
 
@@ -410,15 +449,22 @@ merge_manifest_locked (RegRegistry       *self,
         {
           if (existing->module_path != module_path)
             shadow_locked (self, module_path, mb->name);
+          /* A loaded backend's own manifest, read again by a rescan,
+           * hides nothing. */
+          if (existing->manifest_path != manifest_path)
+            add_shadow_locked (self, mb->name, manifest_path);
           g_debug ("backend '%s' of %s ignored: declared already", mb->name, manifest->path);
           continue;
         }
 
       if (existing != NULL && existing->module_path != module_path)
         shadow_locked (self, existing->module_path, existing->name);
+      if (existing != NULL)
+        take_over_shadows_locked (self, existing);
 
       backend = backend_new (mb->name, (const char * const *) mb->tags, mb->description);
       backend->module_path = module_path;
+      backend->manifest_path = manifest_path;
       backend->dir = dir;
       backend->origin = REG_BACKEND_ORIGIN_MODULE;
       g_hash_table_replace (self->backends, backend->name, backend);
@@ -634,12 +680,25 @@ static gpointer
 backend_dup_info (const Backend *backend,
                   gpointer       user_data)
 {
-  return _reg_backend_info_new (backend->name,
+  RegRegistry *self = user_data;
+  GPtrArray *shadows = g_hash_table_lookup (self->shadows, backend->name);
+  g_autoptr(GPtrArray) shown = g_ptr_array_new ();
+  RegBackendInfo *info;
+
+  info = _reg_backend_info_new (backend->name,
                                 (const char * const *) backend->tags,
                                 backend->description,
                                 backend->module_path,
                                 backend->compiler != NULL,
                                 backend->origin);
+
+  for (guint i = 0; shadows != NULL && i < shadows->len; i++)
+    g_ptr_array_add (shown, g_ptr_array_index (shadows, i));
+  g_ptr_array_add (shown, NULL);
+  _reg_backend_info_set_declaration (info, backend->manifest_path,
+                                     (const char * const *) shown->pdata);
+
+  return info;
 }
 
 typedef struct
@@ -808,6 +867,7 @@ reg_registry_finalize (GObject *object)
 
   g_hash_table_unref (self->backends);
   g_hash_table_unref (self->shadowed);
+  g_hash_table_unref (self->shadows);
   g_hash_table_unref (self->paths);
   g_hash_table_unref (self->loaded_modules);
   g_hash_table_unref (self->rejected);
@@ -960,6 +1020,8 @@ reg_registry_init (RegRegistry *self)
                                           (GDestroyNotify) backend_free);
   self->paths = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->shadowed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->shadows = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                         (GDestroyNotify) g_ptr_array_unref);
   self->loaded_modules = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->rejected = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->scanned_dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -1071,6 +1133,7 @@ reg_registry_register_backend (RegRegistry        *self,
     {
       g_hash_table_steal_extended (self->backends, name, NULL, (gpointer *) &replaced);
       shadow_locked (self, replaced->module_path, name);
+      take_over_shadows_locked (self, replaced);
     }
   g_hash_table_insert (self->backends, backend->name, backend);
   backend = NULL;
@@ -1166,6 +1229,8 @@ reg_registry_unregister_backend (RegRegistry  *self,
       g_hash_table_steal_extended (self->backends, name, NULL, (gpointer *) &removed);
       if (removed != NULL && removed->module_path != NULL)
         shadow_locked (self, removed->module_path, name);
+      if (removed != NULL)
+        g_hash_table_remove (self->shadows, name);
       if (removed != NULL)
         invalidate_locked (self, garbage);
       else if (attempt == 1 && error != NULL)
@@ -1372,7 +1437,7 @@ reg_registry_get_backend_info (RegRegistry *self,
   g_return_val_if_fail (REG_IS_REGISTRY (self), NULL);
   g_return_val_if_fail (name != NULL, NULL);
 
-  return with_backend (self, name, backend_dup_info, NULL, NULL);
+  return with_backend (self, name, backend_dup_info, self, NULL);
 }
 
 /**
@@ -1706,6 +1771,7 @@ reg_registry_rescan (RegRegistry *self)
     }
   g_hash_table_remove_all (self->scanned_dirs);
   g_hash_table_remove_all (self->shadowed);
+  g_hash_table_remove_all (self->shadows);
   scan_merge_locked (self, &scan, declared);
 
   for (guint i = 0; i < declared->len; i++)

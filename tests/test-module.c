@@ -1257,6 +1257,102 @@ test_search_path_same_directory (Fixture       *f,
   g_assert_cmpuint (recorder_count (f->recorder, "declared", "shared"), ==, 1);
 }
 
+static void
+assert_declaration (RegRegistry        *registry,
+                    const char         *name,
+                    const char         *manifest_dir,
+                    const char         *manifest,
+                    const char * const *shadowed)
+{
+  g_autoptr(RegBackendInfo) info = reg_registry_get_backend_info (registry, name);
+  g_autofree char *expected = manifest != NULL ? g_build_filename (manifest_dir, manifest, NULL) : NULL;
+  g_auto(GStrv) from_property = NULL;
+  const char * const *got;
+  guint n = 0;
+
+  g_assert_nonnull (info);
+  g_assert_cmpstr (reg_backend_info_get_manifest_path (info), ==, expected);
+  got = reg_backend_info_get_shadowed_manifests (info);
+  g_object_get (info, "shadowed-manifests", &from_property, NULL);
+  g_assert_cmpstrv (from_property, got);
+  for (; shadowed[n] != NULL; n++)
+    g_assert_cmpstr (got[n], ==, shadowed[n]);
+  g_assert_null (got[n]);
+}
+
+/* Which manifest declared a backend, and which later declarations of its
+ * name it hides: in a later directory, later in byte order in the same
+ * directory, and those a runtime registration hides. */
+static void
+test_search_path_shadowed (Fixture       *f,
+                           gconstpointer  data)
+{
+  const char *later = f->dir;
+  const char *first = fixture_add_dir (f);
+  g_autofree char *first_b = g_build_filename (first, "b.backend", NULL);
+  g_autofree char *later_a = g_build_filename (later, "a.backend", NULL);
+  g_autofree char *later_z = g_build_filename (later, "z.backend", NULL);
+  g_autoptr(RegCompiler) compiler = reg_func_compiler_new ("runtime", refuse_compile, NULL, NULL);
+  g_autoptr(GError) error = NULL;
+
+  write_manifest (first, "a.backend", "liba.so", "first",
+                  (const char * const[]) { "shared", "runtime", NULL });
+  write_manifest (first, "b.backend", "libb.so", "first, second file",
+                  (const char * const[]) { "shared", "only_b", NULL });
+  write_manifest (later, "a.backend", "liba.so", "later",
+                  (const char * const[]) { "shared", "only_later", NULL });
+  write_manifest (later, "z.backend", "libz.so", "later, second file",
+                  (const char * const[]) { "shared", NULL });
+
+  assert_declaration (f->registry, "shared", first, "a.backend",
+                      (const char * const[]) { first_b, later_a, later_z, NULL });
+  assert_declaration (f->registry, "only_b", first, "b.backend", (const char * const[]) { NULL });
+  assert_declaration (f->registry, "only_later", later, "a.backend", (const char * const[]) { NULL });
+
+  /* A runtime backend over a declared name hides its manifest. */
+  g_assert_true (reg_registry_register_backend (f->registry, "runtime", compiler, NULL, &error));
+  g_assert_no_error (error);
+  {
+    g_autofree char *first_a = g_build_filename (first, "a.backend", NULL);
+
+    assert_declaration (f->registry, "runtime", NULL, NULL, (const char * const[]) { first_a, NULL });
+  }
+
+  /* A rescan finds the same. */
+  reg_registry_rescan (f->registry);
+  assert_declaration (f->registry, "shared", first, "a.backend",
+                      (const char * const[]) { first_b, later_a, later_z, NULL });
+  {
+    g_autofree char *first_a = g_build_filename (first, "a.backend", NULL);
+
+    assert_declaration (f->registry, "runtime", NULL, NULL, (const char * const[]) { first_a, NULL });
+  }
+
+  /* A directory added after discovery takes the name over, and hides what
+   * the declaration it replaces hid. */
+  {
+    const char *earliest = fixture_add_dir (f);
+    g_autofree char *first_a = g_build_filename (first, "a.backend", NULL);
+
+    write_manifest (earliest, "e.backend", "libe.so", "earliest",
+                    (const char * const[]) { "only_later", "shared", NULL });
+    assert_listed (f->registry, "not_declared_anywhere", FALSE);
+    assert_declaration (f->registry, "only_later", earliest, "e.backend",
+                        (const char * const[]) { later_a, NULL });
+    assert_declaration (f->registry, "shared", earliest, "e.backend",
+                        (const char * const[]) { first_a, first_b, later_a, later_z, NULL });
+
+    /* Unregistered, the name is gone with what it hid; a rescan brings
+     * both back. */
+    g_assert_true (reg_registry_unregister_backend (f->registry, "only_later", &error));
+    g_assert_no_error (error);
+    g_assert_null (reg_registry_get_backend_info (f->registry, "only_later"));
+    reg_registry_rescan (f->registry);
+    assert_declaration (f->registry, "only_later", earliest, "e.backend",
+                        (const char * const[]) { later_a, NULL });
+  }
+}
+
 /* A directory added after discovery is read by the next call that
  * discovers, and takes precedence as if it had been there all along. */
 static void
@@ -2035,6 +2131,7 @@ main (int   argc,
 
   ADD ("/module/search-path/newest-first", test_search_path_newest_first, NULL);
   ADD ("/module/search-path/same-directory", test_search_path_same_directory, NULL);
+  ADD ("/module/search-path/shadowed", test_search_path_shadowed, NULL);
   ADD ("/module/search-path/added-after-discovery",
        test_search_path_added_after_discovery, NULL);
   ADD ("/module/search-path/added-before-environment",

@@ -461,6 +461,28 @@ class TestInfo(RegctlTestCase):
         self.assertIn('ghost', result.stderr)
         self.assertIn('libghost.so', result.stderr)
 
+    def test_declaration_and_shadowed(self):
+        first, later = self.mkdir('first'), self.mkdir('later')
+        write_manifest(first, 'a.backend', 'liba.so', [('twice', [], 'First')])
+        write_manifest(later, 'a.backend', 'liba.so', [('twice', [], 'Later')])
+        write_manifest(later, 'b.backend', 'libb.so', [('twice', [], 'Later, b')])
+        env = {'REG_BACKEND_PATH': first + ':' + later}
+        result = regctl('info', 'twice', env=env)
+        self.assertExit(result, 0)
+        lines = result.stdout.splitlines()
+        self.assertIn('Manifest:     %s' % os.path.join(first, 'a.backend'), lines)
+        shadows = lines.index('Shadows:      %s' % os.path.join(later, 'a.backend'))
+        self.assertEqual(lines[shadows + 1], '              %s' % os.path.join(later, 'b.backend'))
+
+        info = json.loads(regctl('info', 'twice', '--json', env=env).stdout)
+        self.assertEqual(info['manifest_path'], os.path.join(first, 'a.backend'))
+        self.assertEqual(info['shadowed_manifests'],
+                         [os.path.join(later, 'a.backend'), os.path.join(later, 'b.backend')])
+
+        info = json.loads(regctl('info', 'twice', '--json', env={'REG_BACKEND_PATH': later}).stdout)
+        self.assertEqual(info['manifest_path'], os.path.join(later, 'a.backend'))
+        self.assertEqual(info['shadowed_manifests'], [os.path.join(later, 'b.backend')])
+
     def test_unknown_with_suggestion(self):
         result = regctl('info', 'eagr')
         self.assertOnlyError(result, invalid_backend_message('eagr', ['eager']))

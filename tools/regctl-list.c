@@ -164,6 +164,24 @@ regctl_list (const RegctlCommand  *command,
 
 /* ---- info --------------------------------------------------------------- */
 
+/* The manifest that declared the backend, and those it hides: one per
+ * line, under one label. */
+static void
+print_declaration_text (RegBackendInfo *info)
+{
+  const char *manifest = reg_backend_info_get_manifest_path (info);
+  const char * const *shadowed = reg_backend_info_get_shadowed_manifests (info);
+  g_autofree char *shown = manifest != NULL ? regctl_display_path (manifest) : g_strdup ("-");
+
+  regctl_print ("Manifest:     %s\n", shown);
+  for (guint i = 0; shadowed[i] != NULL; i++)
+    {
+      g_autofree char *path = regctl_display_path (shadowed[i]);
+
+      regctl_print ("%s%s\n", i == 0 ? "Shadows:      " : "              ", path);
+    }
+}
+
 static void
 print_info_text (RegBackendInfo *info,
                  gboolean        is_default,
@@ -180,6 +198,7 @@ print_info_text (RegBackendInfo *info,
   regctl_print ("State:        %s\n", state_of (info));
   regctl_print ("Origin:       %s\n", origin_to_string (reg_backend_info_get_origin (info)));
   regctl_print ("Module:       %s\n", module_path != NULL ? module_path : "-");
+  print_declaration_text (info);
   regctl_print ("Default:      %s\n", is_default ? "yes" : "no");
   if (compiler != NULL)
     {
@@ -199,6 +218,10 @@ print_info_json (RegBackendInfo *info,
   g_autoptr(GString) out = g_string_new (NULL);
 
   append_info_json (out, info, "  ");
+  g_string_append (out, ",\n  \"manifest_path\": ");
+  regctl_json_append_string (out, reg_backend_info_get_manifest_path (info));
+  g_string_append (out, ",\n  \"shadowed_manifests\": ");
+  regctl_json_append_strv (out, reg_backend_info_get_shadowed_manifests (info));
   g_string_append_printf (out, ",\n  \"default\": %s", is_default ? "true" : "false");
   if (compiler != NULL)
     {

@@ -130,6 +130,23 @@ regctl_single_line (const char *text)
 }
 
 /**
+ * regctl_display_path:
+ * @path: a file name, in the file system's encoding
+ *
+ * Makes @path fit for a line of text on a terminal: converted to UTF-8 as
+ * g_filename_display_name() does, control characters made spaces.
+ *
+ * Returns: (transfer full): the text
+ */
+char *
+regctl_display_path (const char *path)
+{
+  g_autofree char *display = g_filename_display_name (path);
+
+  return regctl_single_line (display);
+}
+
+/**
  * regctl_split_list:
  * @text: a comma-separated list
  *

@@ -31,7 +31,8 @@ static const char list_description[] =
 
 static const char info_description[] =
   "Shows what the registry knows of backend NAME (debug and experimental ones\n"
-  "included): tags, description, state, origin and module file.  --load also\n"
+  "included): tags, description, state, origin, module file, the manifest that\n"
+  "declared it and those whose declarations of NAME it hides (Shadows).  --load also\n"
   "looks the backend up, which loads its module, and fails (exit status 1,\n"
   "the error on stderr) when the module cannot provide it.\n"
   "\n"

@@ -63,6 +63,7 @@ void            regctl_json_append_strv     (GString              *out,
                                              const char * const   *strv);
 char           *regctl_join_tags            (const char * const   *tags);
 char           *regctl_single_line          (const char           *text);
+char           *regctl_display_path         (const char           *path);
 char          **regctl_split_list           (const char           *text);
 char           *regctl_format_double        (double                value,
                                              const char           *format);
