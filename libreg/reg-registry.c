@@ -84,6 +84,8 @@ struct _RegRegistry
                                  * backend of that name hides */
   GHashTable  *loaded_modules;  /* module paths this registry took backends from */
   GHashTable  *rejected;        /* name -> why a module's offer of it was refused */
+  GHashTable  *skipped;         /* manifest path -> RegManifestSkip, of the
+                                 * manifests discovery could not use */
   GHashTable  *scanned_dirs;    /* search directories discovery has read */
   GPtrArray   *added_dirs;      /* reg_registry_add_search_path(), newest first */
   char       **env_dirs;        /* REG_BACKEND_PATH, then the system directory */
@@ -480,6 +482,7 @@ typedef struct
   GPtrArray *search_dirs;
   GPtrArray *read_dirs;   /* borrowed from search_dirs */
   GPtrArray *manifests;   /* a GPtrArray of RegManifest per read directory */
+  GPtrArray *skipped;     /* RegManifestSkip of every read directory */
 } Scan;
 
 static void
@@ -488,6 +491,7 @@ scan_clear (Scan *scan)
   g_clear_pointer (&scan->search_dirs, g_ptr_array_unref);
   g_clear_pointer (&scan->read_dirs, g_ptr_array_unref);
   g_clear_pointer (&scan->manifests, g_ptr_array_unref);
+  g_clear_pointer (&scan->skipped, g_ptr_array_unref);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Scan, scan_clear)
@@ -503,6 +507,7 @@ scan_read (RegRegistry *self,
 {
   scan->read_dirs = g_ptr_array_new ();
   scan->manifests = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  scan->skipped = g_ptr_array_new_with_free_func ((GDestroyNotify) _reg_manifest_skip_free);
 
   g_rw_lock_reader_lock (&self->lock);
   scan->search_dirs = dup_search_dirs_locked (self);
@@ -516,7 +521,8 @@ scan_read (RegRegistry *self,
   g_rw_lock_reader_unlock (&self->lock);
 
   for (guint i = 0; i < scan->read_dirs->len; i++)
-    g_ptr_array_add (scan->manifests, _reg_manifest_scan_dir (g_ptr_array_index (scan->read_dirs, i)));
+    g_ptr_array_add (scan->manifests, _reg_manifest_scan_dir (g_ptr_array_index (scan->read_dirs, i),
+                                                              scan->skipped));
 }
 
 /* Adds what @scan read; the names newly declared go to @declared (borrowed
@@ -537,6 +543,16 @@ scan_merge_locked (RegRegistry *self,
                                dir, scan->search_dirs, declared);
       g_hash_table_add (self->scanned_dirs, g_strdup (dir));
     }
+
+  /* Taken over: the scan is done with them. */
+  for (guint i = 0; i < scan->skipped->len; i++)
+    {
+      RegManifestSkip *skip = g_ptr_array_index (scan->skipped, i);
+
+      g_hash_table_replace (self->skipped, skip->path, skip);
+    }
+  g_ptr_array_set_free_func (scan->skipped, NULL);
+  g_ptr_array_set_size (scan->skipped, 0);
 }
 
 static void
@@ -584,14 +600,68 @@ suggest_locked (RegRegistry *self,
   return reg_close_matches (name, (const char * const *) names->pdata, 3, 0.6);
 }
 
+/* The skipped manifest that seems to declare @name, if any: the first in
+ * search order. */
+static const RegManifestSkip *
+find_skipped_locked (RegRegistry *self,
+                     const char  *name)
+{
+  const RegManifestSkip *found = NULL;
+  g_autoptr(GPtrArray) dirs = NULL;
+  guint found_rank = G_MAXUINT;
+  GHashTableIter iter;
+  gpointer value;
+
+  if (g_hash_table_size (self->skipped) == 0)
+    return NULL;
+
+  dirs = dup_search_dirs_locked (self);
+  g_hash_table_iter_init (&iter, self->skipped);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      const RegManifestSkip *skip = value;
+      g_autofree char *dir = NULL;
+      guint rank;
+
+      if (!g_strv_contains ((const char * const *) skip->names, name))
+        continue;
+
+      dir = g_path_get_dirname (skip->path);
+      rank = dir_rank (dirs, dir);
+      if (found == NULL || rank < found_rank ||
+          (rank == found_rank && strcmp (skip->path, found->path) < 0))
+        {
+          found = skip;
+          found_rank = rank;
+        }
+    }
+
+  return found;
+}
+
 static void
 set_invalid_backend_error_locked (RegRegistry  *self,
                                   const char   *name,
                                   GError      **error)
 {
-  g_auto(GStrv) suggestions = suggest_locked (self, name);
+  g_auto(GStrv) suggestions = NULL;
   g_autoptr(GString) quoted = g_string_new (NULL);
   g_autofree char *shown = NULL;
+  const RegManifestSkip *skip = find_skipped_locked (self, name);
+
+  /* A name only a skipped manifest declares: saying why is more use than
+   * suggestions. */
+  if (skip != NULL)
+    {
+      g_autofree char *path = _reg_text_for_message (skip->path, -1, 4096);
+
+      g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_INVALID_BACKEND,
+                   "Invalid backend: '%s'. The manifest %s declares it but was skipped: %s. %s",
+                   name, path, skip->reason, skip->hint);
+      return;
+    }
+
+  suggestions = suggest_locked (self, name);
 
   /* A name that could be a backend's is shown as it is (API.md §4); any
    * other (a line break, a megabyte) is escaped and cut, so that the
@@ -871,6 +941,7 @@ reg_registry_finalize (GObject *object)
   g_hash_table_unref (self->paths);
   g_hash_table_unref (self->loaded_modules);
   g_hash_table_unref (self->rejected);
+  g_hash_table_unref (self->skipped);
   g_hash_table_unref (self->scanned_dirs);
   g_ptr_array_unref (self->added_dirs);
   g_strfreev (self->env_dirs);
@@ -1024,6 +1095,8 @@ reg_registry_init (RegRegistry *self)
                                          (GDestroyNotify) g_ptr_array_unref);
   self->loaded_modules = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->rejected = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->skipped = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                         (GDestroyNotify) _reg_manifest_skip_free);
   self->scanned_dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->added_dirs = g_ptr_array_new_with_free_func (g_free);
   self->env_dirs = search_dirs_from_environment ();
@@ -1727,6 +1800,44 @@ reg_registry_get_search_paths (RegRegistry *self)
 }
 
 /**
+ * reg_registry_dup_skipped_manifests:
+ * @self: a [class@Reg.Registry]
+ *
+ * Gets the manifests of the search path that discovery could not use
+ * (unreadable, not a key file, an unsupported `AbiVersion=`, a bad
+ * `Module=`...), each with what was wrong and what to do about it: the
+ * same text as the warning discovery gave.  Runs discovery first.  This
+ * function is thread-safe.
+ *
+ * Returns: (transfer full) (element-type filename utf8): the manifest paths
+ *   mapped to their reasons, possibly none
+ */
+GHashTable *
+reg_registry_dup_skipped_manifests (RegRegistry *self)
+{
+  GHashTable *skipped = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  GHashTableIter iter;
+  gpointer value;
+
+  g_return_val_if_fail (REG_IS_REGISTRY (self), NULL);
+
+  ensure_discovered (self);
+
+  g_rw_lock_reader_lock (&self->lock);
+  g_hash_table_iter_init (&iter, self->skipped);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      const RegManifestSkip *skip = value;
+
+      g_hash_table_insert (skipped, g_strdup (skip->path),
+                           g_strdup_printf ("%s. %s", skip->reason, skip->hint));
+    }
+  g_rw_lock_reader_unlock (&self->lock);
+
+  return skipped;
+}
+
+/**
  * reg_registry_rescan:
  * @self: a [class@Reg.Registry]
  *
@@ -1772,6 +1883,7 @@ reg_registry_rescan (RegRegistry *self)
   g_hash_table_remove_all (self->scanned_dirs);
   g_hash_table_remove_all (self->shadowed);
   g_hash_table_remove_all (self->shadows);
+  g_hash_table_remove_all (self->skipped);
   scan_merge_locked (self, &scan, declared);
 
   for (guint i = 0; i < declared->len; i++)

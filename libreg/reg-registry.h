@@ -147,5 +147,7 @@ REG_AVAILABLE_IN_ALL
 char          **reg_registry_get_search_paths            (RegRegistry        *self);
 REG_AVAILABLE_IN_ALL
 void            reg_registry_rescan                      (RegRegistry        *self);
+REG_AVAILABLE_IN_ALL
+GHashTable     *reg_registry_dup_skipped_manifests       (RegRegistry        *self);
 
 G_END_DECLS

@@ -1157,6 +1157,27 @@ test_manifest_broken (Fixture       *f,
   g_assert_cmpuint (recorder_count (f->recorder, "declared", "last_ok"), ==, 1);
   g_assert_cmpuint (recorder_count (f->recorder, "declared", "broken"), ==, 0);
   assert_lookup_invalid (f->registry, "broken");
+
+  /* The lookup says why, when the file's text could be read; the
+   * registry lists the manifest as skipped either way. */
+  {
+    g_autoptr(GHashTable) skipped = reg_registry_dup_skipped_manifests (f->registry);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(RegCompiler) compiler = reg_registry_lookup_backend (f->registry, "broken", &error);
+    g_autofree char *said = g_strdup_printf ("Invalid backend: 'broken'. The manifest %s declares it but was skipped: ",
+                                             path);
+
+    g_assert_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_INVALID_BACKEND);
+    if (broken->kind == BROKEN_TEXT &&
+        (g_str_has_prefix (broken->contents, "[Backend broken]\n") ||
+         g_strstr_len (broken->contents, broken->length, "\n[Backend broken]\n") != NULL))
+      g_assert_true (g_str_has_prefix (error->message, said));
+    else
+      g_assert_true (g_str_has_prefix (error->message, "Invalid backend: 'broken'. See `regctl list`"));
+
+    g_assert_cmpuint (g_hash_table_size (skipped), ==, 1);
+    g_assert_true (g_hash_table_contains (skipped, path));
+  }
 }
 
 /* Several broken manifests in one directory: one warning each, in file

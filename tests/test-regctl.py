@@ -946,12 +946,12 @@ class TestPaths(RegctlTestCase):
         result = regctl('paths', env=env)
         self.assertExit(result, 0)
         rows = parse_table(result.stdout)
-        self.assertEqual(rows[0], ['ORDER', 'DIRECTORY', 'ORIGIN', 'MANIFESTS'])
+        self.assertEqual(rows[0], ['ORDER', 'DIRECTORY', 'ORIGIN', 'MANIFESTS', 'SKIPPED'])
         self.assertEqual(rows[1:], [
-            ['1', os.path.realpath(a), 'REG_BACKEND_PATH', '2'],
-            ['2', os.path.realpath(missing), 'REG_BACKEND_PATH', '0 (missing)'],
-            ['3', os.path.realpath(b), 'REG_BACKEND_PATH', '0'],
-            ['4', os.path.realpath(system), 'REG_BACKEND_SYSTEM_DIR', '1'],
+            ['1', os.path.realpath(a), 'REG_BACKEND_PATH', '2', '0'],
+            ['2', os.path.realpath(missing), 'REG_BACKEND_PATH', '0 (missing)', '0'],
+            ['3', os.path.realpath(b), 'REG_BACKEND_PATH', '0', '0'],
+            ['4', os.path.realpath(system), 'REG_BACKEND_SYSTEM_DIR', '1', '0'],
         ])
         # what list finds there
         names = [x['name'] for x in json.loads(regctl('list', '--all', '--json', env=env).stdout)]
@@ -965,12 +965,41 @@ class TestPaths(RegctlTestCase):
         self.assertExit(result, 0)
         self.assertEqual(json.loads(result.stdout), [
             {'directory': os.path.realpath(missing), 'origin': 'REG_BACKEND_PATH',
-             'manifests': 0, 'status': 'missing'},
+             'manifests': 0, 'skipped': 0, 'status': 'missing', 'skipped_manifests': []},
             {'directory': os.path.realpath(not_dir), 'origin': 'REG_BACKEND_PATH',
-             'manifests': 0, 'status': 'not-a-directory'},
+             'manifests': 0, 'skipped': 0, 'status': 'not-a-directory', 'skipped_manifests': []},
             {'directory': os.path.realpath(a), 'origin': 'REG_BACKEND_PATH',
-             'manifests': 2, 'status': 'ok'},
+             'manifests': 2, 'skipped': 0, 'status': 'ok', 'skipped_manifests': []},
         ])
+
+    def test_skipped_counted_apart(self):
+        a, b, system, missing = self.make_dirs()
+        old = self.write('a/old.backend', '[Reg Module]\nModule=libold.so\nAbiVersion=1\n\n[Backend old]\n')
+        bad = self.write('a/z\u2028.backend', '[Reg Module]\nModule=../x.so\nAbiVersion=2\n\n[Backend bad]\n')
+        env = {'REG_BACKEND_PATH': a, 'REG_BACKEND_SYSTEM_DIR': ''}
+        result = regctl('paths', env=env)
+        self.assertExit(result, 0)
+        table, _, rest = result.stdout.partition('\n\n')
+        self.assertEqual(parse_table(table + '\n')[1:], [['1', os.path.realpath(a), 'REG_BACKEND_PATH', '2', '2']])
+        lines = rest.splitlines()
+        self.assertEqual(lines[0], 'Skipped manifests:')
+        self.assertTrue(lines[1].startswith('  %s: AbiVersion=1 is not supported' % old), lines)
+        self.assertIn('Rebuild the module against this libreg and set AbiVersion=2', lines[1])
+        # the file name's line separator is not one on the terminal
+        self.assertTrue(lines[2].startswith('  %s/z' % a), lines)
+        self.assertIn('Fix Module= in the manifest', lines[2])
+        self.assertEqual(len(lines), 3)
+
+        paths = json.loads(regctl('paths', '--json', env=env).stdout)
+        self.assertEqual((paths[0]['manifests'], paths[0]['skipped']), (2, 2))
+        self.assertEqual([m['path'] for m in paths[0]['skipped_manifests']], [old, bad])
+        self.assertTrue(paths[0]['skipped_manifests'][0]['reason'].startswith('AbiVersion=1 is not supported'))
+
+        # a lookup of a name a skipped manifest declares says so
+        result = regctl('info', 'old', '--load', env=env)
+        self.assertExit(result, 1)
+        self.assertIn("Invalid backend: 'old'. The manifest %s declares it but was skipped: "
+                      "AbiVersion=1 is not supported" % old, result.stderr)
 
     def test_added_paths_come_first_in_order_given(self):
         a, b, system, missing = self.make_dirs()
@@ -999,7 +1028,7 @@ class TestPaths(RegctlTestCase):
         self.assertEqual(json.loads(regctl('paths', '--json', env=env).stdout), [])
         result = regctl('paths', env=env)
         self.assertExit(result, 0)
-        self.assertEqual(result.stdout.split(), ['ORDER', 'DIRECTORY', 'ORIGIN', 'MANIFESTS'])
+        self.assertEqual(result.stdout.split(), ['ORDER', 'DIRECTORY', 'ORIGIN', 'MANIFESTS', 'SKIPPED'])
 
     def test_extra_argument(self):
         self.assertUsageError(regctl('paths', 'x'), 'paths', "unexpected argument 'x'")

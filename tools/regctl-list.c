@@ -410,6 +410,13 @@ typedef enum {
 static const char * const dir_status_names[] = { "ok", "missing", "not-a-directory", "unreadable" };
 static const char * const dir_status_labels[] = { NULL, "missing", "not a directory", "unreadable" };
 
+static int
+compare_paths (gconstpointer a,
+               gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
 /* Counts the manifests as discovery finds them: entries named *.backend. */
 static guint
 count_manifests (const char *dir,
@@ -439,6 +446,28 @@ count_manifests (const char *dir,
   return n;
 }
 
+/* The skipped manifests of @dir, by name. */
+static GPtrArray *
+skipped_in (GHashTable *skipped,
+            const char *dir)
+{
+  GPtrArray *paths = g_ptr_array_new ();
+  GHashTableIter iter;
+  gpointer key;
+
+  g_hash_table_iter_init (&iter, skipped);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    {
+      g_autofree char *parent = g_path_get_dirname (key);
+
+      if (g_str_equal (parent, dir))
+        g_ptr_array_add (paths, key);
+    }
+  g_ptr_array_sort (paths, compare_paths);
+
+  return paths;
+}
+
 int
 regctl_paths (const RegctlCommand  *command,
               int                   argc,
@@ -453,10 +482,13 @@ regctl_paths (const RegctlCommand  *command,
     G_OPTION_ENTRY_NULL
   };
   g_autoptr(GOptionContext) context = regctl_option_context_new (command, NULL, entries, &add_paths);
-  g_autoptr(RegctlTable) table = regctl_table_new (4, "ORDER", "DIRECTORY", "ORIGIN", "MANIFESTS");
+  g_autoptr(RegctlTable) table = regctl_table_new (5, "ORDER", "DIRECTORY", "ORIGIN", "MANIFESTS", "SKIPPED");
   g_autoptr(GString) out = g_string_new (NULL);
+  g_autoptr(GString) skipped_text = g_string_new (NULL);
+  g_autoptr(GHashTable) skipped = NULL;
   g_auto(GStrv) dirs = NULL;
   g_autofree const char **origins = NULL;
+  RegRegistry *registry;
   int status;
 
   if (!regctl_parse_args (command, context, &argc, &argv, &status))
@@ -464,8 +496,10 @@ regctl_paths (const RegctlCommand  *command,
   if ((status = regctl_check_positionals (command, positionals, 0, NULL)) != REGCTL_EXIT_OK)
     return status;
 
-  dirs = reg_registry_get_search_paths (regctl_get_registry (add_paths));
+  registry = regctl_get_registry (add_paths);
+  dirs = reg_registry_get_search_paths (registry);
   origins = search_path_origins (dirs);
+  skipped = reg_registry_dup_skipped_manifests (registry);
 
   regctl_table_set_right_aligned (table, 0);
   if (json)
@@ -473,8 +507,12 @@ regctl_paths (const RegctlCommand  *command,
 
   for (guint i = 0; dirs[i] != NULL; i++)
     {
+      g_autoptr(GPtrArray) dir_skipped = skipped_in (skipped, dirs[i]);
       DirStatus dir_status;
       guint n = count_manifests (dirs[i], &dir_status);
+
+      /* Used: those discovery read, all but the skipped ones. */
+      n -= MIN (n, dir_skipped->len);
 
       if (json)
         {
@@ -482,9 +520,21 @@ regctl_paths (const RegctlCommand  *command,
           regctl_json_append_string (out, dirs[i]);
           g_string_append (out, ",\n    \"origin\": ");
           regctl_json_append_string (out, origins[i]);
-          g_string_append_printf (out, ",\n    \"manifests\": %u,\n    \"status\": ", n);
+          g_string_append_printf (out, ",\n    \"manifests\": %u,\n    \"skipped\": %u,\n    \"status\": ",
+                                  n, dir_skipped->len);
           regctl_json_append_string (out, dir_status_names[dir_status]);
-          g_string_append (out, "\n  }");
+          g_string_append (out, ",\n    \"skipped_manifests\": [");
+          for (guint j = 0; j < dir_skipped->len; j++)
+            {
+              const char *path = g_ptr_array_index (dir_skipped, j);
+
+              g_string_append (out, j > 0 ? ",\n      {\"path\": " : "\n      {\"path\": ");
+              regctl_json_append_string (out, path);
+              g_string_append (out, ", \"reason\": ");
+              regctl_json_append_string (out, g_hash_table_lookup (skipped, path));
+              g_string_append (out, j + 1 == dir_skipped->len ? "}\n    " : "}");
+            }
+          g_string_append (out, "]\n  }");
         }
       else
         {
@@ -492,9 +542,19 @@ regctl_paths (const RegctlCommand  *command,
           g_autofree char *count = dir_status == DIR_OK
             ? g_strdup_printf ("%u", n)
             : g_strdup_printf ("0 (%s)", dir_status_labels[dir_status]);
+          g_autofree char *n_skipped = g_strdup_printf ("%u", dir_skipped->len);
           g_autofree char *display = g_filename_display_name (dirs[i]);
 
-          regctl_table_add_row (table, order, display, origins[i], count);
+          regctl_table_add_row (table, order, display, origins[i], count, n_skipped);
+
+          for (guint j = 0; j < dir_skipped->len; j++)
+            {
+              const char *path = g_ptr_array_index (dir_skipped, j);
+              g_autofree char *shown = regctl_display_path (path);
+              g_autofree char *reason = regctl_text_for_terminal (g_hash_table_lookup (skipped, path));
+
+              g_string_append_printf (skipped_text, "  %s: %s\n", shown, reason);
+            }
         }
     }
 
@@ -508,6 +568,8 @@ regctl_paths (const RegctlCommand  *command,
       g_autofree char *text = regctl_table_to_string (table);
 
       regctl_print ("%s", text);
+      if (skipped_text->len > 0)
+        regctl_print ("\nSkipped manifests:\n%s", skipped_text->str);
     }
 
   return REGCTL_EXIT_OK;

@@ -86,7 +86,8 @@ static const char bench_description[] =
 
 static const char paths_description[] =
   "Prints the directories searched for backend manifests (*.backend files),\n"
-  "in search order, where each comes from, and how many manifests it holds:\n"
+  "in search order, where each comes from, how many manifests discovery used\n"
+  "there and how many it skipped (listed after the table, with the reason):\n"
   "  added                   --add-path\n"
   "  REG_BACKEND_PATH        the colon-separated environment variable\n"
   "  REG_BACKEND_SYSTEM_DIR  the variable replacing the installed directory\n"

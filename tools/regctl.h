@@ -64,6 +64,7 @@ void            regctl_json_append_strv     (GString              *out,
 char           *regctl_join_tags            (const char * const   *tags);
 char           *regctl_single_line          (const char           *text);
 char           *regctl_display_path         (const char           *path);
+char           *regctl_text_for_terminal    (const char           *text);
 char          **regctl_split_list           (const char           *text);
 char           *regctl_format_double        (double                value,
                                              const char           *format);
