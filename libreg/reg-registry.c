@@ -801,6 +801,7 @@ load_backend (RegRegistry  *self,
   g_autoptr(GPtrArray) rejected = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GError) local_error = NULL;
   g_autofree char *module_path = NULL;
+  g_autofree char *manifest_path = NULL;
   const RegModuleOffer *module_offers;
   RegCompiler *result = NULL;
   RegModule *module;
@@ -825,6 +826,7 @@ load_backend (RegRegistry  *self,
       gpointer value;
 
       module_path = g_strdup (backend->module_path);
+      manifest_path = g_strdup (backend->manifest_path);
       g_hash_table_iter_init (&iter, self->backends);
       while (g_hash_table_iter_next (&iter, NULL, &value))
         {
@@ -842,8 +844,10 @@ load_backend (RegRegistry  *self,
   module = _reg_module_ensure (module_path, &local_error);
   if (module == NULL)
     {
+      g_autofree char *shown = _reg_text_for_message (manifest_path, -1, 4096);
+
       g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
-                                  "backend '%s': ", name);
+                                  "backend '%s' (declared by %s): ", name, shown);
       goto out;
     }
 
@@ -882,8 +886,10 @@ load_backend (RegRegistry  *self,
   g_rw_lock_writer_lock (&self->lock);
   for (guint i = 0; i < rejected->len; i++)
     g_hash_table_replace (self->rejected, g_strdup (g_ptr_array_index (rejected, i)),
-                          g_strdup_printf ("backend '%s': module %s offers it, but no manifest of it declares it",
-                                           (const char *) g_ptr_array_index (rejected, i), module_path));
+                          g_strdup_printf ("backend '%s': module %s offers it, but no manifest of it declares it. "
+                                           "Declare it in the module's manifest ([Backend %s]).",
+                                           (const char *) g_ptr_array_index (rejected, i), module_path,
+                                           (const char *) g_ptr_array_index (rejected, i)));
   if (!g_hash_table_contains (self->loaded_modules, module_path))
     {
       g_hash_table_add (self->loaded_modules, g_strdup (module_path));
@@ -911,9 +917,14 @@ load_backend (RegRegistry  *self,
   else if (backend->compiler != NULL)
     result = g_object_ref (backend->compiler);
   else
-    g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
-                 "backend '%s': module %s does not provide it, though its manifest declares it",
-                 name, module_path);
+    {
+      g_autofree char *shown = _reg_text_for_message (manifest_path, -1, 4096);
+
+      g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
+                   "backend '%s' (declared by %s): module %s does not provide it. "
+                   "Make the module's reg_module_load() add it, or remove [Backend %s] from the manifest.",
+                   name, shown, module_path, name);
+    }
   invalidate_locked (self, garbage);
   g_rw_lock_writer_unlock (&self->lock);
 

@@ -429,8 +429,9 @@ assert_declared_not_loaded (RegRegistry *registry,
 }
 
 /* Looks @name up twice (a failure is retried, and fails the same way
- * again), expecting LOAD_FAILED with a message containing every string of
- * @fragments; the backend stays declared. */
+ * again), expecting LOAD_FAILED with a message naming the manifest that
+ * declared it and containing every string of @fragments (the module file
+ * and what to do, among others); the backend stays declared. */
 static void
 assert_load_fails (RegRegistry        *registry,
                    const char         *name,
@@ -441,10 +442,14 @@ assert_load_fails (RegRegistry        *registry,
     {
       g_autoptr(GError) error = NULL;
       g_autoptr(RegCompiler) compiler = NULL;
+      g_autoptr(RegBackendInfo) info = reg_registry_get_backend_info (registry, name);
+      g_autofree char *declared_by = g_strdup_printf ("(declared by %s)",
+                                                      reg_backend_info_get_manifest_path (info));
 
       compiler = reg_registry_lookup_backend (registry, name, &error);
       g_assert_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED);
       g_assert_null (compiler);
+      assert_message_contains (error, declared_by);
       for (guint i = 0; fragments[i] != NULL; i++)
         assert_message_contains (error, fragments[i]);
 
@@ -877,7 +882,8 @@ test_failure_abi_mismatch (Fixture       *f,
   g_autofree char *versions =
     g_strdup_printf ("has ABI version %d, this libreg expects %d",
                      REG_MODULE_ABI_VERSION + 1, REG_MODULE_ABI_VERSION);
-  const char * const fragments[] = { "'abi_mismatch'", module, versions, NULL };
+  const char * const fragments[] = { "'abi_mismatch'", module, versions,
+                                     "Rebuild the module against this libreg.", NULL };
 
   /* The fixture's reg_module_load() aborts if it ever runs. */
   assert_load_fails (f->registry, "abi_mismatch", module, fragments);
@@ -892,7 +898,8 @@ test_failure_no_load_symbol (Fixture       *f,
                              gconstpointer  data)
 {
   g_autofree char *module = install_fixture (f->dir, "no-load-symbol");
-  const char * const fragments[] = { "'no_load_symbol'", module, "reg_module_load", NULL };
+  const char * const fragments[] = { "'no_load_symbol'", module, "reg_module_load",
+                                     "(G_MODULE_EXPORT)", NULL };
 
   assert_load_fails (f->registry, "no_load_symbol", module, fragments);
   g_assert_cmpuint (recorder_count_kind (f->recorder, "module"), ==, 0);
@@ -906,7 +913,8 @@ test_failure_no_abi_symbol (Fixture       *f,
                             gconstpointer  data)
 {
   g_autofree char *module = install_fixture (f->dir, "no-abi-symbol");
-  const char * const fragments[] = { "'no_abi_symbol'", module, "reg_module_abi_version", NULL };
+  const char * const fragments[] = { "'no_abi_symbol'", module, "reg_module_abi_version",
+                                     "Rebuild it against this libreg", NULL };
 
   /* The fixture's reg_module_load() aborts if it ever runs. */
   assert_load_fails (f->registry, "no_abi_symbol", module, fragments);
@@ -921,7 +929,7 @@ test_failure_not_a_shared_object (Fixture       *f,
                                   gconstpointer  data)
 {
   g_autofree char *module = install_fixture (f->dir, "not-a-shared-object");
-  const char * const fragments[] = { "'garbage'", module, "invalid ELF header", NULL };
+  const char * const fragments[] = { "'garbage'", module, "invalid ELF header", "`ldd -r`", NULL };
 
   g_assert_true (g_file_test (module, G_FILE_TEST_IS_REGULAR));
 
@@ -939,7 +947,8 @@ test_failure_missing_module_file (Fixture       *f,
   g_autofree char *module = install_fixture (f->dir, "missing-module");
   g_autofree char *good = g_build_filename (FIXTURE_BUILDDIR, GOOD_MODULE, NULL);
   g_autofree char *module_name = g_path_get_basename (module);
-  const char * const fragments[] = { "'fixture_a'", module, "No such file or directory", NULL };
+  const char * const fragments[] = { "'fixture_a'", module, "No such file or directory",
+                                     "Install the module file, or fix Module= in the manifest.", NULL };
   g_autoptr(RegCompiler) a = NULL;
   g_autoptr(RegCompiler) b = NULL;
 
@@ -971,7 +980,7 @@ test_failure_missing_declared (Fixture       *f,
 {
   gboolean y_first = GPOINTER_TO_INT (data);
   g_autofree char *module = install_fixture (f->dir, "missing-declared");
-  const char * const fragments[] = { "'y'", module, "provide", NULL };
+  const char * const fragments[] = { "'y'", module, "provide", "remove [Backend y] from the manifest", NULL };
   g_autoptr(RegCompiler) x = NULL;
 
   if (y_first)
