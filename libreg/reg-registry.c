@@ -18,6 +18,7 @@
 #include "reg-name-private.h"
 #include "reg-registry.h"
 #include "reg-snapshot-private.h"
+#include "reg-verify-private.h"
 
 /**
  * RegRegistry:
@@ -49,6 +50,17 @@
  * `reg_module_load` and the construction of its compilers) runs under a
  * lock of its own that serialises loading, never under the lock that guards
  * the registry's contents.
+ *
+ * ## Checking modules
+ *
+ * Before it opens a module file, the registry looks for verdicts recorded
+ * against it by `regctl verify` or [method@Reg.Registry.verify_backend]:
+ * a module whose check crashed or timed out is quarantined, never opened,
+ * until the file changes ([property@Reg.Registry:module-checks]).  With
+ * %REG_MODULE_CHECKS_VERIFY (or `REG_VERIFY_MODULES=1` in the
+ * environment), it first checks the module's backends out of process, so
+ * that a module that crashes fails its lookup instead of killing the
+ * application.  See the "Verifying backends" page.
  */
 
 /* One allocation (backend_new()): the struct, then its tags array, then
@@ -103,13 +115,18 @@ struct _RegRegistry
 
   /* Serialises discovery and module loading, so that a module is loaded
    * once however many threads look its backends up.  Taken before `lock`,
-   * never while holding it. */
+   * never while holding it.  The checks before a first load (the
+   * quarantine, a check in a child process) run under it too. */
   GRecMutex    load_lock;
+
+  /* RegModuleChecks; atomic, read by loads without any lock. */
+  gint         module_checks;
 };
 
 enum {
   PROP_0,
   PROP_DEFAULT_BACKEND,
+  PROP_MODULE_CHECKS,
   N_PROPS
 };
 
@@ -802,6 +819,7 @@ load_backend (RegRegistry  *self,
   g_autoptr(GError) local_error = NULL;
   g_autofree char *module_path = NULL;
   g_autofree char *manifest_path = NULL;
+  g_autofree char *dir = NULL;
   const RegModuleOffer *module_offers;
   RegCompiler *result = NULL;
   RegModule *module;
@@ -827,6 +845,7 @@ load_backend (RegRegistry  *self,
 
       module_path = g_strdup (backend->module_path);
       manifest_path = g_strdup (backend->manifest_path);
+      dir = g_strdup (backend->dir);
       g_hash_table_iter_init (&iter, self->backends);
       while (g_hash_table_iter_next (&iter, NULL, &value))
         {
@@ -839,6 +858,12 @@ load_backend (RegRegistry  *self,
   g_rw_lock_reader_unlock (&self->lock);
 
   if (module_path == NULL)
+    goto out;
+
+  /* The module file is opened only if no verdict quarantines it (and,
+   * when asked, after its backends were checked in a child process). */
+  if (!_reg_verify_before_load (g_atomic_int_get (&self->module_checks), name,
+                                module_path, manifest_path, dir, wanted, error))
     goto out;
 
   module = _reg_module_ensure (module_path, &local_error);
@@ -980,6 +1005,9 @@ reg_registry_get_property (GObject    *object,
     case PROP_DEFAULT_BACKEND:
       g_value_take_string (value, reg_registry_dup_default_backend (self));
       break;
+    case PROP_MODULE_CHECKS:
+      g_value_set_flags (value, reg_registry_get_module_checks (self));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -997,6 +1025,9 @@ reg_registry_set_property (GObject      *object,
     {
     case PROP_DEFAULT_BACKEND:
       reg_registry_set_default_backend (self, g_value_get_string (value));
+      break;
+    case PROP_MODULE_CHECKS:
+      reg_registry_set_module_checks (self, g_value_get_flags (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -1024,6 +1055,20 @@ reg_registry_class_init (RegRegistryClass *klass)
     g_param_spec_string ("default-backend", NULL, NULL,
                          REG_DEFAULT_BACKEND,
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * RegRegistry:module-checks:
+   *
+   * What the registry checks before it opens a module file: by default
+   * %REG_MODULE_CHECKS_QUARANTINE, with %REG_MODULE_CHECKS_VERIFY too when
+   * the environment has `REG_VERIFY_MODULES=1` (ignored in setuid and
+   * setgid programs).  Applies to modules opened after it is set.
+   * Notified when it changes, in the thread that changed it.
+   */
+  properties[PROP_MODULE_CHECKS] =
+    g_param_spec_flags ("module-checks", NULL, NULL,
+                        REG_TYPE_MODULE_CHECKS, REG_MODULE_CHECKS_QUARANTINE,
+                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
@@ -1111,6 +1156,9 @@ reg_registry_init (RegRegistry *self)
   self->scanned_dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->added_dirs = g_ptr_array_new_with_free_func (g_free);
   self->env_dirs = search_dirs_from_environment ();
+  self->module_checks = REG_MODULE_CHECKS_QUARANTINE;
+  if (environment_is_trusted () && g_strcmp0 (g_getenv ("REG_VERIFY_MODULES"), "1") == 0)
+    self->module_checks |= REG_MODULE_CHECKS_VERIFY;
   self->default_name = g_strdup (REG_DEFAULT_BACKEND);
   self->retired = garbage_new ();
 }
@@ -1912,4 +1960,171 @@ reg_registry_rescan (RegRegistry *self)
   g_ptr_array_sort (gone, compare_strings);
   emit_name_signals (self, signals[BACKEND_UNREGISTERED], gone);
   emit_name_signals (self, signals[BACKEND_DECLARED], new_names);
+}
+
+/**
+ * reg_registry_set_module_checks:
+ * @self: a [class@Reg.Registry]
+ * @checks: what to check before opening a module file
+ *
+ * Sets [property@Reg.Registry:module-checks].  %REG_MODULE_CHECKS_VERIFY
+ * makes the first lookup of a module's backend slower, by the time a check
+ * takes (a process started, the module loaded there and the conformance
+ * set run), once per module file: later processes find the recorded
+ * verdict.  This function is thread-safe.
+ */
+void
+reg_registry_set_module_checks (RegRegistry     *self,
+                                RegModuleChecks  checks)
+{
+  g_return_if_fail (REG_IS_REGISTRY (self));
+  g_return_if_fail ((checks & ~(REG_MODULE_CHECKS_QUARANTINE | REG_MODULE_CHECKS_VERIFY)) == 0);
+
+  if ((RegModuleChecks) g_atomic_int_exchange (&self->module_checks, checks) != checks)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MODULE_CHECKS]);
+}
+
+/**
+ * reg_registry_get_module_checks:
+ * @self: a [class@Reg.Registry]
+ *
+ * Gets [property@Reg.Registry:module-checks].  This function is
+ * thread-safe.
+ *
+ * Returns: what the registry checks before opening a module file
+ */
+RegModuleChecks
+reg_registry_get_module_checks (RegRegistry *self)
+{
+  g_return_val_if_fail (REG_IS_REGISTRY (self), REG_MODULE_CHECKS_NONE);
+
+  return g_atomic_int_get (&self->module_checks);
+}
+
+/* Where a module backend comes from, for a check. */
+typedef struct
+{
+  char             *module_path;
+  char             *dir;
+  RegBackendOrigin  origin;
+} Source;
+
+static gpointer
+backend_dup_source (const Backend *backend,
+                    gpointer       user_data)
+{
+  Source *source = g_new0 (Source, 1);
+
+  source->module_path = g_strdup (backend->module_path);
+  source->dir = g_strdup (backend->dir);
+  source->origin = backend->origin;
+
+  return source;
+}
+
+static void
+source_free (Source *source)
+{
+  g_free (source->module_path);
+  g_free (source->dir);
+  g_free (source);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Source, source_free)
+
+/**
+ * reg_registry_verify_backend:
+ * @self: a [class@Reg.Registry]
+ * @name: the name of a backend that a module declares
+ * @options: (nullable): an `a{sv}` of settings: `timeout` (`d`, seconds,
+ *   default 20), `memory-limit` (`t`, bytes of address space, default
+ *   4 GiB, 0 for none), `store` (`s`: `"user"`, the default, records the
+ *   verdict in the user's store; `"system"` in the store beside the module
+ *   file; `"none"` nowhere)
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Checks the backend @name in a process of its own: loads its module
+ * there, makes its compiler, compiles and calls the conformance set and
+ * compares every output with eager's, under the timeout and the memory
+ * limit.  Nothing of the module runs in the calling process.  The verdict
+ * is recorded against the module file's identity in the store @options
+ * name, when the file did not change during the check, replacing the
+ * backend's earlier verdict there.  A crash or a timeout quarantines the
+ * module (see [property@Reg.Registry:module-checks]); another verdict of
+ * the same backend lifts the quarantine its crash or timeout had put.
+ *
+ * Fails with %REG_REGISTRY_ERROR_INVALID_BACKEND for an unknown name,
+ * %G_IO_ERROR_NOT_SUPPORTED for a backend registered at run time (there is
+ * no module to check), %G_IO_ERROR_INVALID_ARGUMENT for bad @options,
+ * %G_IO_ERROR_CANCELLED, or the error of starting the checker or of
+ * writing the store.  Blocks the calling thread for as long as the check
+ * takes.  This function is thread-safe.
+ *
+ * Returns: (transfer full): the verdict, or %NULL with @error set
+ */
+RegVerdict *
+reg_registry_verify_backend (RegRegistry   *self,
+                             const char    *name,
+                             GVariant      *options,
+                             GCancellable  *cancellable,
+                             GError       **error)
+{
+  g_autoptr(Source) source = NULL;
+  RegVerifyOptions parsed;
+
+  g_return_val_if_fail (REG_IS_REGISTRY (self), NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+  g_return_val_if_fail (options == NULL || g_variant_is_of_type (options, G_VARIANT_TYPE_VARDICT), NULL);
+  g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!_reg_verify_options_parse (options, &parsed, error))
+    return NULL;
+
+  source = with_backend (self, name, backend_dup_source, NULL, error);
+  if (source == NULL)
+    return NULL;
+
+  if (source->origin == REG_BACKEND_ORIGIN_RUNTIME || source->module_path == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "backend '%s' is registered at run time, not declared by a module: "
+                   "there is no module to check", name);
+      return NULL;
+    }
+
+  return _reg_verify_run (name, source->module_path, source->dir, &parsed, cancellable, error);
+}
+
+/**
+ * reg_registry_dup_verdict:
+ * @self: a [class@Reg.Registry]
+ * @name: a backend name
+ *
+ * Finds the recorded verdict that governs the backend @name as its module
+ * file is now: a verdict quarantining the module (which may be about
+ * another backend of the same module: see
+ * [method@Reg.Verdict.get_backend_name]), or else the backend's own
+ * latest verdict.  Reads the store beside the module and the user's; a
+ * verdict about an earlier state of the file does not count.  Loads
+ * nothing.  This function is thread-safe.
+ *
+ * Returns: (transfer full) (nullable): the verdict, or %NULL when there is
+ *   none (or @name is unknown, or registered at run time)
+ */
+RegVerdict *
+reg_registry_dup_verdict (RegRegistry *self,
+                          const char  *name)
+{
+  g_autoptr(Source) source = NULL;
+
+  g_return_val_if_fail (REG_IS_REGISTRY (self), NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+
+  source = with_backend (self, name, backend_dup_source, NULL, NULL);
+  if (source == NULL || source->module_path == NULL)
+    return NULL;
+
+  return _reg_verify_dup_verdict (name, source->module_path);
 }
