@@ -48,10 +48,16 @@ source_of (RegBackendInfo *info)
   return module_path;
 }
 
+/* "quarantined" for a declared backend that a verdict keeps from
+ * loading (@verdict: the one that governs it, or NULL). */
 static const char *
-state_of (RegBackendInfo *info)
+state_of (RegBackendInfo *info,
+          RegVerdict     *verdict)
 {
-  return reg_backend_info_get_loaded (info) ? "loaded" : "declared";
+  if (reg_backend_info_get_loaded (info))
+    return "loaded";
+
+  return verdict != NULL && reg_verdict_get_quarantines (verdict) ? "quarantined" : "declared";
 }
 
 static const char *
@@ -64,6 +70,15 @@ description_of (RegBackendInfo *info)
 
 /* ---- list --------------------------------------------------------------- */
 
+static void
+unref_nullable (gpointer object)
+{
+  if (object != NULL)
+    g_object_unref (object);
+}
+
+/* The keys are those of the contract of `list --json`: a quarantine
+ * shows in the table, in `info` and in `verify --json`. */
 static void
 print_list_json (GPtrArray *infos)
 {
@@ -81,7 +96,8 @@ print_list_json (GPtrArray *infos)
 }
 
 static void
-print_list_table (GPtrArray *infos)
+print_list_table (GPtrArray *infos,
+                  GPtrArray *verdicts)
 {
   g_autoptr(RegctlTable) table = regctl_table_new (5, "NAME", "TAGS", "STATE", "SOURCE", "DESCRIPTION");
   g_autofree char *text = NULL;
@@ -92,7 +108,8 @@ print_list_table (GPtrArray *infos)
       g_autofree char *tags = regctl_join_tags (reg_backend_info_get_tags (info));
 
       regctl_table_add_row (table, reg_backend_info_get_name (info), tags,
-                            state_of (info), source_of (info), description_of (info));
+                            state_of (info, g_ptr_array_index (verdicts, i)), source_of (info),
+                            description_of (info));
     }
 
   text = regctl_table_to_string (table);
@@ -123,6 +140,7 @@ regctl_list (const RegctlCommand  *command,
   g_auto(GStrv) exclude = NULL;
   g_auto(GStrv) names = NULL;
   g_autoptr(GPtrArray) infos = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GPtrArray) verdicts = g_ptr_array_new_with_free_func (unref_nullable);
   g_autoptr(GError) error = NULL;
   RegRegistry *registry;
   int status;
@@ -150,14 +168,18 @@ regctl_list (const RegctlCommand  *command,
     {
       RegBackendInfo *info = reg_registry_get_backend_info (registry, names[i]);
 
-      if (info != NULL)
-        g_ptr_array_add (infos, info);
+      if (info == NULL)
+        continue;
+      g_ptr_array_add (infos, info);
+      /* Verdicts only matter to declared backends: a loaded one is in. */
+      g_ptr_array_add (verdicts, json || reg_backend_info_get_loaded (info)
+                                 ? NULL : reg_registry_dup_verdict (registry, names[i]));
     }
 
   if (json)
     print_list_json (infos);
   else
-    print_list_table (infos);
+    print_list_table (infos, verdicts);
 
   return REGCTL_EXIT_OK;
 }
@@ -182,8 +204,38 @@ print_declaration_text (RegBackendInfo *info)
     }
 }
 
+/* The verdict of the backend's last check, its date and reason. */
+static void
+print_verdict_text (RegBackendInfo *info,
+                    RegVerdict     *verdict)
+{
+  g_autofree char *time = NULL;
+  g_autofree char *reason = NULL;
+
+  if (reg_backend_info_get_origin (info) != REG_BACKEND_ORIGIN_MODULE)
+    return;
+
+  if (verdict == NULL)
+    {
+      regctl_print ("Verdict:      none (`regctl verify %s` checks it)\n", reg_backend_info_get_name (info));
+      return;
+    }
+
+  time = regctl_format_time (reg_verdict_get_time (verdict), FALSE);
+  regctl_print ("Verdict:      %s, %s%s\n", regctl_verdict_nick (reg_verdict_get_kind (verdict)), time,
+                reg_verdict_get_quarantines (verdict) ? " (the module is quarantined)" : "");
+  if (!g_str_equal (reg_verdict_get_backend_name (verdict), reg_backend_info_get_name (info)))
+    regctl_print ("Checked:      backend '%s' of the same module\n", reg_verdict_get_backend_name (verdict));
+  if (reg_verdict_get_reason (verdict) != NULL)
+    {
+      reason = regctl_text_for_terminal (reg_verdict_get_reason (verdict));
+      regctl_print ("Reason:       %s\n", reason);
+    }
+}
+
 static void
 print_info_text (RegBackendInfo *info,
+                 RegVerdict     *verdict,
                  gboolean        is_default,
                  RegCompiler    *compiler,
                  gint64          load_ns)
@@ -195,10 +247,11 @@ print_info_text (RegBackendInfo *info,
   regctl_print ("Name:         %s\n", reg_backend_info_get_name (info));
   regctl_print ("Tags:         %s\n", tags);
   regctl_print ("Description:  %s\n", description);
-  regctl_print ("State:        %s\n", state_of (info));
+  regctl_print ("State:        %s\n", state_of (info, verdict));
   regctl_print ("Origin:       %s\n", origin_to_string (reg_backend_info_get_origin (info)));
   regctl_print ("Module:       %s\n", module_path != NULL ? module_path : "-");
   print_declaration_text (info);
+  print_verdict_text (info, verdict);
   regctl_print ("Default:      %s\n", is_default ? "yes" : "no");
   if (compiler != NULL)
     {
@@ -212,6 +265,7 @@ print_info_text (RegBackendInfo *info,
 
 static void
 print_info_json (RegBackendInfo *info,
+                 RegVerdict     *verdict,
                  gboolean        is_default,
                  RegCompiler    *compiler)
 {
@@ -223,6 +277,17 @@ print_info_json (RegBackendInfo *info,
   g_string_append (out, ",\n  \"shadowed_manifests\": ");
   regctl_json_append_strv (out, reg_backend_info_get_shadowed_manifests (info));
   g_string_append_printf (out, ",\n  \"default\": %s", is_default ? "true" : "false");
+  g_string_append (out, ",\n  \"check\": ");
+  if (verdict == NULL)
+    g_string_append (out, "null");
+  else
+    {
+      g_string_append (out, "{\n    \"backend\": ");
+      regctl_json_append_string (out, reg_verdict_get_backend_name (verdict));
+      g_string_append (out, ",\n");
+      regctl_append_verdict_json (out, verdict, "    ");
+      g_string_append (out, "\n  }");
+    }
   if (compiler != NULL)
     {
       g_string_append (out, ",\n  \"compiler\": ");
@@ -254,6 +319,7 @@ regctl_info (const RegctlCommand  *command,
   g_autoptr(GOptionContext) context = regctl_option_context_new (command, "NAME", entries, &add_paths);
   g_autoptr(RegBackendInfo) info = NULL;
   g_autoptr(RegCompiler) compiler = NULL;
+  g_autoptr(RegVerdict) verdict = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *default_name = NULL;
   RegRegistry *registry;
@@ -309,11 +375,12 @@ regctl_info (const RegctlCommand  *command,
     }
 
   default_name = reg_registry_dup_default_backend (registry);
+  verdict = reg_registry_dup_verdict (registry, name);
 
   if (json)
-    print_info_json (info, g_strcmp0 (default_name, name) == 0, compiler);
+    print_info_json (info, verdict, g_strcmp0 (default_name, name) == 0, compiler);
   else
-    print_info_text (info, g_strcmp0 (default_name, name) == 0, compiler, load_ns);
+    print_info_text (info, verdict, g_strcmp0 (default_name, name) == 0, compiler, load_ns);
 
   return REGCTL_EXIT_OK;
 }

@@ -106,6 +106,27 @@ static const char cache_description[] =
   "while they are there.  Without DIR, directories that do not exist are\n"
   "skipped; a DIR that cannot be listed or written is an error (exit status 1).";
 
+static const char verify_description[] =
+  "Checks each backend NAME (or, with --all, every backend a module declares)\n"
+  "in a process of its own: loads its module there, makes its compiler, then\n"
+  "compiles and calls a fixed conformance set of graphs (every operator, NaN,\n"
+  "infinities, -0, 0-d, 8-d and empty tensors, odd matmuls, a long chain,\n"
+  "several outputs) and compares every output with eager's, under the timeout\n"
+  "and the memory limit.  No module code runs in regctl itself.\n"
+  "\n"
+  "Verdicts: ok; unsupported (some graphs refused with UNSUPPORTED_OP, which\n"
+  "is allowed: the operators are listed); wrong-results (the graph, the output\n"
+  "and the largest error); crashed (the signal); timeout; load-failed (the\n"
+  "error).  A crashed or timeout verdict quarantines the module file: no\n"
+  "registry opens it until the file changes or a new check passes.  Verdicts\n"
+  "are recorded in the user's cache ($XDG_CACHE_HOME/libreg/verdicts), or with\n"
+  "--system beside the modules, for every user (run it from a package's\n"
+  "post-install step, as gio-querymodules is).\n"
+  "\n"
+  "--json prints an array of objects with the keys name, verdict, reason\n"
+  "(null for ok), unsupported_ops, quarantined, time and module_path.  Exit\n"
+  "status 0 when every backend is ok or unsupported, 1 otherwise.";
+
 static const RegctlCommand commands[] = {
   { "list", "[--all] [--exclude-tags=TAGS] [--json]",
     "List the backends the registry knows, without loading any",
@@ -125,6 +146,9 @@ static const RegctlCommand commands[] = {
   { "cache", "[DIR...]",
     "Write the discovery cache of module directories",
     cache_description, regctl_cache },
+  { "verify", "[NAME...] [--all] [--json] [--timeout=SECONDS] [--system]",
+    "Check backends in a process of their own; quarantine those that crash",
+    verify_description, regctl_verify },
 };
 
 /* Prints the program's usage, listing the subcommands. */
@@ -149,6 +173,7 @@ print_usage (FILE *stream)
            "Environment:\n"
            "  REG_BACKEND_PATH        colon-separated directories searched for backends\n"
            "  REG_BACKEND_SYSTEM_DIR  replaces the installed backend directory (empty: none)\n"
+           "  REG_VERIFY_MODULES=1    check modules out of process before their first load\n"
            "\n"
            "Exit status: 0 success, 1 failure, 2 bad command line.\n");
 }

@@ -160,5 +160,16 @@ int             regctl_bench                (const RegctlCommand  *command,
 int             regctl_cache                (const RegctlCommand  *command,
                                              int                   argc,
                                              char                **argv);
+int             regctl_verify               (const RegctlCommand  *command,
+                                             int                   argc,
+                                             char                **argv);
+
+/* regctl-verify.c: verdicts, for list and info too */
+const char     *regctl_verdict_nick         (RegVerdictKind        kind);
+char           *regctl_format_time          (gint64                seconds,
+                                             gboolean              iso);
+void            regctl_append_verdict_json  (GString              *out,
+                                             RegVerdict           *verdict,
+                                             const char           *indent);
 
 G_END_DECLS
