@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <glib.h>
+#include <reg.h>
 
 #include "reg-inductor-kernels.h"
 
@@ -50,17 +50,16 @@ static float libm_sigmoid (float x) { return 1.0f / (1.0f + expf (-x)); }
 
 typedef struct
 {
-  const char *name;
-  RegIndOp    op;
+  RegOp       op;
   float     (*ref) (float);
   float     (*libm) (float);
 } Func;
 
 static const Func funcs[] = {
-  { "exp",     REG_IND_OP_EXP,     ref_exp,     expf },
-  { "log",     REG_IND_OP_LOG,     ref_log,     logf },
-  { "tanh",    REG_IND_OP_TANH,    ref_tanh,    tanhf },
-  { "sigmoid", REG_IND_OP_SIGMOID, ref_sigmoid, libm_sigmoid },
+  { REG_OP_EXP,     ref_exp,     expf },
+  { REG_OP_LOG,     ref_log,     logf },
+  { REG_OP_TANH,    ref_tanh,    tanhf },
+  { REG_OP_SIGMOID, ref_sigmoid, libm_sigmoid },
 };
 
 #define BATCH (1 << 16)
@@ -98,7 +97,7 @@ main (int   argc,
           gboolean known = FALSE;
 
           for (guint f = 0; f < G_N_ELEMENTS (funcs); f++)
-            known |= g_str_equal (functions[i], funcs[f].name);
+            known |= g_str_equal (functions[i], reg_op_get_name (funcs[f].op));
           if (!known)
             {
               g_printerr ("unknown function %s\n", functions[i]);
@@ -118,12 +117,13 @@ main (int   argc,
   for (guint f = 0; f < G_N_ELEMENTS (funcs); f++)
     {
       RegIndUnaryFn loop = _reg_ind_unary_fn (funcs[f].op, TRUE);
+      const char *name = reg_op_get_name (funcs[f].op);
       double max_cr = 0, max_libm = 0, max_lm_cr = 0;
       float at_cr = 0, at_libm = 0;
       guint64 special_mismatch = 0;
       guint64 bits = 0;
 
-      if (functions != NULL && !g_strv_contains ((const char * const *) functions, funcs[f].name))
+      if (functions != NULL && !g_strv_contains ((const char * const *) functions, name))
         continue;
 
       while (bits <= G_MAXUINT32)
@@ -166,7 +166,7 @@ main (int   argc,
             }
         }
 
-      printf ("%-8s %12.0f %11.4g %14.0f %11.4g %12.0f %10s\n", funcs[f].name,
+      printf ("%-8s %12.0f %11.4g %14.0f %11.4g %12.0f %10s\n", name,
               max_cr, at_cr, max_libm, at_libm, max_lm_cr,
               special_mismatch == 0 ? "identical" : "DIFFER");
       if (special_mismatch > 0)

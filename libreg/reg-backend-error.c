@@ -4,20 +4,9 @@
  */
 
 #include "reg-backend-error-private.h"
+#include "reg-binding-private.h"
 #include "reg-graph.h"
 #include "reg-message-private.h"
-
-/* PyGObject sets this type data (to 1) on every type a Python class
- * defines, and on no other. */
-#define PYGOBJECT_CUSTOM_KEY "PyGObject::custom"
-
-static gboolean
-is_python_class (GType type)
-{
-  GQuark key = g_quark_try_string (PYGOBJECT_CUSTOM_KEY);
-
-  return key != 0 && g_type_get_qdata (type, key) != NULL;
-}
 
 /* The domains whose codes callers of libreg handle: a backend's error in
  * one of them reaches the caller as it is. */
@@ -48,7 +37,7 @@ _reg_backend_check_result (GObject           *implementation,
 
   if (reported == NULL)
     {
-      if (is_python_class (G_OBJECT_TYPE (implementation)))
+      if (_reg_binding_is_python (G_OBJECT_TYPE (implementation)))
         g_set_error (error, REG_COMPILER_ERROR, code,
                      "backend '%s': the Python implementation raised an exception "
                      "(its traceback was printed) or returned None", who);

@@ -10,6 +10,7 @@
 #include "reg-compiler.h"
 #include "reg-graph-private.h"
 #include "reg-message-private.h"
+#include "reg-task-private.h"
 #include "reg-tensor.h"
 
 /**
@@ -86,6 +87,38 @@
  *
  * Returns: (transfer full): the outputs, one [class@Reg.Tensor] per graph
  *   output in order, or %NULL with @error set
+ */
+
+/**
+ * RegCompiledFnInterface::run_async: (skip)
+ * @self: a [iface@Reg.CompiledFn]
+ * @inputs: (element-type Reg.Tensor): one tensor per graph input, already
+ *   checked against the example inputs
+ * @cancellable: (nullable): a [class@Gio.Cancellable]
+ * @callback: called in the thread-default main context of the caller when
+ *   the run is done
+ * @user_data: data for @callback
+ *
+ * Starts running the compiled graph on @inputs.  The default
+ * implementation runs [vfunc@Reg.CompiledFn.run] in a worker thread with
+ * @cancellable as the thread's current cancellable
+ * (g_cancellable_get_current()), so that a long synchronous run can stop
+ * early; for a class defined in JavaScript, whose code runs in one thread,
+ * it runs it from the caller's main context instead.  Override it when the
+ * backend can do better.
+ */
+
+/**
+ * RegCompiledFnInterface::run_finish: (skip)
+ * @self: a [iface@Reg.CompiledFn]
+ * @result: the result given to the callback of
+ *   [vfunc@Reg.CompiledFn.run_async]
+ * @error: return location for a #GError
+ *
+ * Finishes [vfunc@Reg.CompiledFn.run_async].
+ *
+ * Returns: (transfer full): the outputs, as [vfunc@Reg.CompiledFn.run]
+ *   returns them, or %NULL with @error set
  */
 
 G_DEFINE_INTERFACE (RegCompiledFn, reg_compiled_fn, G_TYPE_OBJECT)
@@ -187,9 +220,74 @@ node_label (RegGraph *graph,
   return name != NULL ? g_strdup (name) : g_strdup_printf ("%%%u", node);
 }
 
+/* A copy of a caller's array of tensors, which it may change while an
+ * asynchronous call runs. */
+static GPtrArray *
+tensors_copy (GPtrArray *tensors)
+{
+  GPtrArray *copy = g_ptr_array_new_full (tensors->len, g_object_unref);
+
+  for (guint i = 0; i < tensors->len; i++)
+    g_ptr_array_add (copy, g_object_ref (g_ptr_array_index (tensors, i)));
+
+  return copy;
+}
+
+static void
+run_in_worker (GTask        *task,
+               gpointer      source_object,
+               gpointer      task_data,
+               GCancellable *cancellable)
+{
+  RegCompiledFn *self = source_object;
+  GError *error = NULL;
+  GListModel *outputs;
+
+  if (!_reg_task_begin (task, cancellable))
+    return;
+
+  outputs = REG_COMPILED_FN_GET_IFACE (self)->run (self, task_data, &error);
+  _reg_task_end (cancellable);
+
+  /* As the backend gave them: reg_compiled_fn_call_finish() judges them. */
+  if (error != NULL)
+    {
+      g_clear_object (&outputs);
+      g_task_return_error (task, error);
+    }
+  else
+    {
+      g_task_return_pointer (task, outputs, g_object_unref);
+    }
+}
+
+static void
+reg_compiled_fn_real_run_async (RegCompiledFn       *self,
+                                GPtrArray           *inputs,
+                                GCancellable        *cancellable,
+                                GAsyncReadyCallback  callback,
+                                gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+
+  g_task_set_source_tag (task, reg_compiled_fn_real_run_async);
+  g_task_set_task_data (task, tensors_copy (inputs), (GDestroyNotify) g_ptr_array_unref);
+  _reg_task_run (task, G_OBJECT (self), run_in_worker);
+}
+
+static GListModel *
+reg_compiled_fn_real_run_finish (RegCompiledFn  *self,
+                                 GAsyncResult   *result,
+                                 GError        **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
 static void
 reg_compiled_fn_default_init (RegCompiledFnInterface *iface)
 {
+  iface->run_async = reg_compiled_fn_real_run_async;
+  iface->run_finish = reg_compiled_fn_real_run_finish;
 }
 
 gboolean
@@ -354,6 +452,52 @@ take_outputs (GListModel       *model,
   return g_steal_pointer (&outputs);
 }
 
+/* Judges what the backend's run gave (@model and @local_error, taken
+ * over), checks the outputs against @sig and returns them as an array that
+ * owns them. */
+static GPtrArray *
+call_conclude (RegCompiledFn    *self,
+               const Signature  *sig,
+               GListModel       *model,
+               GError           *local_error,
+               GError          **error)
+{
+  g_autoptr(GListModel) result = model;
+  const char *backend = sig != NULL ? sig->backend : G_OBJECT_TYPE_NAME (self);
+
+  if (!_reg_backend_check_result (G_OBJECT (self), backend, result != NULL,
+                                  REG_COMPILER_ERROR_RUNTIME, &local_error, error))
+    return NULL;
+
+  return take_outputs (result, sig, backend, error);
+}
+
+static gboolean
+call_begin (RegCompiledFn    *self,
+            GPtrArray        *inputs,
+            const Signature **sig,
+            GError          **error)
+{
+  *sig = g_object_get_qdata (G_OBJECT (self), signature_quark ());
+  if (*sig != NULL && !check_inputs (*sig, inputs, error))
+    return FALSE;
+
+  /* run is required, whether or not run_async is overridden. */
+  if (REG_COMPILED_FN_GET_IFACE (self)->run == NULL)
+    {
+      g_autofree char *who = _reg_text_for_message (*sig != NULL ? (*sig)->backend
+                                                                 : G_OBJECT_TYPE_NAME (self),
+                                                    -1, 256);
+
+      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_RUNTIME,
+                   "backend '%s': %s does not implement run",
+                   who, G_OBJECT_TYPE_NAME (self));
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
 /**
  * reg_compiled_fn_call:
  * @self: a [iface@Reg.CompiledFn]
@@ -389,9 +533,8 @@ reg_compiled_fn_call (RegCompiledFn  *self,
 {
   RegCompiledFnInterface *iface;
   const Signature *sig;
-  const char *backend;
-  g_autoptr(GError) local_error = NULL;
-  g_autoptr(GListModel) model = NULL;
+  GError *local_error = NULL;
+  GListModel *model;
 
   g_return_val_if_fail (REG_IS_COMPILED_FN (self), NULL);
   g_return_val_if_fail (inputs != NULL, NULL);
@@ -400,26 +543,146 @@ reg_compiled_fn_call (RegCompiledFn  *self,
   for (guint i = 0; i < inputs->len; i++)
     g_return_val_if_fail (REG_IS_TENSOR (g_ptr_array_index (inputs, i)), NULL);
 
-  sig = g_object_get_qdata (G_OBJECT (self), signature_quark ());
-  if (sig != NULL && !check_inputs (sig, inputs, error))
+  if (!call_begin (self, inputs, &sig, error))
     return NULL;
-  backend = sig != NULL ? sig->backend : G_OBJECT_TYPE_NAME (self);
 
   iface = REG_COMPILED_FN_GET_IFACE (self);
-  if (iface->run == NULL)
-    {
-      g_autofree char *who = _reg_text_for_message (backend, -1, 256);
+  model = iface->run (self, inputs, &local_error);
 
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_RUNTIME,
-                   "backend '%s': %s does not implement run",
-                   who, G_OBJECT_TYPE_NAME (self));
-      return NULL;
+  return call_conclude (self, sig, model, local_error, error);
+}
+
+static void
+run_async_done (GObject      *source_object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  RegCompiledFn *self = REG_COMPILED_FN (source_object);
+  g_autoptr(GTask) task = user_data;
+  GError *local_error = NULL;
+  GError *error = NULL;
+  GListModel *model;
+  GPtrArray *outputs;
+
+  model = REG_COMPILED_FN_GET_IFACE (self)->run_finish (self, result, &local_error);
+
+  /* Cancelled is not the backend's failure: it stays as it is. */
+  if (model == NULL && local_error != NULL &&
+      g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_task_return_error (task, local_error);
+      return;
     }
 
-  model = iface->run (self, inputs, &local_error);
-  if (!_reg_backend_check_result (G_OBJECT (self), backend, model != NULL,
-                                  REG_COMPILER_ERROR_RUNTIME, &local_error, error))
-    return NULL;
+  outputs = call_conclude (self, g_task_get_task_data (task), model, local_error, &error);
+  if (outputs == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, outputs, (GDestroyNotify) g_ptr_array_unref);
+}
 
-  return take_outputs (model, sig, backend, error);
+/**
+ * reg_compiled_fn_call_async:
+ * @self: a [iface@Reg.CompiledFn]
+ * @inputs: (element-type Reg.Tensor): one tensor per graph input, in order
+ * @cancellable: (nullable): a [class@Gio.Cancellable]
+ * @callback: called when the call is done
+ * @user_data: data for @callback
+ *
+ * Runs the compiled graph without blocking: the asynchronous form of
+ * [method@Reg.CompiledFn.call], with the same checks and errors.  The
+ * inputs are checked in the calling thread; the backend runs in a worker
+ * thread, or as the backend's [vfunc@Reg.CompiledFn.run_async] arranges.
+ * The caller must not modify the input tensors until the call is done.
+ *
+ * @callback runs in the thread-default main context of the calling
+ * thread.  Cancelling @cancellable makes the call finish promptly with
+ * %G_IO_ERROR_CANCELLED; if it is cancelled before the backend starts,
+ * the backend never runs.  Call [method@Reg.CompiledFn.call_finish] from
+ * @callback.
+ */
+void
+reg_compiled_fn_call_async (RegCompiledFn       *self,
+                            GPtrArray           *inputs,
+                            GCancellable        *cancellable,
+                            GAsyncReadyCallback  callback,
+                            gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GPtrArray) inputs_copy = NULL;
+  const Signature *sig;
+  GError *error = NULL;
+
+  g_return_if_fail (REG_IS_COMPILED_FN (self));
+  g_return_if_fail (inputs != NULL);
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  for (guint i = 0; i < inputs->len; i++)
+    g_return_if_fail (REG_IS_TENSOR (g_ptr_array_index (inputs, i)));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, reg_compiled_fn_call_async);
+
+  if (!call_begin (self, inputs, &sig, &error))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+
+  /* The signature lives as long as @self, which the task holds. */
+  g_task_set_task_data (task, (gpointer) sig, NULL);
+  inputs_copy = tensors_copy (inputs);
+  REG_COMPILED_FN_GET_IFACE (self)->run_async (self, inputs_copy, cancellable,
+                                               run_async_done, g_steal_pointer (&task));
+}
+
+/**
+ * reg_compiled_fn_call_finish:
+ * @self: a [iface@Reg.CompiledFn]
+ * @result: the result given to the callback of
+ *   [method@Reg.CompiledFn.call_async]
+ * @error: return location for a #GError
+ *
+ * Finishes [method@Reg.CompiledFn.call_async].  The outputs are owned as
+ * those of [method@Reg.CompiledFn.call] are.
+ *
+ * Returns: (transfer container) (element-type Reg.Tensor): the outputs, or
+ *   %NULL with @error set
+ */
+GPtrArray *
+reg_compiled_fn_call_finish (RegCompiledFn  *self,
+                             GAsyncResult   *result,
+                             GError        **error)
+{
+  g_return_val_if_fail (REG_IS_COMPILED_FN (self), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/**
+ * reg_compiled_fn_get_backend:
+ * @self: a [iface@Reg.CompiledFn]
+ *
+ * Gets the name of the backend that compiled @self: the name the registry
+ * compiled it under ([method@Reg.Registry.compile] tells which backend of
+ * a fallback chain succeeded this way), or the compiler's own name
+ * ([method@Reg.Compiler.get_name]) when it was compiled directly.  A
+ * function returned by several compiles keeps the name of the first.
+ * This function is thread-safe.
+ *
+ * Returns: (nullable): the name, or %NULL for a function that no compile
+ *   returned
+ */
+const char *
+reg_compiled_fn_get_backend (RegCompiledFn *self)
+{
+  const Signature *sig;
+
+  g_return_val_if_fail (REG_IS_COMPILED_FN (self), NULL);
+
+  sig = g_object_get_qdata (G_OBJECT (self), signature_quark ());
+
+  return sig != NULL ? sig->backend : NULL;
 }

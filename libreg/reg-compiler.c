@@ -4,10 +4,11 @@
  */
 
 #include "reg-backend-error-private.h"
-#include "reg-compiler.h"
+#include "reg-compiler-private.h"
 #include "reg-compiled-fn-private.h"
 #include "reg-graph-private.h"
 #include "reg-message-private.h"
+#include "reg-task-private.h"
 #include "reg-tensor.h"
 
 /**
@@ -73,6 +74,51 @@
  */
 
 /**
+ * RegCompilerInterface::compile_async: (skip)
+ * @self: a [iface@Reg.Compiler]
+ * @graph: the graph to compile, already checked against @example_inputs
+ * @example_inputs: (element-type Reg.Tensor): tensors shaped like the
+ *   inputs the compiled function will be called with, one per graph input
+ * @options: (nullable): the backend settings, an `a{sv}` dictionary
+ * @cancellable: (nullable): a [class@Gio.Cancellable]
+ * @callback: called in the thread-default main context of the caller when
+ *   the compile is done
+ * @user_data: data for @callback
+ *
+ * Starts compiling @graph.  The default implementation runs
+ * [vfunc@Reg.Compiler.compile] in a worker thread with @cancellable as the
+ * thread's current cancellable (g_cancellable_get_current()), so that a
+ * long synchronous compile can stop early; for a class defined in
+ * JavaScript, whose code runs in one thread, it runs it from the caller's
+ * main context instead.  Override it when the backend can do better.
+ */
+
+/**
+ * RegCompilerInterface::compile_finish: (skip)
+ * @self: a [iface@Reg.Compiler]
+ * @result: the result given to the callback of
+ *   [vfunc@Reg.Compiler.compile_async]
+ * @error: return location for a #GError
+ *
+ * Finishes [vfunc@Reg.Compiler.compile_async].
+ *
+ * Returns: (transfer full): the compiled function, or %NULL with @error set
+ */
+
+/**
+ * RegCompilerInterface::get_flags:
+ * @self: a [iface@Reg.Compiler]
+ *
+ * Says what the compiler guarantees; optional, the default is
+ * %REG_COMPILER_FLAGS_NONE.  Set %REG_COMPILER_FLAGS_SHAREABLE only when
+ * every function the compiler makes may be called from several threads at
+ * once and handed to several callers.  A module backend may say it in its
+ * manifest instead (`Shareable=true`).
+ *
+ * Returns: the flags
+ */
+
+/**
  * RegCompilerInterface::dup_name:
  * @self: a [iface@Reg.Compiler]
  *
@@ -95,9 +141,105 @@ G_DEFINE_QUARK (reg-compiler-error-quark, reg_compiler_error)
 
 G_DEFINE_INTERFACE (RegCompiler, reg_compiler, G_TYPE_OBJECT)
 
+/* What an asynchronous compile works on. */
+typedef struct
+{
+  RegGraph  *graph;
+  GPtrArray *example_inputs;
+  GVariant  *options;   /* nullable */
+  RegShape  *shapes;    /* nullable: for the conclusion of a prepared compile */
+  char      *backend;   /* nullable: the name to bind, or the compiler's own */
+} CompileData;
+
+static void
+compile_data_free (gpointer data)
+{
+  CompileData *cd = data;
+
+  g_object_unref (cd->graph);
+  g_ptr_array_unref (cd->example_inputs);
+  g_clear_pointer (&cd->options, g_variant_unref);
+  g_free (cd->shapes);
+  g_free (cd->backend);
+  g_free (cd);
+}
+
+static CompileData *
+compile_data_new (RegGraph  *graph,
+                  GPtrArray *example_inputs,
+                  GVariant  *options)
+{
+  CompileData *cd = g_new0 (CompileData, 1);
+
+  cd->graph = g_object_ref (graph);
+  /* A copy: the caller may change its array while the compile runs. */
+  cd->example_inputs = g_ptr_array_copy (example_inputs, (GCopyFunc) (void (*) (void)) g_object_ref, NULL);
+  g_ptr_array_set_free_func (cd->example_inputs, g_object_unref);
+  cd->options = options != NULL ? g_variant_ref_sink (options) : NULL;
+
+  return cd;
+}
+
+static void
+compile_in_worker (GTask        *task,
+                   gpointer      source_object,
+                   gpointer      task_data,
+                   GCancellable *cancellable)
+{
+  RegCompiler *self = source_object;
+  CompileData *cd = task_data;
+  GError *error = NULL;
+  RegCompiledFn *fn;
+
+  if (!_reg_task_begin (task, cancellable))
+    return;
+
+  fn = REG_COMPILER_GET_IFACE (self)->compile (self, cd->graph, cd->example_inputs,
+                                               cd->options, &error);
+  _reg_task_end (cancellable);
+
+  /* As the backend gave them: reg_compiler_compile_finish() judges them. */
+  if (error != NULL)
+    {
+      g_clear_object (&fn);
+      g_task_return_error (task, error);
+    }
+  else
+    {
+      g_task_return_pointer (task, fn, g_object_unref);
+    }
+}
+
+static void
+reg_compiler_real_compile_async (RegCompiler         *self,
+                                 RegGraph            *graph,
+                                 GPtrArray           *example_inputs,
+                                 GVariant            *options,
+                                 GCancellable        *cancellable,
+                                 GAsyncReadyCallback  callback,
+                                 gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+
+  g_task_set_source_tag (task, reg_compiler_real_compile_async);
+  g_task_set_task_data (task, compile_data_new (graph, example_inputs, options),
+                        compile_data_free);
+  _reg_task_run (task, G_OBJECT (self), compile_in_worker);
+}
+
+static RegCompiledFn *
+reg_compiler_real_compile_finish (RegCompiler   *self,
+                                  GAsyncResult  *result,
+                                  GError       **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
 static void
 reg_compiler_default_init (RegCompilerInterface *iface)
 {
+  iface->compile_async = reg_compiler_real_compile_async;
+  iface->compile_finish = reg_compiler_real_compile_finish;
 }
 
 /* The qdata key of a compiler's name, set once: see
@@ -116,6 +258,73 @@ name_quark (void)
     }
 
   return value;
+}
+
+RegShape *
+_reg_compiler_prepare (RegCompiler  *self,
+                       RegGraph     *graph,
+                       GPtrArray    *example_inputs,
+                       GVariant     *options,
+                       GError      **error)
+{
+  g_autofree char *who = NULL;
+  RegShape *shapes = NULL;
+
+  /* compile is required, whether or not compile_async is overridden. */
+  if (REG_COMPILER_GET_IFACE (self)->compile == NULL)
+    {
+      who = _reg_text_for_message (reg_compiler_get_name (self), -1, 256);
+      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
+                   "backend '%s' does not implement compile", who);
+      return NULL;
+    }
+
+  if (options != NULL && !g_variant_is_of_type (options, G_VARIANT_TYPE_VARDICT))
+    {
+      who = _reg_text_for_message (reg_compiler_get_name (self), -1, 256);
+      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
+                   "options for backend '%s' must be an a{sv} dictionary, not a "
+                   "value of type '%s'", who, g_variant_get_type_string (options));
+      return NULL;
+    }
+
+  if (!_reg_graph_infer_shapes (graph, example_inputs, &shapes, error))
+    return NULL;
+
+  return shapes;
+}
+
+RegCompiledFn *
+_reg_compiler_conclude (RegCompiler     *self,
+                        const char      *backend,
+                        RegCompiledFn   *fn,
+                        GError          *local_error,
+                        RegGraph        *graph,
+                        GPtrArray       *example_inputs,
+                        const RegShape  *shapes,
+                        GError         **error)
+{
+  g_autoptr(RegCompiledFn) result = fn;
+  const char *name = backend != NULL ? backend : reg_compiler_get_name (self);
+
+  if (!_reg_backend_check_result (G_OBJECT (self), name, result != NULL,
+                                  REG_COMPILER_ERROR_FAILED, &local_error, error))
+    return NULL;
+
+  if (!REG_IS_COMPILED_FN (result))
+    {
+      g_autofree char *who = _reg_text_for_message (name, -1, 256);
+
+      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
+                   "backend '%s' returned a %s, not a RegCompiledFn",
+                   who, G_OBJECT_TYPE_NAME (result));
+      return NULL;
+    }
+
+  if (!_reg_compiled_fn_bind (result, name, graph, example_inputs, shapes, error))
+    return NULL;
+
+  return g_steal_pointer (&result);
 }
 
 /**
@@ -153,11 +362,10 @@ reg_compiler_compile (RegCompiler  *self,
                       GError      **error)
 {
   RegCompilerInterface *iface;
-  const char *name;
   g_autoptr(GVariant) options_ref = NULL;
-  g_autoptr(GError) local_error = NULL;
   g_autofree RegShape *shapes = NULL;
-  g_autoptr(RegCompiledFn) fn = NULL;
+  GError *local_error = NULL;
+  RegCompiledFn *fn;
 
   g_return_val_if_fail (REG_IS_COMPILER (self), NULL);
   g_return_val_if_fail (REG_IS_GRAPH (graph), NULL);
@@ -172,50 +380,180 @@ reg_compiler_compile (RegCompiler  *self,
   if (options != NULL)
     options_ref = g_variant_ref_sink (options);
 
-  name = reg_compiler_get_name (self);
-
-  if (options != NULL && !g_variant_is_of_type (options, G_VARIANT_TYPE_VARDICT))
-    {
-      g_autofree char *who = _reg_text_for_message (name, -1, 256);
-
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                   "options for backend '%s' must be an a{sv} dictionary, not a "
-                   "value of type '%s'", who, g_variant_get_type_string (options));
-      return NULL;
-    }
-
-  if (!_reg_graph_infer_shapes (graph, example_inputs, &shapes, error))
+  shapes = _reg_compiler_prepare (self, graph, example_inputs, options, error);
+  if (shapes == NULL)
     return NULL;
 
   iface = REG_COMPILER_GET_IFACE (self);
-  if (iface->compile == NULL)
-    {
-      g_autofree char *who = _reg_text_for_message (name, -1, 256);
-
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
-                   "backend '%s' does not implement compile", who);
-      return NULL;
-    }
-
   fn = iface->compile (self, graph, example_inputs, options, &local_error);
-  if (!_reg_backend_check_result (G_OBJECT (self), name, fn != NULL,
-                                  REG_COMPILER_ERROR_FAILED, &local_error, error))
-    return NULL;
 
-  if (!REG_IS_COMPILED_FN (fn))
+  return _reg_compiler_conclude (self, NULL, fn, local_error, graph, example_inputs, shapes, error);
+}
+
+static void
+prepared_compile_done (GObject      *source_object,
+                       GAsyncResult *result,
+                       gpointer      user_data)
+{
+  RegCompiler *self = REG_COMPILER (source_object);
+  g_autoptr(GTask) task = user_data;
+  CompileData *cd = g_task_get_task_data (task);
+  GError *local_error = NULL;
+  GError *error = NULL;
+  RegCompiledFn *fn;
+
+  fn = REG_COMPILER_GET_IFACE (self)->compile_finish (self, result, &local_error);
+
+  /* Cancelled is not the backend's failure: it stays as it is. */
+  if (fn == NULL && local_error != NULL &&
+      g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
-      g_autofree char *who = _reg_text_for_message (name, -1, 256);
-
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
-                   "backend '%s' returned a %s, not a RegCompiledFn",
-                   who, G_OBJECT_TYPE_NAME (fn));
-      return NULL;
+      g_task_return_error (task, local_error);
+      return;
     }
 
-  if (!_reg_compiled_fn_bind (fn, name, graph, example_inputs, shapes, error))
-    return NULL;
+  fn = _reg_compiler_conclude (self, cd->backend, fn, local_error, cd->graph, cd->example_inputs,
+                               cd->shapes, &error);
+  if (fn == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, fn, g_object_unref);
+}
 
-  return g_steal_pointer (&fn);
+void
+_reg_compiler_compile_prepared_async (RegCompiler          *self,
+                                      const char           *backend,
+                                      RegGraph             *graph,
+                                      GPtrArray            *example_inputs,
+                                      GVariant             *options,
+                                      RegShape             *shapes,
+                                      GCancellable         *cancellable,
+                                      GAsyncReadyCallback   callback,
+                                      gpointer              user_data)
+{
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
+  CompileData *cd = compile_data_new (graph, example_inputs, options);
+
+  g_task_set_source_tag (task, _reg_compiler_compile_prepared_async);
+  cd->shapes = shapes;
+  cd->backend = g_strdup (backend);
+  g_task_set_task_data (task, cd, compile_data_free);
+
+  REG_COMPILER_GET_IFACE (self)->compile_async (self, cd->graph, cd->example_inputs,
+                                                cd->options, cancellable,
+                                                prepared_compile_done, task);
+}
+
+RegCompiledFn *
+_reg_compiler_compile_prepared_finish (RegCompiler   *self,
+                                       GAsyncResult  *result,
+                                       GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/**
+ * reg_compiler_compile_async:
+ * @self: a [iface@Reg.Compiler]
+ * @graph: the graph to compile
+ * @example_inputs: (element-type Reg.Tensor): tensors shaped like the
+ *   inputs the compiled function will be called with, one per graph input
+ * @options: (nullable): backend settings, an `a{sv}` dictionary
+ * @cancellable: (nullable): a [class@Gio.Cancellable]
+ * @callback: called when the compile is done
+ * @user_data: data for @callback
+ *
+ * Compiles @graph without blocking: the asynchronous form of
+ * [method@Reg.Compiler.compile], with the same checks and errors.  The
+ * graph and options are checked in the calling thread; the backend's
+ * compile runs in a worker thread, or as the backend's
+ * [vfunc@Reg.Compiler.compile_async] arranges.
+ *
+ * @callback runs in the thread-default main context of the calling
+ * thread.  Cancelling @cancellable makes the compile finish promptly with
+ * %G_IO_ERROR_CANCELLED; if it is cancelled before the backend starts,
+ * the backend never runs.  Call [method@Reg.Compiler.compile_finish] from
+ * @callback.
+ */
+void
+reg_compiler_compile_async (RegCompiler         *self,
+                            RegGraph            *graph,
+                            GPtrArray           *example_inputs,
+                            GVariant            *options,
+                            GCancellable        *cancellable,
+                            GAsyncReadyCallback  callback,
+                            gpointer             user_data)
+{
+  g_autoptr(GVariant) options_ref = NULL;
+  GError *error = NULL;
+  RegShape *shapes;
+
+  g_return_if_fail (REG_IS_COMPILER (self));
+  g_return_if_fail (REG_IS_GRAPH (graph));
+  g_return_if_fail (example_inputs != NULL);
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  for (guint i = 0; i < example_inputs->len; i++)
+    g_return_if_fail (REG_IS_TENSOR (g_ptr_array_index (example_inputs, i)));
+
+  if (options != NULL)
+    options_ref = g_variant_ref_sink (options);
+
+  shapes = _reg_compiler_prepare (self, graph, example_inputs, options, &error);
+  if (shapes == NULL)
+    {
+      g_task_report_error (self, callback, user_data, _reg_compiler_compile_prepared_async, error);
+      return;
+    }
+
+  _reg_compiler_compile_prepared_async (self, NULL, graph, example_inputs, options, shapes,
+                                        cancellable, callback, user_data);
+}
+
+/**
+ * reg_compiler_compile_finish:
+ * @self: a [iface@Reg.Compiler]
+ * @result: the result given to the callback of
+ *   [method@Reg.Compiler.compile_async]
+ * @error: return location for a #GError
+ *
+ * Finishes [method@Reg.Compiler.compile_async].
+ *
+ * Returns: (transfer full): the compiled function, or %NULL with @error set
+ */
+RegCompiledFn *
+reg_compiler_compile_finish (RegCompiler   *self,
+                             GAsyncResult  *result,
+                             GError       **error)
+{
+  g_return_val_if_fail (REG_IS_COMPILER (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return _reg_compiler_compile_prepared_finish (self, result, error);
+}
+
+/**
+ * reg_compiler_get_flags:
+ * @self: a [iface@Reg.Compiler]
+ *
+ * Gets what the compiler says of itself: whether the functions it makes
+ * may be shared (%REG_COMPILER_FLAGS_SHAREABLE), which lets the registry
+ * cache them.  This function is thread-safe.
+ *
+ * Returns: the flags
+ */
+RegCompilerFlags
+reg_compiler_get_flags (RegCompiler *self)
+{
+  RegCompilerInterface *iface;
+
+  g_return_val_if_fail (REG_IS_COMPILER (self), REG_COMPILER_FLAGS_NONE);
+
+  iface = REG_COMPILER_GET_IFACE (self);
+
+  return iface->get_flags != NULL ? iface->get_flags (self) : REG_COMPILER_FLAGS_NONE;
 }
 
 /**

@@ -47,6 +47,21 @@ typedef enum {
   REG_COMPILER_ERROR_RUNTIME,
 } RegCompilerError;
 
+/**
+ * RegCompilerFlags:
+ * @REG_COMPILER_FLAGS_NONE: no flag
+ * @REG_COMPILER_FLAGS_SHAREABLE: the functions the compiler makes may be
+ *   shared: called by several callers, from several threads at once, and
+ *   handed out again for an equal compile.  The registry keeps them in its
+ *   compile cache (see [property@Reg.Registry:compile-cache-size]).
+ *
+ * What a compiler says of itself; see [method@Reg.Compiler.get_flags].
+ */
+typedef enum /*< flags >*/ {
+  REG_COMPILER_FLAGS_NONE = 0,
+  REG_COMPILER_FLAGS_SHAREABLE = 1 << 0,
+} RegCompilerFlags;
+
 #define REG_TYPE_COMPILER (reg_compiler_get_type ())
 
 REG_AVAILABLE_IN_ALL
@@ -58,6 +73,11 @@ G_DECLARE_INTERFACE (RegCompiler, reg_compiler, REG, COMPILER, GObject)
  * @compile: compiles a graph; see [vfunc@Reg.Compiler.compile]
  * @dup_name: the compiler's own name (optional); see
  *   [vfunc@Reg.Compiler.dup_name]
+ * @compile_async: starts compiling a graph; the default runs @compile in a
+ *   worker thread; see [vfunc@Reg.Compiler.compile_async]
+ * @compile_finish: finishes @compile_async
+ * @get_flags: what the compiler says of itself (optional; the default is
+ *   %REG_COMPILER_FLAGS_NONE); see [vfunc@Reg.Compiler.get_flags]
  *
  * The virtual methods of [iface@Reg.Compiler].
  */
@@ -65,12 +85,23 @@ struct _RegCompilerInterface
 {
   GTypeInterface parent_iface;
 
-  RegCompiledFn *(*compile)  (RegCompiler  *self,
-                              RegGraph     *graph,
-                              GPtrArray    *example_inputs,
-                              GVariant     *options,
-                              GError      **error);
-  char          *(*dup_name) (RegCompiler  *self);
+  RegCompiledFn *(*compile)        (RegCompiler          *self,
+                                    RegGraph             *graph,
+                                    GPtrArray            *example_inputs,
+                                    GVariant             *options,
+                                    GError              **error);
+  char          *(*dup_name)       (RegCompiler          *self);
+  void           (*compile_async)  (RegCompiler          *self,
+                                    RegGraph             *graph,
+                                    GPtrArray            *example_inputs,
+                                    GVariant             *options,
+                                    GCancellable         *cancellable,
+                                    GAsyncReadyCallback   callback,
+                                    gpointer              user_data);
+  RegCompiledFn *(*compile_finish) (RegCompiler          *self,
+                                    GAsyncResult         *result,
+                                    GError              **error);
+  RegCompilerFlags (*get_flags)    (RegCompiler          *self);
 };
 
 REG_AVAILABLE_IN_ALL
@@ -83,6 +114,20 @@ RegCompiledFn *reg_compiler_compile     (RegCompiler  *self,
                                          GVariant     *options,
                                          GError      **error);
 REG_AVAILABLE_IN_ALL
+void           reg_compiler_compile_async  (RegCompiler          *self,
+                                            RegGraph             *graph,
+                                            GPtrArray            *example_inputs,
+                                            GVariant             *options,
+                                            GCancellable         *cancellable,
+                                            GAsyncReadyCallback   callback,
+                                            gpointer              user_data);
+REG_AVAILABLE_IN_ALL
+RegCompiledFn *reg_compiler_compile_finish (RegCompiler          *self,
+                                            GAsyncResult         *result,
+                                            GError              **error);
+REG_AVAILABLE_IN_ALL
 const char    *reg_compiler_get_name    (RegCompiler  *self);
+REG_AVAILABLE_IN_ALL
+RegCompilerFlags reg_compiler_get_flags (RegCompiler  *self);
 
 G_END_DECLS

@@ -28,6 +28,13 @@ gboolean _reg_graph_infer_shapes (RegGraph   *graph,
                                   RegShape  **shapes,
                                   GError    **error);
 
+/* Appends to @out bytes that are equal for two graphs exactly when their
+ * canonical text forms (reg_graph_to_string()) are equal, in time linear
+ * in the size of the graph, without printing it: the compile cache's key.
+ * @self must be valid (reg_graph_validate()). */
+void     _reg_graph_append_key   (RegGraph    *self,
+                                  GByteArray  *out);
+
 /* Formats a shape as "[4, 3]" ("[]" for 0-d). */
 char    *_reg_shape_to_string    (const gint64 *dims,
                                   guint         n_dims);

@@ -10,6 +10,7 @@
 #include "reg-graph.h"
 #include "reg-graph-private.h"
 #include "reg-message-private.h"
+#include "reg-op-private.h"
 #include "reg-tensor.h"
 
 /**
@@ -23,14 +24,17 @@
  * node's arguments are always earlier nodes, so definition order is a
  * valid evaluation order.
  *
- * The operators are the elementwise `add`, `sub`, `mul`, `div`, `maximum`
- * and `minimum` (two tensors of the same shape, or a tensor and a constant),
- * the elementwise `neg`, `relu`, `exp`, `log`, `sqrt`, `tanh`, `sigmoid` and
- * `abs`, `sum` (all elements, to a 0-d tensor) and `matmul` (two 2-D
- * tensors).
+ * The operators are the values of [enum@Reg.Op]: the elementwise `add`,
+ * `sub`, `mul`, `div`, `maximum` and `minimum` (two tensors of the same
+ * shape, or a tensor and a constant), the elementwise `neg`, `relu`, `exp`,
+ * `log`, `sqrt`, `tanh`, `sigmoid` and `abs`, `sum` (all elements, to a 0-d
+ * tensor) and `matmul` (two 2-D tensors).  [func@Reg.Op.get_name],
+ * [func@Reg.Op.get_arity] and [func@Reg.Op.get_kind] give each one's name
+ * in the text form, number of arguments and shape rule.
  *
  * A graph is built with [method@Reg.Graph.add_input],
- * [method@Reg.Graph.add_constant], [method@Reg.Graph.add_op] and
+ * [method@Reg.Graph.add_constant], [method@Reg.Graph.add_call] (or
+ * [method@Reg.Graph.add_op], which takes the operator's name) and
  * [method@Reg.Graph.set_outputs], or parsed from its text form with
  * [ctor@Reg.Graph.new_from_string]:
  *
@@ -56,52 +60,14 @@
  * threads may read it (inspect, print, compile it) at the same time.
  */
 
-/* Every operator takes one or two arguments, so a node stores its
- * arguments inline. */
+/* Every operator takes one or two arguments (reg_op_get_arity()), so a
+ * node stores its arguments inline. */
 #define MAX_ARITY 2
-
-typedef enum {
-  OP_ELEMENTWISE_BINARY,
-  OP_ELEMENTWISE_UNARY,
-  OP_SUM,
-  OP_MATMUL,
-} OpClass;
-
-typedef struct
-{
-  const char *name;
-  guint       arity;
-  OpClass     op_class;
-} OpInfo;
-
-static const OpInfo op_table[] = {
-  { "add", 2, OP_ELEMENTWISE_BINARY },
-  { "sub", 2, OP_ELEMENTWISE_BINARY },
-  { "mul", 2, OP_ELEMENTWISE_BINARY },
-  { "div", 2, OP_ELEMENTWISE_BINARY },
-  { "maximum", 2, OP_ELEMENTWISE_BINARY },
-  { "minimum", 2, OP_ELEMENTWISE_BINARY },
-  { "neg", 1, OP_ELEMENTWISE_UNARY },
-  { "relu", 1, OP_ELEMENTWISE_UNARY },
-  { "exp", 1, OP_ELEMENTWISE_UNARY },
-  { "log", 1, OP_ELEMENTWISE_UNARY },
-  { "sqrt", 1, OP_ELEMENTWISE_UNARY },
-  { "tanh", 1, OP_ELEMENTWISE_UNARY },
-  { "sigmoid", 1, OP_ELEMENTWISE_UNARY },
-  { "abs", 1, OP_ELEMENTWISE_UNARY },
-  { "sum", 1, OP_SUM },
-  { "matmul", 2, OP_MATMUL },
-};
-
-/* The interned names of op_table, filled in class_init:
- * reg_graph_get_node_op() promises interned strings so that callers may
- * compare them with g_intern_static_string ("relu") by pointer. */
-static const char *op_interned[G_N_ELEMENTS (op_table)];
 
 typedef struct
 {
   RegNodeKind kind;
-  guint       op;       /* REG_NODE_OP: index into op_table */
+  RegOp       op;       /* REG_NODE_OP */
   guint       n_args;
   guint       args[MAX_ARITY];
   double      value;    /* REG_NODE_CONSTANT */
@@ -119,6 +85,8 @@ struct _RegGraph
 
   /* name -> node id (GUINT_TO_POINTER); the keys belong to the nodes */
   GHashTable *names;
+  /* Some name may push a generated one aside (see looks_generated()). */
+  gboolean    names_clash;
 
   /* The first failure of a builder call that has no GError of its own
    * (add_input, set_outputs), reported by reg_graph_validate(). */
@@ -165,9 +133,6 @@ reg_graph_class_init (RegGraphClass *klass)
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
   object_class->finalize = reg_graph_finalize;
-
-  for (guint i = 0; i < G_N_ELEMENTS (op_table); i++)
-    op_interned[i] = g_intern_static_string (op_table[i].name);
 }
 
 static void
@@ -216,30 +181,14 @@ is_valid_name (const char *name)
   return !is_number_word (name, len);
 }
 
-static gboolean
-lookup_op (const char *name,
-           gsize       len,
-           guint      *op)
-{
-  for (guint i = 0; i < G_N_ELEMENTS (op_table); i++)
-    {
-      if (strlen (op_table[i].name) == len && memcmp (op_table[i].name, name, len) == 0)
-        {
-          *op = i;
-          return TRUE;
-        }
-    }
-
-  return FALSE;
-}
-
 static char *
-arity_message (guint op,
+arity_message (RegOp op,
                guint n_args)
 {
-  return g_strdup_printf ("%s takes %u argument%s, %u given", op_table[op].name,
-                          op_table[op].arity, op_table[op].arity == 1 ? "" : "s",
-                          n_args);
+  guint arity = reg_op_get_arity (op);
+
+  return g_strdup_printf ("%s takes %u argument%s, %u given", reg_op_get_name (op),
+                          arity, arity == 1 ? "" : "s", n_args);
 }
 
 static guint
@@ -251,6 +200,17 @@ append_node (RegGraph   *self,
   return self->nodes->len - 1;
 }
 
+static gboolean looks_generated (const char *name);
+
+static void
+add_name (RegGraph   *self,
+          const char *name,
+          guint       id)
+{
+  g_hash_table_insert (self->names, (gpointer) name, GUINT_TO_POINTER (id));
+  self->names_clash |= looks_generated (name);
+}
+
 /* Takes @name (nullable); the name must be free. */
 static guint
 append_input (RegGraph *self,
@@ -260,7 +220,7 @@ append_input (RegGraph *self,
   guint id = append_node (self, &node);
 
   g_array_append_val (self->inputs, id);
-  g_hash_table_insert (self->names, name, GUINT_TO_POINTER (id));
+  add_name (self, name, id);
 
   return id;
 }
@@ -278,17 +238,18 @@ append_constant (RegGraph *self,
  * the name must be free. */
 static guint
 append_op (RegGraph    *self,
-           guint        op,
+           RegOp        op,
            const guint *args,
            char        *name)
 {
-  Node node = { .kind = REG_NODE_OP, .op = op, .n_args = op_table[op].arity, .name = name };
+  Node node = { .kind = REG_NODE_OP, .op = op, .n_args = reg_op_get_arity (op), .name = name };
   guint id;
 
+  g_assert (node.n_args <= MAX_ARITY);
   memcpy (node.args, args, node.n_args * sizeof (guint));
   id = append_node (self, &node);
   if (name != NULL)
-    g_hash_table_insert (self->names, name, GUINT_TO_POINTER (id));
+    add_name (self, name, id);
 
   return id;
 }
@@ -339,8 +300,8 @@ set_builder_error (RegGraph      *self,
  * reg_graph_new:
  *
  * Creates an empty graph, to be filled with [method@Reg.Graph.add_input],
- * [method@Reg.Graph.add_constant], [method@Reg.Graph.add_op] and
- * [method@Reg.Graph.set_outputs].
+ * [method@Reg.Graph.add_constant], [method@Reg.Graph.add_call] (or
+ * [method@Reg.Graph.add_op]) and [method@Reg.Graph.set_outputs].
  *
  * Returns: (transfer full): a new graph
  */
@@ -418,6 +379,108 @@ reg_graph_add_constant (RegGraph *self,
 }
 
 /**
+ * reg_graph_add_call:
+ * @self: a [class@Reg.Graph]
+ * @name: (nullable): the name of the result, as in `NAME = OP(ARGS)` in
+ *   the text form; %NULL for none
+ * @op: the operator
+ * @args: (array length=n_args) (nullable): the ids of the argument nodes;
+ *   %NULL when @n_args is 0
+ * @n_args: the number of arguments, [func@Reg.Op.get_arity] of @op
+ * @error: return location for a #GError
+ *
+ * Adds a call of @op on earlier nodes to @self.  A call without a name
+ * gets one that no other node has when @self is printed (see
+ * [method@Reg.Graph.to_string]).
+ *
+ * Fails with %REG_GRAPH_ERROR_UNKNOWN_OP when @op is not a value of
+ * [enum@Reg.Op], %REG_GRAPH_ERROR_ARITY for the wrong number of arguments,
+ * %REG_GRAPH_ERROR_UNDEFINED for an argument that is not a node of @self
+ * (%REG_GRAPH_INVALID_NODE included), %REG_GRAPH_ERROR_PARSE for a @name
+ * that is not an identifier (`[A-Za-z_][A-Za-z0-9_]*`) or is `inf` or `nan`,
+ * and %REG_GRAPH_ERROR_REDEFINED for a @name already defined in @self.  A
+ * failure adds nothing and, unlike the errors of
+ * [method@Reg.Graph.add_input], does not stay with @self.
+ *
+ * No other thread may use @self at the same time.
+ *
+ * Returns: the id of the new node, or %REG_GRAPH_INVALID_NODE with @error
+ *   set
+ */
+guint
+reg_graph_add_call (RegGraph     *self,
+                    const char   *name,
+                    RegOp         op,
+                    const guint  *args,
+                    guint         n_args,
+                    GError      **error)
+{
+  const char *op_name;
+
+  g_return_val_if_fail (REG_IS_GRAPH (self), REG_GRAPH_INVALID_NODE);
+  g_return_val_if_fail (args != NULL || n_args == 0, REG_GRAPH_INVALID_NODE);
+  g_return_val_if_fail (error == NULL || *error == NULL, REG_GRAPH_INVALID_NODE);
+
+  /* Bindings pass enums as integers: any value may come here. */
+  if (!_reg_op_is_valid (op))
+    {
+      g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_UNKNOWN_OP,
+                   "unknown operator %d: not a value of RegOp", (int) op);
+      return REG_GRAPH_INVALID_NODE;
+    }
+
+  op_name = reg_op_get_name (op);
+
+  if (n_args != reg_op_get_arity (op))
+    {
+      g_autofree char *message = arity_message (op, n_args);
+
+      g_set_error_literal (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_ARITY, message);
+      return REG_GRAPH_INVALID_NODE;
+    }
+
+  for (guint i = 0; i < n_args; i++)
+    {
+      if (args[i] == REG_GRAPH_INVALID_NODE)
+        {
+          g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_UNDEFINED,
+                       "argument %u of %s is REG_GRAPH_INVALID_NODE, the "
+                       "result of a failed call", i, op_name);
+          return REG_GRAPH_INVALID_NODE;
+        }
+      if (args[i] >= self->nodes->len)
+        {
+          g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_UNDEFINED,
+                       "argument %u of %s: node %u does not exist (the graph "
+                       "has %u nodes)", i, op_name, args[i], self->nodes->len);
+          return REG_GRAPH_INVALID_NODE;
+        }
+    }
+
+  if (name != NULL && !is_valid_name (name))
+    {
+      g_autofree char *quoted = _reg_quote_for_message (name, strlen (name));
+
+      g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_PARSE,
+                   "invalid name %s for a call of %s: names are identifiers "
+                   "([A-Za-z_][A-Za-z0-9_]*) other than inf and nan",
+                   quoted, op_name);
+      return REG_GRAPH_INVALID_NODE;
+    }
+
+  if (name != NULL && g_hash_table_contains (self->names, name))
+    {
+      g_autofree char *quoted = _reg_quote_for_message (name, -1);
+
+      g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_REDEFINED,
+                   "name %s of a call of %s is already defined", quoted, op_name);
+      return REG_GRAPH_INVALID_NODE;
+    }
+
+  return append_op (self, op, args, g_strdup (name));
+}
+
+/**
  * reg_graph_add_op:
  * @self: a [class@Reg.Graph]
  * @op: the name of an operator, such as `"add"`
@@ -426,7 +489,9 @@ reg_graph_add_constant (RegGraph *self,
  * @n_args: the number of arguments
  * @error: return location for a #GError
  *
- * Adds a call of @op on earlier nodes to @self.
+ * Adds a call of the operator named @op (see [func@Reg.Op.from_name]) on
+ * earlier nodes to @self, without a name: [method@Reg.Graph.add_call] for
+ * those who have the operator's name rather than its [enum@Reg.Op].
  *
  * Fails with %REG_GRAPH_ERROR_UNKNOWN_OP for an operator libreg does not
  * know, %REG_GRAPH_ERROR_ARITY for the wrong number of arguments and
@@ -446,14 +511,14 @@ reg_graph_add_op (RegGraph     *self,
                   guint         n_args,
                   GError      **error)
 {
-  guint op_index;
+  RegOp value;
 
   g_return_val_if_fail (REG_IS_GRAPH (self), REG_GRAPH_INVALID_NODE);
   g_return_val_if_fail (op != NULL, REG_GRAPH_INVALID_NODE);
   g_return_val_if_fail (args != NULL || n_args == 0, REG_GRAPH_INVALID_NODE);
   g_return_val_if_fail (error == NULL || *error == NULL, REG_GRAPH_INVALID_NODE);
 
-  if (!lookup_op (op, strlen (op), &op_index))
+  if (!reg_op_from_name (op, &value))
     {
       g_autofree char *quoted = _reg_quote_for_message (op, strlen (op));
 
@@ -462,33 +527,7 @@ reg_graph_add_op (RegGraph     *self,
       return REG_GRAPH_INVALID_NODE;
     }
 
-  if (n_args != op_table[op_index].arity)
-    {
-      g_autofree char *message = arity_message (op_index, n_args);
-
-      g_set_error_literal (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_ARITY, message);
-      return REG_GRAPH_INVALID_NODE;
-    }
-
-  for (guint i = 0; i < n_args; i++)
-    {
-      if (args[i] == REG_GRAPH_INVALID_NODE)
-        {
-          g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_UNDEFINED,
-                       "argument %u of %s is REG_GRAPH_INVALID_NODE, the "
-                       "result of a failed call", i, op);
-          return REG_GRAPH_INVALID_NODE;
-        }
-      if (args[i] >= self->nodes->len)
-        {
-          g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_UNDEFINED,
-                       "argument %u of %s: node %u does not exist (the graph "
-                       "has %u nodes)", i, op, args[i], self->nodes->len);
-          return REG_GRAPH_INVALID_NODE;
-        }
-    }
-
-  return append_op (self, op_index, args, NULL);
+  return reg_graph_add_call (self, NULL, value, args, n_args, error);
 }
 
 /**
@@ -612,9 +651,10 @@ reg_graph_get_node_kind (RegGraph *self,
  * @self: a [class@Reg.Graph]
  * @node: a node id
  *
- * Gets the name of @node: the name of an input, or the name an operator
- * call's result has in the text the graph was parsed from.  Constants and
- * the operator calls of [method@Reg.Graph.add_op] have no name.
+ * Gets the name of @node: the name of an input, or the name of an operator
+ * call's result (in the text the graph was parsed from, or given to
+ * [method@Reg.Graph.add_call]).  Constants and the operator calls added
+ * without a name, such as those of [method@Reg.Graph.add_op], have none.
  *
  * Returns: (nullable): the name of @node, or %NULL
  */
@@ -633,7 +673,8 @@ reg_graph_get_node_name (RegGraph *self,
  * @self: a [class@Reg.Graph]
  * @node: a node id
  *
- * Gets the operator @node calls.
+ * Gets the name of the operator @node calls, as [func@Reg.Op.get_name]
+ * gives it; [method@Reg.Graph.get_node_operator] gives the operator itself.
  *
  * Returns: (nullable): the interned name of the operator, or %NULL when
  *   @node is not an operator call
@@ -649,7 +690,28 @@ reg_graph_get_node_op (RegGraph *self,
 
   n = get_node (self, node);
 
-  return n->kind == REG_NODE_OP ? op_interned[n->op] : NULL;
+  return n->kind == REG_NODE_OP ? reg_op_get_name (n->op) : NULL;
+}
+
+/**
+ * reg_graph_get_node_operator:
+ * @self: a [class@Reg.Graph]
+ * @node: the id of an operator call
+ *
+ * Gets the operator @node calls.  @node must be a %REG_NODE_OP node (see
+ * [method@Reg.Graph.get_node_kind]).
+ *
+ * Returns: the operator of @node
+ */
+RegOp
+reg_graph_get_node_operator (RegGraph *self,
+                             guint     node)
+{
+  g_return_val_if_fail (REG_IS_GRAPH (self), REG_OP_ADD);
+  g_return_val_if_fail (node < self->nodes->len, REG_OP_ADD);
+  g_return_val_if_fail (get_node (self, node)->kind == REG_NODE_OP, REG_OP_ADD);
+
+  return get_node (self, node)->op;
 }
 
 /**
@@ -950,8 +1012,8 @@ append_operand (GString     *out,
  * Constants are printed inline where they are used, in the shortest form
  * that reads back as the same double, as Python's repr() prints floats
  * (`1.5`, `2.0`, `1e-05`, `inf`, `nan`); a constant that is used nowhere is
- * not printed.  Operator calls without a name (those of
- * [method@Reg.Graph.add_op]) get names that no other node of @self has.
+ * not printed.  Operator calls without a name (see
+ * [method@Reg.Graph.add_call]) get names that no other node of @self has.
  *
  * Parsing the text and printing the graph again gives the same text.
  * This function only reads @self: several threads may call it at once.
@@ -986,7 +1048,7 @@ reg_graph_to_string (RegGraph *self)
       if (node->kind != REG_NODE_OP)
         continue;
 
-      g_string_append_printf (out, "  %s = %s(", names[i], op_table[node->op].name);
+      g_string_append_printf (out, "  %s = %s(", names[i], reg_op_get_name (node->op));
       for (guint j = 0; j < node->n_args; j++)
         {
           if (j > 0)
@@ -1539,7 +1601,7 @@ parse_assignment (Parser  *parser,
   Token op_tok;
   g_autofree char *name = NULL;
   gpointer previous;
-  guint op;
+  RegOp op;
   guint ids[MAX_ARITY];
 
   if (!advance (parser, error))
@@ -1578,7 +1640,7 @@ parse_assignment (Parser  *parser,
 
       return unexpected (parser, what, error);
     }
-  if (!lookup_op (op_tok.loc.pos, op_tok.len, &op))
+  if (!_reg_op_lookup (op_tok.loc.pos, op_tok.len, &op))
     {
       g_autofree char *quoted = _reg_quote_for_message (op_tok.loc.pos, op_tok.len);
 
@@ -1590,7 +1652,7 @@ parse_assignment (Parser  *parser,
       !parse_operands (parser, TRUE, error))
     return FALSE;
 
-  if (parser->args->len != op_table[op].arity)
+  if (parser->args->len != reg_op_get_arity (op))
     {
       g_autofree char *message = arity_message (op, parser->args->len);
 
@@ -1766,7 +1828,7 @@ set_shape_error (GError        **error,
 
   g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_SHAPE,
                "%s: %s of %s and %s: %s", node,
-               op_table[get_node (self, id)->op].name, a_str, b_str, reason);
+               reg_op_get_name (get_node (self, id)->op), a_str, b_str, reason);
 
   return FALSE;
 }
@@ -1837,9 +1899,10 @@ _reg_graph_infer_shapes (RegGraph   *graph,
       a = &result[node->args[0]];
       b = node->n_args > 1 ? &result[node->args[1]] : NULL;
 
-      switch (op_table[node->op].op_class)
+      /* The shape rules of the operator kinds, documented with RegOpKind. */
+      switch (reg_op_get_kind (node->op))
         {
-        case OP_ELEMENTWISE_BINARY:
+        case REG_OP_KIND_ELEMENTWISE_BINARY:
           /* A constant is a scalar that stretches to the other side. */
           if (same_shape (a, b) ||
               get_node (graph, node->args[1])->kind == REG_NODE_CONSTANT)
@@ -1850,15 +1913,15 @@ _reg_graph_infer_shapes (RegGraph   *graph,
             return set_shape_error (error, graph, i, a, b, "shapes differ");
           break;
 
-        case OP_ELEMENTWISE_UNARY:
+        case REG_OP_KIND_ELEMENTWISE_UNARY:
           *shape = *a;
           break;
 
-        case OP_SUM:
+        case REG_OP_KIND_REDUCTION:
           shape->n_dims = 0;
           break;
 
-        case OP_MATMUL:
+        case REG_OP_KIND_MATMUL:
           if (a->n_dims != 2 || b->n_dims != 2)
             return set_shape_error (error, graph, i, a, b,
                                     "both must have 2 dimensions");
@@ -1931,4 +1994,168 @@ reg_graph_infer_shapes (RegGraph   *self,
                                                             sizeof (gint64)));
 
   return g_variant_ref_sink (g_variant_builder_end (&builder));
+}
+
+/* ---- Compile cache key -------------------------------------------------- */
+
+/* Writes a key into a GByteArray grown ahead by reserve(): the key of a
+ * large graph is written a few bytes at a time, and a call per field
+ * would be most of its time. */
+typedef struct
+{
+  GByteArray *out;
+  gsize       used;
+} KeyWriter;
+
+static inline guint8 *
+key_reserve (KeyWriter *w,
+             gsize      n)
+{
+  if (w->used + n > w->out->len)
+    g_byte_array_set_size (w->out, MAX (w->out->len * 2, w->used + n));
+
+  return w->out->data + w->used;
+}
+
+static inline void
+key_u32 (KeyWriter *w,
+         guint32    value)
+{
+  memcpy (key_reserve (w, sizeof value), &value, sizeof value);
+  w->used += sizeof value;
+}
+
+static inline void
+key_bytes (KeyWriter  *w,
+           const void *data,
+           gsize       length)
+{
+  key_u32 (w, (guint32) length);
+  memcpy (key_reserve (w, length), data, length);
+  w->used += length;
+}
+
+/* Whether @name is one that name_nodes() could generate (`v`, digits,
+ * then any underscores), so that an explicit name might push a generated
+ * one aside. */
+static gboolean
+looks_generated (const char *name)
+{
+  const char *p = name + 1;
+
+  if (name[0] != 'v' || !g_ascii_isdigit (*p))
+    return FALSE;
+  while (g_ascii_isdigit (*p))
+    p++;
+  while (*p == '_')
+    p++;
+
+  return *p == '\0';
+}
+
+/* Writes `vN` into @buffer (at least 12 bytes), returning its length:
+ * g_snprintf() would be most of the key's time. */
+static gsize
+format_generated_name (char  *buffer,
+                       guint  node)
+{
+  char digits[10];
+  gsize n = 0, length = 0;
+
+  do
+    {
+      digits[n++] = (char) ('0' + node % 10);
+      node /= 10;
+    }
+  while (node > 0);
+
+  buffer[length++] = 'v';
+  while (n > 0)
+    buffer[length++] = digits[--n];
+
+  return length;
+}
+
+/* An operand as the text form has it: a constant by value (every NaN
+ * prints `nan`, other doubles print as themselves, -0.0 included), a node
+ * by its line (inputs first, then the operator calls in order). */
+static inline void
+key_operand (KeyWriter   *w,
+             RegGraph    *self,
+             const guint *line_of,
+             guint        id)
+{
+  const Node *node = get_node (self, id);
+
+  if (node->kind == REG_NODE_CONSTANT)
+    {
+      double value = isnan (node->value) ? NAN : node->value;
+
+      key_u32 (w, G_MAXUINT32);
+      memcpy (key_reserve (w, sizeof value), &value, sizeof value);
+      w->used += sizeof value;
+    }
+  else
+    {
+      key_u32 (w, line_of[id]);
+    }
+}
+
+void
+_reg_graph_append_key (RegGraph   *self,
+                       GByteArray *out)
+{
+  g_autofree guint *line_of = g_new (guint, MAX (self->nodes->len, 1));
+  g_autoptr(GStringChunk) chunk = NULL;
+  g_autofree const char **names = NULL;
+  KeyWriter w = { out, out->len };
+  char generated[16];
+  guint line = 0;
+
+  /* The names of the text form (see name_nodes()).  Unless an explicit
+   * name looks like a generated one, node N's generated name is `vN`. */
+  if (self->names_clash)
+    {
+      chunk = g_string_chunk_new (64);
+      names = name_nodes (self, chunk);
+    }
+
+  for (guint i = 0; i < self->inputs->len; i++)
+    line_of[g_array_index (self->inputs, guint, i)] = line++;
+  for (guint i = 0; i < self->nodes->len; i++)
+    if (get_node (self, i)->kind == REG_NODE_OP)
+      line_of[i] = line++;
+
+  key_u32 (&w, self->inputs->len);
+  for (guint i = 0; i < self->inputs->len; i++)
+    {
+      const Node *node = get_node (self, g_array_index (self->inputs, guint, i));
+
+      key_bytes (&w, node->name, strlen (node->name));
+    }
+
+  for (guint i = 0; i < self->nodes->len; i++)
+    {
+      const Node *node = get_node (self, i);
+
+      if (node->kind != REG_NODE_OP)
+        continue;
+
+      if (names != NULL)
+        key_bytes (&w, names[i], strlen (names[i]));
+      else if (node->name != NULL)
+        key_bytes (&w, node->name, strlen (node->name));
+      else
+        key_bytes (&w, generated, format_generated_name (generated, i));
+
+      key_u32 (&w, (guint32) node->op | node->n_args << 24);
+      for (guint j = 0; j < node->n_args; j++)
+        key_operand (&w, self, line_of, node->args[j]);
+    }
+
+  key_u32 (&w, self->outputs->len);
+  for (guint i = 0; i < self->outputs->len; i++)
+    key_operand (&w, self, line_of, g_array_index (self->outputs, guint, i));
+
+  g_byte_array_set_size (out, w.used);
 }

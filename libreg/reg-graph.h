@@ -11,6 +11,7 @@
 
 #include <glib-object.h>
 
+#include "reg-op.h"
 #include "reg-version-macros.h"
 
 G_BEGIN_DECLS
@@ -97,6 +98,13 @@ guint          reg_graph_add_op               (RegGraph      *self,
                                                guint          n_args,
                                                GError       **error);
 REG_AVAILABLE_IN_ALL
+guint          reg_graph_add_call             (RegGraph      *self,
+                                               const char    *name,
+                                               RegOp          op,
+                                               const guint   *args,
+                                               guint          n_args,
+                                               GError       **error);
+REG_AVAILABLE_IN_ALL
 void           reg_graph_set_outputs          (RegGraph      *self,
                                                const guint   *nodes,
                                                guint          n);
@@ -118,6 +126,9 @@ const char    *reg_graph_get_node_name        (RegGraph      *self,
                                                guint          node);
 REG_AVAILABLE_IN_ALL
 const char    *reg_graph_get_node_op          (RegGraph      *self,
+                                               guint          node);
+REG_AVAILABLE_IN_ALL
+RegOp          reg_graph_get_node_operator    (RegGraph      *self,
                                                guint          node);
 REG_AVAILABLE_IN_ALL
 const guint   *reg_graph_get_node_args        (RegGraph      *self,

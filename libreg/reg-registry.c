@@ -9,7 +9,10 @@
 #include <sys/auxv.h>
 
 #include "reg-backend-info-private.h"
+#include "reg-binding-private.h"
 #include "reg-close-matches.h"
+#include "reg-compile-cache-private.h"
+#include "reg-compiler-private.h"
 #include "reg-enums.h"
 #include "reg-hazard-private.h"
 #include "reg-manifest-private.h"
@@ -51,16 +54,55 @@
  * lock of its own that serialises loading, never under the lock that guards
  * the registry's contents.
  *
+ * ## Compiling
+ *
+ * [method@Reg.Registry.compile] and [method@Reg.Registry.compile_async]
+ * compile on the backend asked for, or on the default backend
+ * ([property@Reg.Registry:default-backend], which `REG_DEFAULT_BACKEND`
+ * sets for every registry made while it is in the environment; the
+ * application's own setting wins).
+ *
+ * When that backend cannot compile the graph (its module fails to load, it
+ * fails with %REG_COMPILER_ERROR_UNSUPPORTED_OP or
+ * %REG_COMPILER_ERROR_FAILED), the registry tries the backends of
+ * [property@Reg.Registry:fallback-backends] in order (empty unless the
+ * application or `REG_FALLBACK_BACKENDS=a:b` sets it), with their default
+ * options.  Errors that are the caller's (bad inputs or options, a graph
+ * error, an unknown or invalid backend name) never fall back.  Every
+ * fallback is emitted as [signal@Reg.Registry::fallback] and logged with
+ * g_message(); [method@Reg.CompiledFn.get_backend] tells which backend
+ * compiled a function.  When the whole chain fails, the error is the first
+ * backend's, with the reasons of the others added to its message.
+ *
+ * Compiled functions of backends that may share them
+ * (%REG_COMPILER_FLAGS_SHAREABLE, as inductor and eager) are kept in a
+ * compile cache: compiling an equal graph (the same canonical text form),
+ * for example inputs of the same shapes, with equal options, on the same
+ * backend object returns the same function instead of compiling again,
+ * whether the graph is the same object or not.  Concurrent compiles of one
+ * key compile once.  The cache keeps
+ * [property@Reg.Registry:compile-cache-size] functions (0 disables it;
+ * `REG_COMPILE_CACHE_SIZE` sets it from the environment) and at most
+ * 256 MiB of estimated memory (the bytes of every node's value in the
+ * compiled graphs), evicting the least recently used.  It drops a
+ * backend's functions when the backend is unregistered, everything on a
+ * rescan, and the default backend's compiles when the default changes.
+ * [method@Reg.Registry.get_compile_cache_counters] counts its hits, misses
+ * and evictions.
+ *
+ * The environment variables are ignored in setuid and setgid programs, as
+ * `REG_BACKEND_PATH` is.
+ *
  * ## Checking modules
  *
  * Before it opens a module file, the registry looks for verdicts recorded
  * against it by `regctl verify` or [method@Reg.Registry.verify_backend]:
  * a module whose check crashed or timed out is quarantined, never opened,
  * until the file changes ([property@Reg.Registry:module-checks]).  With
- * %REG_MODULE_CHECKS_VERIFY (or `REG_VERIFY_MODULES=1` in the
- * environment), it first checks the module's backends out of process, so
- * that a module that crashes fails its lookup instead of killing the
- * application.  See the "Verifying backends" page.
+ * %REG_MODULE_CHECKS_VERIFY (or `REG_VERIFY_MODULES=1` in the environment,
+ * outside setuid and setgid programs), it first checks the module's
+ * backends out of process, so that a module that crashes fails its lookup
+ * instead of killing the application.  See the "Verifying backends" page.
  */
 
 /* One allocation (backend_new()): the struct, then its tags array, then
@@ -103,6 +145,8 @@ struct _RegRegistry
   char       **env_dirs;        /* REG_BACKEND_PATH, then the system directory */
   char        *default_name;    /* NULL while default_compiler is set */
   RegCompiler *default_compiler;
+  RegSettingSource default_source;
+  char       **fallbacks;       /* fallback-backends, never NULL */
   GPtrArray   *sorted;          /* every Backend in byte order of names, or
                                  * NULL until list_backends() needs it again */
   GPtrArray   *retired;         /* snapshots unpublished but maybe still read */
@@ -112,6 +156,9 @@ struct _RegRegistry
    * when the backends change, made again by the next lookup that misses
    * it.  Atomic. */
   RegSnapshot *snapshot;
+
+  /* Its own lock (a leaf): see reg-compile-cache.c. */
+  RegCompileCache *cache;
 
   /* Serialises discovery and module loading, so that a module is loaded
    * once however many threads look its backends up.  Taken before `lock`,
@@ -127,6 +174,8 @@ enum {
   PROP_0,
   PROP_DEFAULT_BACKEND,
   PROP_MODULE_CHECKS,
+  PROP_FALLBACK_BACKENDS,
+  PROP_COMPILE_CACHE_SIZE,
   N_PROPS
 };
 
@@ -135,6 +184,7 @@ enum {
   BACKEND_DECLARED,
   BACKEND_UNREGISTERED,
   MODULE_LOADED,
+  FALLBACK,
   N_SIGNALS
 };
 
@@ -296,6 +346,22 @@ emit_name_signals (RegRegistry *self,
     emit_name_signal (self, signal_id, g_ptr_array_index (names, i));
 }
 
+/* Removes the empty strings of @strv, in place. */
+static void
+drop_empty_strings (char **strv)
+{
+  guint j = 0;
+
+  for (guint i = 0; strv[i] != NULL; i++)
+    {
+      if (strv[i][0] == '\0')
+        g_free (strv[i]);
+      else
+        strv[j++] = strv[i];
+    }
+  strv[j] = NULL;
+}
+
 /* REG_BACKEND_PATH and REG_BACKEND_SYSTEM_DIR name directories of code to
  * run: a setuid or setgid program must not take them from its caller (as
  * GIO ignores GIO_EXTRA_MODULES). */
@@ -333,6 +399,58 @@ search_dirs_from_environment (void)
 
   g_ptr_array_add (dirs, NULL);
   return (char **) g_ptr_array_free (dirs, FALSE);
+}
+
+/* REG_DEFAULT_BACKEND, REG_FALLBACK_BACKENDS, REG_COMPILE_CACHE_SIZE and
+ * REG_VERIFY_MODULES, or the built-in settings; see the class
+ * description. */
+static void
+settings_from_environment (RegRegistry *self)
+{
+  const char *default_name = NULL;
+  const char *fallbacks = NULL;
+  const char *cache_size = NULL;
+  const char *verify = NULL;
+  guint64 size = REG_COMPILE_CACHE_DEFAULT_SIZE;
+
+  if (environment_is_trusted ())
+    {
+      default_name = g_getenv ("REG_DEFAULT_BACKEND");
+      fallbacks = g_getenv ("REG_FALLBACK_BACKENDS");
+      cache_size = g_getenv ("REG_COMPILE_CACHE_SIZE");
+      verify = g_getenv ("REG_VERIFY_MODULES");
+    }
+
+  self->module_checks = REG_MODULE_CHECKS_QUARANTINE;
+  if (g_strcmp0 (verify, "1") == 0)
+    self->module_checks |= REG_MODULE_CHECKS_VERIFY;
+
+  if (default_name != NULL && default_name[0] != '\0')
+    {
+      self->default_name = g_strdup (default_name);
+      self->default_source = REG_SETTING_SOURCE_ENVIRONMENT;
+    }
+  else
+    {
+      self->default_name = g_strdup (REG_DEFAULT_BACKEND);
+      self->default_source = REG_SETTING_SOURCE_BUILT_IN;
+    }
+
+  self->fallbacks = fallbacks != NULL
+    ? g_strsplit (fallbacks, G_SEARCHPATH_SEPARATOR_S, -1)
+    : g_new0 (char *, 1);
+  drop_empty_strings (self->fallbacks);
+
+  if (cache_size != NULL &&
+      !g_ascii_string_to_unsigned (cache_size, 10, 0, G_MAXUINT, &size, NULL))
+    {
+      g_autofree char *shown = _reg_text_for_message (cache_size, -1, 40);
+
+      g_warning ("REG_COMPILE_CACHE_SIZE=%s is not a number of entries; using %u",
+                 shown, REG_COMPILE_CACHE_DEFAULT_SIZE);
+      size = REG_COMPILE_CACHE_DEFAULT_SIZE;
+    }
+  self->cache = _reg_compile_cache_new ((guint) size);
 }
 
 static GPtrArray *
@@ -983,6 +1101,8 @@ reg_registry_finalize (GObject *object)
   g_strfreev (self->env_dirs);
   g_free (self->default_name);
   g_clear_object (&self->default_compiler);
+  g_strfreev (self->fallbacks);
+  _reg_compile_cache_free (self->cache);
   g_clear_pointer (&self->sorted, g_ptr_array_unref);
   g_ptr_array_unref (self->retired);
   _reg_snapshot_free (self->snapshot);
@@ -1008,6 +1128,12 @@ reg_registry_get_property (GObject    *object,
     case PROP_MODULE_CHECKS:
       g_value_set_flags (value, reg_registry_get_module_checks (self));
       break;
+    case PROP_FALLBACK_BACKENDS:
+      g_value_take_boxed (value, reg_registry_dup_fallback_backends (self));
+      break;
+    case PROP_COMPILE_CACHE_SIZE:
+      g_value_set_uint (value, reg_registry_get_compile_cache_size (self));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -1028,6 +1154,12 @@ reg_registry_set_property (GObject      *object,
       break;
     case PROP_MODULE_CHECKS:
       reg_registry_set_module_checks (self, g_value_get_flags (value));
+      break;
+    case PROP_FALLBACK_BACKENDS:
+      reg_registry_set_fallback_backends (self, g_value_get_boxed (value));
+      break;
+    case PROP_COMPILE_CACHE_SIZE:
+      reg_registry_set_compile_cache_size (self, g_value_get_uint (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -1069,6 +1201,33 @@ reg_registry_class_init (RegRegistryClass *klass)
     g_param_spec_flags ("module-checks", NULL, NULL,
                         REG_TYPE_MODULE_CHECKS, REG_MODULE_CHECKS_QUARANTINE,
                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * RegRegistry:fallback-backends:
+   *
+   * The backends to try, in order, when the one asked for cannot compile a
+   * graph (see the class description).  Empty by default, which keeps the
+   * error of the backend asked for; `REG_FALLBACK_BACKENDS=a:b` sets it for
+   * every registry made while it is in the environment.  Names need not be
+   * known yet: they are resolved when a compile falls back.
+   */
+  properties[PROP_FALLBACK_BACKENDS] =
+    g_param_spec_boxed ("fallback-backends", NULL, NULL,
+                        G_TYPE_STRV,
+                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * RegRegistry:compile-cache-size:
+   *
+   * How many compiled functions the compile cache keeps (see the class
+   * description); 0 disables it and drops what it holds.  The default is
+   * %REG_COMPILE_CACHE_DEFAULT_SIZE, or `REG_COMPILE_CACHE_SIZE` when the
+   * registry was made with it in the environment.
+   */
+  properties[PROP_COMPILE_CACHE_SIZE] =
+    g_param_spec_uint ("compile-cache-size", NULL, NULL,
+                       0, G_MAXUINT, REG_COMPILE_CACHE_DEFAULT_SIZE,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
@@ -1136,6 +1295,24 @@ reg_registry_class_init (RegRegistryClass *klass)
                   G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, REG_TYPE_MODULE);
+
+  /**
+   * RegRegistry::fallback:
+   * @self: the registry
+   * @failed: the backend that could not compile the graph
+   * @next: the backend tried next
+   * @error: why @failed could not
+   *
+   * A compile falls back from @failed to @next (see the class
+   * description).  Emitted in the thread that compiles, or, for
+   * [method@Reg.Registry.compile_async], in the caller's main context.
+   */
+  signals[FALLBACK] =
+    g_signal_new ("fallback",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_STRING, G_TYPE_ERROR);
 }
 
 static void
@@ -1156,11 +1333,8 @@ reg_registry_init (RegRegistry *self)
   self->scanned_dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->added_dirs = g_ptr_array_new_with_free_func (g_free);
   self->env_dirs = search_dirs_from_environment ();
-  self->module_checks = REG_MODULE_CHECKS_QUARANTINE;
-  if (environment_is_trusted () && g_strcmp0 (g_getenv ("REG_VERIFY_MODULES"), "1") == 0)
-    self->module_checks |= REG_MODULE_CHECKS_VERIFY;
-  self->default_name = g_strdup (REG_DEFAULT_BACKEND);
   self->retired = garbage_new ();
+  settings_from_environment (self);
 }
 
 /**
@@ -1372,6 +1546,9 @@ reg_registry_unregister_backend (RegRegistry  *self,
 
   if (removed == NULL)
     return FALSE;
+
+  if (removed->compiler != NULL)
+    _reg_compile_cache_drop_compiler (self->cache, removed->compiler);
 
   /* The compiler is unreffed after the signal, outside the lock: its
    * finalizer is someone else's code. */
@@ -1603,28 +1780,37 @@ reg_registry_is_registered (RegRegistry *self,
 }
 
 /* Sets the default to @name or, when @name is NULL, to @compiler; both
- * NULL resets to REG_DEFAULT_BACKEND.  Notifies when what
- * reg_registry_dup_default_backend() returns changes. */
+ * NULL resets to REG_DEFAULT_BACKEND, built in.  @source says who set it.
+ * Notifies when what reg_registry_dup_default_backend() returns changes,
+ * and drops the default's compiles from the cache when the default
+ * changes. */
 static void
-set_default (RegRegistry *self,
-             const char  *name,
-             RegCompiler *compiler)
+set_default (RegRegistry      *self,
+             const char       *name,
+             RegCompiler      *compiler,
+             RegSettingSource  source)
 {
   g_autoptr(RegCompiler) old_compiler = NULL;
   g_autofree char *old_name = NULL;
   gboolean changed;
 
   if (name == NULL && compiler == NULL)
-    name = REG_DEFAULT_BACKEND;
+    {
+      name = REG_DEFAULT_BACKEND;
+      source = REG_SETTING_SOURCE_BUILT_IN;
+    }
 
   g_rw_lock_writer_lock (&self->lock);
   old_name = g_steal_pointer (&self->default_name);
   old_compiler = g_steal_pointer (&self->default_compiler);
   self->default_name = g_strdup (name);
   self->default_compiler = name == NULL ? g_object_ref (compiler) : NULL;
+  self->default_source = source;
   changed = g_strcmp0 (old_name, self->default_name) != 0;
   g_rw_lock_writer_unlock (&self->lock);
 
+  if (changed || old_compiler != compiler)
+    _reg_compile_cache_drop_default (self->cache);
   if (changed)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DEFAULT_BACKEND]);
 }
@@ -1646,7 +1832,7 @@ reg_registry_set_default_backend (RegRegistry *self,
 {
   g_return_if_fail (REG_IS_REGISTRY (self));
 
-  set_default (self, name, NULL);
+  set_default (self, name, NULL, REG_SETTING_SOURCE_APPLICATION);
 }
 
 /**
@@ -1689,7 +1875,67 @@ reg_registry_set_default_compiler (RegRegistry *self,
   g_return_if_fail (REG_IS_REGISTRY (self));
   g_return_if_fail (compiler == NULL || REG_IS_COMPILER (compiler));
 
-  set_default (self, NULL, compiler);
+  set_default (self, NULL, compiler, REG_SETTING_SOURCE_APPLICATION);
+}
+
+/* Resolves the default to a compiler and the name to bind its functions
+ * to (the default backend's name, or a default object's own name).  A
+ * default that REG_DEFAULT_BACKEND set to a name that is no backend is
+ * reported once, with suggestions, and replaced by the built-in default. */
+static RegCompiler *
+resolve_default (RegRegistry  *self,
+                 char        **name_out,
+                 GError      **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *name = NULL;
+  RegCompiler *compiler = NULL;
+  RegSettingSource source;
+
+  g_rw_lock_reader_lock (&self->lock);
+  if (self->default_compiler != NULL)
+    compiler = g_object_ref (self->default_compiler);
+  else
+    name = g_strdup (self->default_name);
+  source = self->default_source;
+  g_rw_lock_reader_unlock (&self->lock);
+
+  if (compiler != NULL)
+    {
+      *name_out = g_strdup (reg_compiler_get_name (compiler));
+      return compiler;
+    }
+
+  compiler = reg_registry_lookup_backend (self, name, &local_error);
+  if (compiler == NULL && source == REG_SETTING_SOURCE_ENVIRONMENT &&
+      g_error_matches (local_error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_INVALID_BACKEND))
+    {
+      gboolean replaced;
+
+      /* Only the thread that replaces it reports it. */
+      g_rw_lock_writer_lock (&self->lock);
+      replaced = self->default_source == REG_SETTING_SOURCE_ENVIRONMENT &&
+                 g_strcmp0 (self->default_name, name) == 0;
+      g_rw_lock_writer_unlock (&self->lock);
+      if (replaced)
+        {
+          g_warning ("REG_DEFAULT_BACKEND is ignored: %s; the default backend is '%s'",
+                     local_error->message, REG_DEFAULT_BACKEND);
+          set_default (self, NULL, NULL, REG_SETTING_SOURCE_BUILT_IN);
+        }
+      g_clear_error (&local_error);
+      g_clear_pointer (&name, g_free);
+      return resolve_default (self, name_out, error);
+    }
+
+  if (compiler == NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return NULL;
+    }
+
+  *name_out = g_steal_pointer (&name);
+  return compiler;
 }
 
 /**
@@ -1699,7 +1945,9 @@ reg_registry_set_default_compiler (RegRegistry *self,
  *
  * Resolves the default to a compiler: the default compiler object, or the
  * lookup of the default backend's name (which may load its module, or fail
- * as [method@Reg.Registry.lookup_backend] does).  This function is
+ * as [method@Reg.Registry.lookup_backend] does).  A default backend that
+ * `REG_DEFAULT_BACKEND` names but no backend has is reported once with a
+ * warning and replaced by %REG_DEFAULT_BACKEND.  This function is
  * thread-safe.
  *
  * Returns: (transfer full): the compiler, or %NULL with @error set
@@ -1709,22 +1957,432 @@ reg_registry_dup_default_compiler (RegRegistry  *self,
                                    GError      **error)
 {
   g_autofree char *name = NULL;
-  RegCompiler *compiler = NULL;
 
   g_return_val_if_fail (REG_IS_REGISTRY (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
+  return resolve_default (self, &name, error);
+}
+
+/**
+ * reg_registry_get_default_backend_source:
+ * @self: a [class@Reg.Registry]
+ *
+ * Tells where the default backend came from: libreg's own
+ * (%REG_DEFAULT_BACKEND), the environment (`REG_DEFAULT_BACKEND`), or the
+ * application ([method@Reg.Registry.set_default_backend] or
+ * [method@Reg.Registry.set_default_compiler]).  This function is
+ * thread-safe.
+ *
+ * Returns: the source
+ */
+RegSettingSource
+reg_registry_get_default_backend_source (RegRegistry *self)
+{
+  RegSettingSource source;
+
+  g_return_val_if_fail (REG_IS_REGISTRY (self), REG_SETTING_SOURCE_BUILT_IN);
+
   g_rw_lock_reader_lock (&self->lock);
-  if (self->default_compiler != NULL)
-    compiler = g_object_ref (self->default_compiler);
-  else
-    name = g_strdup (self->default_name);
+  source = self->default_source;
   g_rw_lock_reader_unlock (&self->lock);
 
-  if (compiler != NULL)
-    return compiler;
+  return source;
+}
 
-  return reg_registry_lookup_backend (self, name, error);
+/**
+ * reg_registry_set_fallback_backends:
+ * @self: a [class@Reg.Registry]
+ * @names: (array zero-terminated=1) (nullable): backend names, in the
+ *   order to try them, or %NULL for none
+ *
+ * Sets [property@Reg.Registry:fallback-backends]: the backends a compile
+ * tries, in order, when the backend asked for cannot compile the graph.
+ * Empty strings are ignored.  This function is thread-safe.
+ */
+void
+reg_registry_set_fallback_backends (RegRegistry        *self,
+                                    const char * const *names)
+{
+  char **fallbacks;
+  gboolean changed;
+
+  g_return_if_fail (REG_IS_REGISTRY (self));
+
+  fallbacks = names != NULL ? g_strdupv ((char **) names) : g_new0 (char *, 1);
+  drop_empty_strings (fallbacks);
+
+  g_rw_lock_writer_lock (&self->lock);
+  changed = !g_strv_equal ((const char * const *) self->fallbacks,
+                           (const char * const *) fallbacks);
+  g_strfreev (self->fallbacks);
+  self->fallbacks = fallbacks;
+  g_rw_lock_writer_unlock (&self->lock);
+
+  if (changed)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FALLBACK_BACKENDS]);
+}
+
+/**
+ * reg_registry_dup_fallback_backends:
+ * @self: a [class@Reg.Registry]
+ *
+ * Gets [property@Reg.Registry:fallback-backends].  This function is
+ * thread-safe.
+ *
+ * Returns: (transfer full) (array zero-terminated=1): the names, possibly
+ *   none
+ */
+char **
+reg_registry_dup_fallback_backends (RegRegistry *self)
+{
+  char **names;
+
+  g_return_val_if_fail (REG_IS_REGISTRY (self), NULL);
+
+  g_rw_lock_reader_lock (&self->lock);
+  names = g_strdupv (self->fallbacks);
+  g_rw_lock_reader_unlock (&self->lock);
+
+  return names;
+}
+
+/**
+ * reg_registry_set_compile_cache_size:
+ * @self: a [class@Reg.Registry]
+ * @size: the number of compiled functions to keep; 0 disables the cache
+ *
+ * Sets [property@Reg.Registry:compile-cache-size], evicting the least
+ * recently used functions beyond it.  This function is thread-safe.
+ */
+void
+reg_registry_set_compile_cache_size (RegRegistry *self,
+                                     guint        size)
+{
+  g_return_if_fail (REG_IS_REGISTRY (self));
+
+  if (_reg_compile_cache_get_max_entries (self->cache) == size)
+    return;
+
+  _reg_compile_cache_set_max_entries (self->cache, size);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COMPILE_CACHE_SIZE]);
+}
+
+/**
+ * reg_registry_get_compile_cache_size:
+ * @self: a [class@Reg.Registry]
+ *
+ * Gets [property@Reg.Registry:compile-cache-size].  This function is
+ * thread-safe.
+ *
+ * Returns: the number of compiled functions the cache keeps at most
+ */
+guint
+reg_registry_get_compile_cache_size (RegRegistry *self)
+{
+  g_return_val_if_fail (REG_IS_REGISTRY (self), 0);
+
+  return _reg_compile_cache_get_max_entries (self->cache);
+}
+
+/**
+ * reg_registry_get_compile_cache_counters:
+ * @self: a [class@Reg.Registry]
+ * @hits: (out) (optional): compiles answered from the cache
+ * @misses: (out) (optional): compiles of shareable backends that had to
+ *   compile
+ * @evictions: (out) (optional): functions dropped to keep the cache within
+ *   its size
+ *
+ * Gets the compile cache's counters since the registry was made.  Compiles
+ * on backends whose functions are not shareable, and compiles while the
+ * cache is disabled, count as neither hits nor misses.  This function is
+ * thread-safe.
+ */
+void
+reg_registry_get_compile_cache_counters (RegRegistry *self,
+                                         guint64     *hits,
+                                         guint64     *misses,
+                                         guint64     *evictions)
+{
+  g_return_if_fail (REG_IS_REGISTRY (self));
+
+  _reg_compile_cache_get_counters (self->cache, hits, misses, evictions);
+}
+
+/* ---- Compiling: the backend asked for, then the fallbacks -------------- */
+
+/* The backends a compile tries: the one asked for (NULL: the default),
+ * then the fallbacks that were not tried yet; and what each failure said. */
+typedef struct
+{
+  char     *asked;         /* nullable: the default */
+  char    **fallbacks;
+  guint     position;      /* 0: the backend asked for; else fallbacks[position - 1] */
+  char     *name;          /* the name of the backend at position, once known */
+  char     *first_name;    /* the name of the backend asked for, once known */
+  GError   *first_error;   /* why the backend asked for failed */
+  GString  *reasons;       /* why each fallback failed, for the final message */
+} Chain;
+
+static void
+chain_init (Chain       *chain,
+            RegRegistry *self,
+            const char  *backend)
+{
+  memset (chain, 0, sizeof *chain);
+  chain->asked = g_strdup (backend);
+  g_rw_lock_reader_lock (&self->lock);
+  chain->fallbacks = g_strdupv (self->fallbacks);
+  g_rw_lock_reader_unlock (&self->lock);
+}
+
+static void
+chain_clear (Chain *chain)
+{
+  g_clear_pointer (&chain->asked, g_free);
+  g_clear_pointer (&chain->fallbacks, g_strfreev);
+  g_clear_pointer (&chain->name, g_free);
+  g_clear_pointer (&chain->first_name, g_free);
+  g_clear_error (&chain->first_error);
+  if (chain->reasons != NULL)
+    g_string_free (g_steal_pointer (&chain->reasons), TRUE);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Chain, chain_clear)
+
+/* Looks up the backend at the chain's position: the compiler, and its name
+ * in chain->name. */
+static RegCompiler *
+chain_resolve (Chain        *chain,
+               RegRegistry  *self,
+               GError      **error)
+{
+  RegCompiler *compiler;
+
+  g_clear_pointer (&chain->name, g_free);
+
+  if (chain->position == 0 && chain->asked == NULL)
+    {
+      compiler = resolve_default (self, &chain->name, error);
+    }
+  else
+    {
+      chain->name = g_strdup (chain->position == 0 ? chain->asked
+                                                   : chain->fallbacks[chain->position - 1]);
+      compiler = reg_registry_lookup_backend (self, chain->name, error);
+    }
+
+  if (chain->position == 0 && chain->name != NULL)
+    chain->first_name = g_strdup (chain->name);
+
+  return compiler;
+}
+
+/* Whether the backend asked for failed because it could not do it, rather
+ * than because the caller asked wrong: only then does a compile fall
+ * back. */
+static gboolean
+falls_back (const GError *error)
+{
+  return g_error_matches (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_UNSUPPORTED_OP) ||
+         g_error_matches (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED) ||
+         g_error_matches (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED);
+}
+
+static gboolean
+chain_tried (const Chain *chain,
+             const char  *name)
+{
+  if (g_strcmp0 (name, chain->first_name) == 0)
+    return TRUE;
+
+  for (guint i = 0; i + 1 < chain->position; i++)
+    if (g_str_equal (name, chain->fallbacks[i]))
+      return TRUE;
+
+  return FALSE;
+}
+
+/* Records why the backend at the chain's position failed (@error, taken
+ * over) and moves to the next backend to try, announcing the fallback in
+ * the calling thread.  Returns FALSE when there is none, or when @error
+ * must not fall back. */
+static gboolean
+chain_next (Chain       *chain,
+            RegRegistry *self,
+            GError      *error)
+{
+  g_autoptr(GError) fallback_error = NULL;
+  g_autofree char *failed = g_strdup (chain->name != NULL ? chain->name : "the default backend");
+  g_autofree char *failed_shown = NULL;
+  g_autofree char *next_shown = NULL;
+  const char *next;
+
+  failed_shown = _reg_text_for_message (failed, -1, 255);
+  if (chain->position == 0)
+    {
+      chain->first_error = error;
+      if (!falls_back (error))
+        return FALSE;
+    }
+  else
+    {
+      fallback_error = error;
+      if (chain->reasons == NULL)
+        chain->reasons = g_string_new (NULL);
+      g_string_append_printf (chain->reasons, "; '%s': %s", failed_shown, error->message);
+    }
+
+  do
+    {
+      next = chain->fallbacks[chain->position];
+      if (next == NULL)
+        return FALSE;
+      chain->position++;
+    }
+  while (chain_tried (chain, next));
+
+  next_shown = _reg_text_for_message (next, -1, 255);
+  g_message ("backend '%s' cannot compile the graph (%s); falling back to '%s'",
+             failed_shown, error->message, next_shown);
+  g_signal_emit (self, signals[FALLBACK], 0, failed, next, error);
+
+  return TRUE;
+}
+
+/* The error of a chain that failed: the backend asked for's, with the
+ * fallbacks' reasons added to its message. */
+static void
+chain_fail (Chain   *chain,
+            GError **error)
+{
+  GError *first = g_steal_pointer (&chain->first_error);
+
+  if (chain->reasons != NULL)
+    {
+      char *message = g_strconcat (first->message, " (and every fallback failed",
+                                   chain->reasons->str, ")", NULL);
+
+      g_free (first->message);
+      first->message = message;
+    }
+
+  g_propagate_error (error, first);
+}
+
+/* One attempt of a compile: the backend resolved, the graph checked for
+ * it, and, for a backend whose functions are shareable, the cache
+ * consulted. */
+typedef struct
+{
+  RegCompiler   *compiler;
+  char          *name;
+  RegShape      *shapes;
+  GBytes        *key;          /* nullable: not cached */
+  gsize          cost;
+  gboolean       must_settle;
+  RegCompiledFn *hit;          /* nullable */
+} Attempt;
+
+static void
+attempt_free (Attempt *attempt)
+{
+  g_assert (!attempt->must_settle);
+
+  g_clear_object (&attempt->compiler);
+  g_free (attempt->name);
+  g_free (attempt->shapes);
+  g_clear_pointer (&attempt->key, g_bytes_unref);
+  g_clear_object (&attempt->hit);
+  g_free (attempt);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Attempt, attempt_free)
+
+/* Ends an attempt with what its compile gave (@fn, nullable): settles its
+ * claim on the cache, which must happen whatever the outcome. */
+static void
+attempt_end (RegRegistry   *self,
+             Attempt       *attempt,
+             RegCompiledFn *fn)
+{
+  if (!attempt->must_settle)
+    return;
+
+  _reg_compile_cache_settle (self->cache, attempt->compiler, attempt->key, fn, attempt->cost);
+  attempt->must_settle = FALSE;
+}
+
+/* Whether a compile may look in the cache before the graph is checked for
+ * its inputs: only when the options are a dictionary and the graph is
+ * complete.  An equal key then means an equal graph and equal shapes,
+ * which passed the full check when the entry was made. */
+static gboolean
+may_look_up_first (RegGraph  *graph,
+                   GPtrArray *example_inputs,
+                   GVariant  *options)
+{
+  guint n_inputs;
+
+  reg_graph_get_inputs (graph, &n_inputs);
+
+  return (options == NULL || g_variant_is_of_type (options, G_VARIANT_TYPE_VARDICT)) &&
+         n_inputs == example_inputs->len &&
+         reg_graph_validate (graph, NULL);
+}
+
+/* Resolves the chain's current backend, looks in the cache when its
+ * functions are shareable (a hit is attempt->hit), and otherwise checks
+ * the graph for it.  May block: a lookup may load a module, and the cache
+ * waits for another compile of the same key. */
+static Attempt *
+attempt_begin (Chain         *chain,
+               RegRegistry   *self,
+               RegGraph      *graph,
+               GPtrArray     *example_inputs,
+               GVariant      *options,
+               GCancellable  *cancellable,
+               GError       **error)
+{
+  g_autoptr(Attempt) attempt = g_new0 (Attempt, 1);
+  gboolean by_default = chain->position == 0 && chain->asked == NULL;
+
+  attempt->compiler = chain_resolve (chain, self, error);
+  if (attempt->compiler == NULL)
+    return NULL;
+  attempt->name = g_strdup (chain->name);
+
+  if ((reg_compiler_get_flags (attempt->compiler) & REG_COMPILER_FLAGS_SHAREABLE) &&
+      may_look_up_first (graph, example_inputs, options))
+    {
+      gboolean wait = !_reg_binding_is_thread_bound (G_OBJECT_TYPE (attempt->compiler));
+
+      attempt->key = _reg_compile_cache_key (graph, example_inputs, options);
+      attempt->hit = _reg_compile_cache_begin (self->cache, attempt->compiler, attempt->key,
+                                               by_default, wait, cancellable,
+                                               &attempt->must_settle);
+      if (attempt->hit != NULL)
+        return g_steal_pointer (&attempt);
+    }
+
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    {
+      attempt_end (self, attempt, NULL);
+      return NULL;
+    }
+
+  attempt->shapes = _reg_compiler_prepare (attempt->compiler, graph, example_inputs,
+                                           options, error);
+  if (attempt->shapes == NULL)
+    {
+      attempt_end (self, attempt, NULL);
+      return NULL;
+    }
+  if (attempt->key != NULL)
+    attempt->cost = _reg_compile_cache_cost (graph, attempt->shapes, attempt->key);
+
+  return g_steal_pointer (&attempt);
 }
 
 /**
@@ -1734,12 +2392,16 @@ reg_registry_dup_default_compiler (RegRegistry  *self,
  * @graph: the graph to compile
  * @example_inputs: (element-type Reg.Tensor): tensors shaped like the
  *   inputs of the calls to come
- * @options: (nullable): backend settings, an `a{sv}` dictionary
+ * @options: (nullable): backend settings, an `a{sv}` dictionary, for
+ *   @backend (fallback backends compile with their defaults)
  * @error: return location for a #GError
  *
  * Looks the backend up (see [method@Reg.Registry.lookup_backend] and
  * [method@Reg.Registry.dup_default_compiler]) and compiles @graph with it
- * (see [method@Reg.Compiler.compile]).  This function is thread-safe.
+ * (see [method@Reg.Compiler.compile]), falling back to
+ * [property@Reg.Registry:fallback-backends] when it cannot, and returning
+ * a cached function for an equal compile of a backend that shares its
+ * functions (see the class description).  This function is thread-safe.
  *
  * Returns: (transfer full): the compiled function, or %NULL with @error set
  */
@@ -1751,22 +2413,291 @@ reg_registry_compile (RegRegistry  *self,
                       GVariant     *options,
                       GError      **error)
 {
-  g_autoptr(RegCompiler) compiler = NULL;
+  g_auto(Chain) chain;
+  g_autoptr(GVariant) options_ref = NULL;
 
   g_return_val_if_fail (REG_IS_REGISTRY (self), NULL);
   g_return_val_if_fail (REG_IS_GRAPH (graph), NULL);
   g_return_val_if_fail (example_inputs != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (backend != NULL)
-    compiler = reg_registry_lookup_backend (self, backend, error);
+  for (guint i = 0; i < example_inputs->len; i++)
+    g_return_val_if_fail (REG_IS_TENSOR (g_ptr_array_index (example_inputs, i)), NULL);
+
+  if (options != NULL)
+    options_ref = g_variant_ref_sink (options);
+
+  chain_init (&chain, self, backend);
+
+  for (;;)
+    {
+      GVariant *attempt_options = chain.position == 0 ? options : NULL;
+      g_autoptr(Attempt) attempt = NULL;
+      GError *local_error = NULL;
+      RegCompiledFn *fn = NULL;
+
+      attempt = attempt_begin (&chain, self, graph, example_inputs, attempt_options,
+                               NULL, &local_error);
+      if (attempt != NULL && attempt->hit != NULL)
+        return g_steal_pointer (&attempt->hit);
+
+      if (attempt != NULL)
+        {
+          RegCompilerInterface *iface = REG_COMPILER_GET_IFACE (attempt->compiler);
+          GError *compile_error = NULL;
+
+          fn = iface->compile (attempt->compiler, graph, example_inputs, attempt_options,
+                               &compile_error);
+          fn = _reg_compiler_conclude (attempt->compiler, attempt->name, fn, compile_error,
+                                       graph, example_inputs, attempt->shapes, &local_error);
+          attempt_end (self, attempt, fn);
+          if (fn != NULL)
+            return fn;
+        }
+
+      if (!chain_next (&chain, self, local_error))
+        break;
+    }
+
+  chain_fail (&chain, error);
+  return NULL;
+}
+
+/* ---- Compiling without blocking ----------------------------------------- */
+
+/* An asynchronous compile: the chain, and what it compiles.  Each attempt
+ * begins in a worker thread (lookups may load modules, the cache may wait)
+ * and compiles through the backend's compile_async; every decision (a
+ * fallback, the result) is taken in the caller's main context. */
+typedef struct
+{
+  Chain      chain;
+  RegGraph  *graph;
+  GPtrArray *example_inputs;
+  GVariant  *options;
+  Attempt   *attempt;      /* between its beginning and its compile */
+} AsyncCompile;
+
+static void
+async_compile_free (gpointer data)
+{
+  AsyncCompile *ac = data;
+
+  chain_clear (&ac->chain);
+  g_object_unref (ac->graph);
+  g_ptr_array_unref (ac->example_inputs);
+  g_clear_pointer (&ac->options, g_variant_unref);
+  g_clear_pointer (&ac->attempt, attempt_free);
+  g_free (ac);
+}
+
+static void async_compile_attempt (GTask *task);
+
+/* The compile is over for this attempt's backend with @error (taken over):
+ * falls back or fails. */
+static void
+async_compile_failed (GTask  *task,
+                      GError *error)
+{
+  RegRegistry *self = g_task_get_source_object (task);
+  AsyncCompile *ac = g_task_get_task_data (task);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_task_return_error (task, error);
+    }
+  else if (chain_next (&ac->chain, self, error))
+    {
+      async_compile_attempt (task);
+    }
   else
-    compiler = reg_registry_dup_default_compiler (self, error);
+    {
+      GError *final = NULL;
 
-  if (compiler == NULL)
-    return NULL;
+      chain_fail (&ac->chain, &final);
+      g_task_return_error (task, final);
+    }
+}
 
-  return reg_compiler_compile (compiler, graph, example_inputs, options, error);
+static void
+attempt_compiled (GObject      *source_object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  RegRegistry *self = g_task_get_source_object (task);
+  AsyncCompile *ac = g_task_get_task_data (task);
+  GError *error = NULL;
+  RegCompiledFn *fn;
+
+  fn = _reg_compiler_compile_prepared_finish (REG_COMPILER (source_object), result, &error);
+  attempt_end (self, ac->attempt, fn);
+  g_clear_pointer (&ac->attempt, attempt_free);
+
+  if (fn != NULL)
+    g_task_return_pointer (task, fn, g_object_unref);
+  else
+    async_compile_failed (task, error);
+}
+
+static void
+attempt_begun (GObject      *source_object,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  AsyncCompile *ac = g_task_get_task_data (task);
+  GError *error = NULL;
+  Attempt *attempt;
+
+  attempt = g_task_propagate_pointer (G_TASK (result), &error);
+  if (attempt == NULL)
+    {
+      async_compile_failed (task, error);
+      return;
+    }
+
+  if (attempt->hit != NULL)
+    {
+      g_task_return_pointer (task, g_steal_pointer (&attempt->hit), g_object_unref);
+      attempt_free (attempt);
+      return;
+    }
+
+  /* The backend's compile, in its own way (the default: a worker thread);
+   * the attempt's shapes go with it. */
+  ac->attempt = attempt;
+  _reg_compiler_compile_prepared_async (attempt->compiler, attempt->name, ac->graph,
+                                        ac->example_inputs,
+                                        ac->chain.position == 0 ? ac->options : NULL,
+                                        g_steal_pointer (&attempt->shapes),
+                                        g_task_get_cancellable (task),
+                                        attempt_compiled, g_object_ref (task));
+}
+
+static void
+attempt_begin_in_worker (GTask        *step,
+                         gpointer      source_object,
+                         gpointer      task_data,
+                         GCancellable *cancellable)
+{
+  AsyncCompile *ac = g_task_get_task_data (G_TASK (task_data));
+  GError *error = NULL;
+  Attempt *attempt;
+
+  /* Nothing runs for a compile cancelled before it starts. */
+  if (g_task_return_error_if_cancelled (step))
+    return;
+
+  attempt = attempt_begin (&ac->chain, source_object, ac->graph, ac->example_inputs,
+                           ac->chain.position == 0 ? ac->options : NULL,
+                           cancellable, &error);
+  if (attempt == NULL)
+    g_task_return_error (step, error);
+  else
+    g_task_return_pointer (step, attempt, (GDestroyNotify) attempt_free);
+}
+
+static void
+async_compile_attempt (GTask *task)
+{
+  g_autoptr(GTask) step = g_task_new (g_task_get_source_object (task),
+                                      g_task_get_cancellable (task),
+                                      attempt_begun, g_object_ref (task));
+
+  g_task_set_source_tag (step, attempt_begin_in_worker);
+  g_task_set_task_data (step, task, NULL);
+  /* Its attempt must reach attempt_begun() even if the compile was
+   * cancelled meanwhile: it may hold a claim on the cache to settle. */
+  g_task_set_check_cancellable (step, FALSE);
+  g_task_run_in_thread (step, attempt_begin_in_worker);
+}
+
+/**
+ * reg_registry_compile_async:
+ * @self: a [class@Reg.Registry]
+ * @backend: (nullable): a backend name, or %NULL for the default
+ * @graph: the graph to compile
+ * @example_inputs: (element-type Reg.Tensor): tensors shaped like the
+ *   inputs of the calls to come
+ * @options: (nullable): backend settings, an `a{sv}` dictionary, for
+ *   @backend (fallback backends compile with their defaults)
+ * @cancellable: (nullable): a [class@Gio.Cancellable]
+ * @callback: called when the compile is done
+ * @user_data: data for @callback
+ *
+ * Compiles @graph without blocking: the asynchronous form of
+ * [method@Reg.Registry.compile], with the same fallbacks, cache and
+ * errors.  The lookup (which may load a module), the checks of the graph
+ * and the backend's compile all run off the calling thread; the backend's
+ * compile runs as its [vfunc@Reg.Compiler.compile_async] arranges (by
+ * default in a worker thread).
+ *
+ * @callback runs in the thread-default main context of the calling
+ * thread, as do [signal@Reg.Registry::fallback] handlers.  Cancelling
+ * @cancellable makes the compile finish promptly with
+ * %G_IO_ERROR_CANCELLED and keep nothing it made; if it is cancelled before
+ * the work starts, no backend runs.  Call
+ * [method@Reg.Registry.compile_finish] from @callback.  This function is
+ * thread-safe.
+ */
+void
+reg_registry_compile_async (RegRegistry         *self,
+                            const char          *backend,
+                            RegGraph            *graph,
+                            GPtrArray           *example_inputs,
+                            GVariant            *options,
+                            GCancellable        *cancellable,
+                            GAsyncReadyCallback  callback,
+                            gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  AsyncCompile *ac;
+
+  g_return_if_fail (REG_IS_REGISTRY (self));
+  g_return_if_fail (REG_IS_GRAPH (graph));
+  g_return_if_fail (example_inputs != NULL);
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  for (guint i = 0; i < example_inputs->len; i++)
+    g_return_if_fail (REG_IS_TENSOR (g_ptr_array_index (example_inputs, i)));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, reg_registry_compile_async);
+
+  ac = g_new0 (AsyncCompile, 1);
+  chain_init (&ac->chain, self, backend);
+  ac->graph = g_object_ref (graph);
+  ac->example_inputs = g_ptr_array_new_full (example_inputs->len, g_object_unref);
+  for (guint i = 0; i < example_inputs->len; i++)
+    g_ptr_array_add (ac->example_inputs, g_object_ref (g_ptr_array_index (example_inputs, i)));
+  ac->options = options != NULL ? g_variant_ref_sink (options) : NULL;
+  g_task_set_task_data (task, ac, async_compile_free);
+
+  async_compile_attempt (task);
+}
+
+/**
+ * reg_registry_compile_finish:
+ * @self: a [class@Reg.Registry]
+ * @result: the result given to the callback of
+ *   [method@Reg.Registry.compile_async]
+ * @error: return location for a #GError
+ *
+ * Finishes [method@Reg.Registry.compile_async].
+ *
+ * Returns: (transfer full): the compiled function, or %NULL with @error set
+ */
+RegCompiledFn *
+reg_registry_compile_finish (RegRegistry   *self,
+                             GAsyncResult  *result,
+                             GError       **error)
+{
+  g_return_val_if_fail (REG_IS_REGISTRY (self), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 /**
@@ -1956,6 +2887,8 @@ reg_registry_rescan (RegRegistry *self)
   g_rw_lock_writer_unlock (&self->lock);
 
   g_rec_mutex_unlock (&self->load_lock);
+
+  _reg_compile_cache_clear (self->cache);
 
   g_ptr_array_sort (gone, compare_strings);
   emit_name_signals (self, signals[BACKEND_UNREGISTERED], gone);

@@ -90,6 +90,31 @@ typedef enum /*< flags >*/ {
   REG_MODULE_CHECKS_VERIFY     = 1 << 1,
 } RegModuleChecks;
 
+/**
+ * RegSettingSource:
+ * @REG_SETTING_SOURCE_BUILT_IN: libreg's own default
+ * @REG_SETTING_SOURCE_ENVIRONMENT: an environment variable, read when the
+ *   registry was made
+ * @REG_SETTING_SOURCE_APPLICATION: set by the application
+ *
+ * Where a registry setting came from; see
+ * [method@Reg.Registry.get_default_backend_source].
+ */
+typedef enum {
+  REG_SETTING_SOURCE_BUILT_IN,
+  REG_SETTING_SOURCE_ENVIRONMENT,
+  REG_SETTING_SOURCE_APPLICATION,
+} RegSettingSource;
+
+/**
+ * REG_COMPILE_CACHE_DEFAULT_SIZE:
+ *
+ * The number of compiled functions a registry keeps when neither the
+ * application nor `REG_COMPILE_CACHE_SIZE` says otherwise; see
+ * [property@Reg.Registry:compile-cache-size].
+ */
+#define REG_COMPILE_CACHE_DEFAULT_SIZE 128
+
 #define REG_TYPE_REGISTRY (reg_registry_get_type ())
 
 REG_AVAILABLE_IN_ALL
@@ -154,12 +179,43 @@ RegCompiler    *reg_registry_dup_default_compiler        (RegRegistry        *se
                                                           GError            **error);
 
 REG_AVAILABLE_IN_ALL
+RegSettingSource reg_registry_get_default_backend_source (RegRegistry        *self);
+REG_AVAILABLE_IN_ALL
+void            reg_registry_set_fallback_backends       (RegRegistry        *self,
+                                                          const char * const *names);
+REG_AVAILABLE_IN_ALL
+char          **reg_registry_dup_fallback_backends       (RegRegistry        *self);
+
+REG_AVAILABLE_IN_ALL
 RegCompiledFn  *reg_registry_compile                     (RegRegistry        *self,
                                                           const char         *backend,
                                                           RegGraph           *graph,
                                                           GPtrArray          *example_inputs,
                                                           GVariant           *options,
                                                           GError            **error);
+REG_AVAILABLE_IN_ALL
+void            reg_registry_compile_async               (RegRegistry        *self,
+                                                          const char         *backend,
+                                                          RegGraph           *graph,
+                                                          GPtrArray          *example_inputs,
+                                                          GVariant           *options,
+                                                          GCancellable       *cancellable,
+                                                          GAsyncReadyCallback callback,
+                                                          gpointer            user_data);
+REG_AVAILABLE_IN_ALL
+RegCompiledFn  *reg_registry_compile_finish              (RegRegistry        *self,
+                                                          GAsyncResult       *result,
+                                                          GError            **error);
+REG_AVAILABLE_IN_ALL
+void            reg_registry_set_compile_cache_size      (RegRegistry        *self,
+                                                          guint               size);
+REG_AVAILABLE_IN_ALL
+guint           reg_registry_get_compile_cache_size      (RegRegistry        *self);
+REG_AVAILABLE_IN_ALL
+void            reg_registry_get_compile_cache_counters  (RegRegistry        *self,
+                                                          guint64            *hits,
+                                                          guint64            *misses,
+                                                          guint64            *evictions);
 REG_AVAILABLE_IN_ALL
 char          **reg_registry_suggest                     (RegRegistry        *self,
                                                           const char         *name);

@@ -10,6 +10,7 @@
 # include "reg-version-macros.h"
 # include "reg-enums.h"
 # include "reg-tensor.h"
+# include "reg-op.h"
 # include "reg-graph.h"
 # include "reg-compiled-fn.h"
 # include "reg-compiler.h"

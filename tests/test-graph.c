@@ -609,6 +609,279 @@ test_builder_guards (void)
                              "*CRITICAL*reg_graph_to_string*REG_IS_GRAPH*");
 }
 
+/* ---- Builder: calls by RegOp -------------------------------------------- */
+
+static void
+test_builder_call_basic (void)
+{
+  g_autoptr(RegGraph) graph = reg_graph_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  guint x, y, a, k, b, c, d;
+
+  x = reg_graph_add_input (graph, "x");
+  y = reg_graph_add_input (graph, "y");
+  a = reg_graph_add_call (graph, "a", REG_OP_MUL, (guint[]) { x, y }, 2, &error);
+  g_assert_no_error (error);
+  k = reg_graph_add_constant (graph, 1.5);
+  b = reg_graph_add_call (graph, "b", REG_OP_ADD, (guint[]) { a, k }, 2, &error);
+  g_assert_no_error (error);
+  c = reg_graph_add_call (graph, "c", REG_OP_RELU, &b, 1, &error);
+  g_assert_no_error (error);
+  /* Without a name: the printer makes one up */
+  d = reg_graph_add_call (graph, NULL, REG_OP_MATMUL, (guint[]) { c, c }, 2, &error);
+  g_assert_no_error (error);
+  reg_graph_set_outputs (graph, (guint[]) { c, d }, 2);
+
+  g_assert_cmpuint (a, ==, 2);
+  g_assert_cmpuint (b, ==, 4);
+  g_assert_cmpuint (c, ==, 5);
+  g_assert_cmpuint (d, ==, 6);
+  g_assert_true (reg_graph_validate (graph, NULL));
+
+  g_assert_cmpint (reg_graph_get_node_kind (graph, a), ==, REG_NODE_OP);
+  g_assert_cmpint (reg_graph_get_node_operator (graph, a), ==, REG_OP_MUL);
+  g_assert_cmpint (reg_graph_get_node_operator (graph, b), ==, REG_OP_ADD);
+  g_assert_cmpint (reg_graph_get_node_operator (graph, c), ==, REG_OP_RELU);
+  g_assert_cmpint (reg_graph_get_node_operator (graph, d), ==, REG_OP_MATMUL);
+  g_assert_true (reg_graph_get_node_op (graph, d) == g_intern_static_string ("matmul"));
+  g_assert_cmpstr (reg_graph_get_node_name (graph, a), ==, "a");
+  g_assert_cmpstr (reg_graph_get_node_name (graph, c), ==, "c");
+  g_assert_null (reg_graph_get_node_name (graph, d));
+
+  /* Named calls print as the text they would be parsed from. */
+  text = reg_graph_to_string (graph);
+  g_assert_cmpstr (text, ==,
+                   "graph(x, y):\n"
+                   "  a = mul(x, y)\n"
+                   "  b = add(a, 1.5)\n"
+                   "  c = relu(b)\n"
+                   "  v6 = matmul(c, c)\n"
+                   "  return (c, v6)\n");
+  assert_prints_as (text, NULL);
+}
+
+static void
+test_builder_call_matches_add_op (void)
+{
+  /* Every operator, by value and by name, makes the same node. */
+  g_autoptr(GEnumClass) ops = g_type_class_ref (REG_TYPE_OP);
+
+  for (guint i = 0; i < ops->n_values; i++)
+    {
+      RegOp op = ops->values[i].value;
+      g_autoptr(RegGraph) by_value = reg_graph_new ();
+      g_autoptr(RegGraph) by_name = reg_graph_new ();
+      g_autoptr(GError) error = NULL;
+      g_autofree char *value_text = NULL, *name_text = NULL;
+      guint args[2];
+      guint n_args = reg_op_get_arity (op);
+      guint id;
+
+      for (guint j = 0; j < n_args; j++)
+        {
+          char name[] = { 'a' + j, '\0' };
+
+          args[j] = reg_graph_add_input (by_value, name);
+          reg_graph_add_input (by_name, name);
+        }
+
+      id = reg_graph_add_call (by_value, NULL, op, args, n_args, &error);
+      g_assert_no_error (error);
+      reg_graph_set_outputs (by_value, &id, 1);
+      g_assert_cmpint (reg_graph_get_node_operator (by_value, id), ==, op);
+
+      id = reg_graph_add_op (by_name, ops->values[i].value_nick, args, n_args, &error);
+      g_assert_no_error (error);
+      reg_graph_set_outputs (by_name, &id, 1);
+      g_assert_cmpint (reg_graph_get_node_operator (by_name, id), ==, op);
+      g_assert_true (reg_graph_get_node_op (by_name, id) == reg_op_get_name (op));
+
+      value_text = reg_graph_to_string (by_value);
+      name_text = reg_graph_to_string (by_name);
+      g_assert_cmpstr (value_text, ==, name_text);
+    }
+}
+
+static void
+test_builder_call_error_unknown_op (void)
+{
+  static const int bad[] = { 16, -1, 1000, G_MAXINT, G_MININT };
+  g_autoptr(RegGraph) graph = reg_graph_new ();
+  guint x = reg_graph_add_input (graph, "x");
+  const guint args[] = { x, x };
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *message = g_strdup_printf ("unknown operator %d: not a value of RegOp", bad[i]);
+
+      /* Whatever the arity, the operator is checked first. */
+      for (guint n_args = 0; n_args <= 2; n_args++)
+        {
+          g_assert_cmpuint (reg_graph_add_call (graph, "r", (RegOp) bad[i], args, n_args, &error),
+                            ==, REG_GRAPH_INVALID_NODE);
+          g_assert_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_UNKNOWN_OP);
+          g_assert_cmpstr (error->message, ==, message);
+          g_clear_error (&error);
+        }
+    }
+
+  /* Failures add nothing and do not stick. */
+  g_assert_cmpuint (reg_graph_get_n_nodes (graph), ==, 1);
+  reg_graph_set_outputs (graph, &x, 1);
+  g_assert_true (reg_graph_validate (graph, NULL));
+}
+
+static void
+test_builder_call_error_arity (void)
+{
+  static const struct {
+    RegOp op;
+    guint n_args;
+    const char *message;
+  } cases[] = {
+    { REG_OP_RELU, 2, "relu takes 1 argument, 2 given" },
+    { REG_OP_SUM, 0, "sum takes 1 argument, 0 given" },
+    { REG_OP_ADD, 1, "add takes 2 arguments, 1 given" },
+    { REG_OP_MATMUL, 3, "matmul takes 2 arguments, 3 given" },
+    { REG_OP_EXP, 3, "exp takes 1 argument, 3 given" },
+  };
+  g_autoptr(RegGraph) graph = reg_graph_new ();
+  guint x = reg_graph_add_input (graph, "x");
+  const guint args[] = { x, x, x };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+
+      g_assert_cmpuint (reg_graph_add_call (graph, NULL, cases[i].op, args, cases[i].n_args, &error),
+                        ==, REG_GRAPH_INVALID_NODE);
+      g_assert_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_ARITY);
+      g_assert_cmpstr (error->message, ==, cases[i].message);
+    }
+
+  g_assert_cmpuint (reg_graph_get_n_nodes (graph), ==, 1);
+}
+
+static void
+test_builder_call_error_undefined (void)
+{
+  g_autoptr(RegGraph) graph = reg_graph_new ();
+  g_autoptr(GError) error = NULL;
+  guint x = reg_graph_add_input (graph, "x");
+  guint k = reg_graph_add_constant (graph, 1.0);
+
+  g_assert_cmpuint (reg_graph_add_call (graph, "r", REG_OP_DIV, (guint[]) { x, 7 }, 2, &error),
+                    ==, REG_GRAPH_INVALID_NODE);
+  g_assert_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_UNDEFINED);
+  g_assert_cmpstr (error->message, ==,
+                   "argument 1 of div: node 7 does not exist (the graph has 2 nodes)");
+  g_clear_error (&error);
+
+  g_assert_cmpuint (reg_graph_add_call (graph, NULL, REG_OP_MINIMUM, (guint[]) { 2, k }, 2, &error),
+                    ==, REG_GRAPH_INVALID_NODE);
+  g_assert_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_UNDEFINED);
+  g_assert_cmpstr (error->message, ==,
+                   "argument 0 of minimum: node 2 does not exist (the graph has 2 nodes)");
+  g_clear_error (&error);
+
+  g_assert_cmpuint (reg_graph_add_call (graph, NULL, REG_OP_SQRT,
+                                        (guint[]) { REG_GRAPH_INVALID_NODE }, 1, &error),
+                    ==, REG_GRAPH_INVALID_NODE);
+  g_assert_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_UNDEFINED);
+  g_assert_cmpstr (error->message, ==,
+                   "argument 0 of sqrt is REG_GRAPH_INVALID_NODE, the result of a failed call");
+  g_clear_error (&error);
+
+  /* The name was free, and stays so: nothing was added. */
+  g_assert_cmpuint (reg_graph_get_n_nodes (graph), ==, 2);
+  g_assert_cmpuint (reg_graph_add_call (graph, "r", REG_OP_SQRT, &x, 1, &error), ==, 2);
+  g_assert_no_error (error);
+  reg_graph_set_outputs (graph, (guint[]) { 2 }, 1);
+  g_assert_true (reg_graph_validate (graph, NULL));
+}
+
+static void
+test_builder_call_error_name (void)
+{
+  static const struct {
+    const char *name;
+    int code;  /* RegGraphError, as GError keeps it */
+    const char *message;
+  } cases[] = {
+    { "", REG_GRAPH_ERROR_PARSE, "invalid name '' for a call of neg: names are identifiers "
+      "([A-Za-z_][A-Za-z0-9_]*) other than inf and nan" },
+    { "1a", REG_GRAPH_ERROR_PARSE, "invalid name '1a' for a call of neg: names are identifiers "
+      "([A-Za-z_][A-Za-z0-9_]*) other than inf and nan" },
+    { "inf", REG_GRAPH_ERROR_PARSE, "invalid name 'inf' for a call of neg: names are identifiers "
+      "([A-Za-z_][A-Za-z0-9_]*) other than inf and nan" },
+    { "nan", REG_GRAPH_ERROR_PARSE, "invalid name 'nan' for a call of neg: names are identifiers "
+      "([A-Za-z_][A-Za-z0-9_]*) other than inf and nan" },
+    { "a b", REG_GRAPH_ERROR_PARSE, "invalid name 'a b' for a call of neg: names are identifiers "
+      "([A-Za-z_][A-Za-z0-9_]*) other than inf and nan" },
+    /* Whatever the caller gives ends up escaped in the message. */
+    { "bad\xff\n", REG_GRAPH_ERROR_PARSE, "invalid name 'bad\\xFF<U+000A>' for a call of neg: "
+      "names are identifiers ([A-Za-z_][A-Za-z0-9_]*) other than inf and nan" },
+    { "x", REG_GRAPH_ERROR_REDEFINED, "name 'x' of a call of neg is already defined" },
+    { "a", REG_GRAPH_ERROR_REDEFINED, "name 'a' of a call of neg is already defined" },
+  };
+  g_autoptr(RegGraph) graph = reg_graph_new ();
+  guint x = reg_graph_add_input (graph, "x");
+  guint a = reg_graph_add_call (graph, "a", REG_OP_EXP, &x, 1, NULL);
+
+  g_assert_cmpuint (a, ==, 1);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+
+      g_assert_cmpuint (reg_graph_add_call (graph, cases[i].name, REG_OP_NEG, &a, 1, &error),
+                        ==, REG_GRAPH_INVALID_NODE);
+      g_assert_error (error, REG_GRAPH_ERROR, cases[i].code);
+      g_assert_cmpstr (error->message, ==, cases[i].message);
+    }
+
+  /* Failures add nothing and do not stick. */
+  g_assert_cmpuint (reg_graph_get_n_nodes (graph), ==, 2);
+  reg_graph_set_outputs (graph, &a, 1);
+  g_assert_true (reg_graph_validate (graph, NULL));
+
+  /* A name taken by a call is taken for inputs too. */
+  g_assert_cmpuint (reg_graph_add_input (graph, "a"), ==, REG_GRAPH_INVALID_NODE);
+  g_assert_false (reg_graph_validate (graph, NULL));
+}
+
+static void
+test_builder_call_guards (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autoptr(RegGraph) graph = reg_graph_new ();
+      guint x = reg_graph_add_input (graph, "x");
+      guint k = reg_graph_add_constant (graph, 2.0);
+
+      g_log_set_always_fatal (G_LOG_FATAL_MASK);
+      g_assert_cmpuint (reg_graph_add_call (NULL, NULL, REG_OP_NEG, &x, 1, NULL), ==,
+                        REG_GRAPH_INVALID_NODE);
+      g_assert_cmpuint (reg_graph_add_call (graph, NULL, REG_OP_NEG, NULL, 1, NULL), ==,
+                        REG_GRAPH_INVALID_NODE);
+      g_assert_cmpint (reg_graph_get_node_operator (graph, 2), ==, REG_OP_ADD);
+      g_assert_cmpint (reg_graph_get_node_operator (graph, x), ==, REG_OP_ADD);
+      g_assert_cmpint (reg_graph_get_node_operator (graph, k), ==, REG_OP_ADD);
+      g_assert_cmpuint (reg_graph_get_n_nodes (graph), ==, 2);
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stderr ("*CRITICAL*reg_graph_add_call*REG_IS_GRAPH*"
+                             "*CRITICAL*reg_graph_add_call*args != NULL*"
+                             "*CRITICAL*reg_graph_get_node_operator*node < self->nodes->len*"
+                             "*CRITICAL*reg_graph_get_node_operator*REG_NODE_OP*"
+                             "*CRITICAL*reg_graph_get_node_operator*REG_NODE_OP*");
+}
+
 /* ---- Parsing ------------------------------------------------------------ */
 
 static void
@@ -914,6 +1187,69 @@ test_parse_roundtrip (void)
         g_autoptr(RegGraph) reparsed = graph_new_from_string (copy_text);
         g_assert_cmpuint (reg_graph_get_n_nodes (reparsed), ==, n_nodes);
       }
+    }
+}
+
+static void
+test_builder_call_copy (void)
+{
+  /* Copying each graph of tests/data node by node with add_call(), names
+   * included, gives back its text exactly: the builder can make every
+   * graph the text form can. */
+  g_autofree char *dir = g_test_build_filename (G_TEST_DIST, "data", "graphs", NULL);
+  g_autoptr(GPtrArray) paths = list_graph_files (dir);
+
+  g_assert_cmpuint (paths->len, >=, 10);
+
+  for (guint i = 0; i < paths->len; i++)
+    {
+      const char *path = g_ptr_array_index (paths, i);
+      g_autoptr(GError) error = NULL;
+      g_autofree char *text = NULL;
+      g_autoptr(RegGraph) graph = NULL;
+      g_autoptr(RegGraph) copy = reg_graph_new ();
+      g_autofree char *graph_text = NULL, *copy_text = NULL;
+      const guint *outputs;
+      guint n_nodes, n_outputs;
+
+      g_test_message ("%s", path);
+      g_file_get_contents (path, &text, NULL, &error);
+      g_assert_no_error (error);
+      graph = graph_new_from_string (text);
+      n_nodes = reg_graph_get_n_nodes (graph);
+
+      for (guint id = 0; id < n_nodes; id++)
+        {
+          const char *name = reg_graph_get_node_name (graph, id);
+          const guint *args;
+          guint n_args;
+
+          switch (reg_graph_get_node_kind (graph, id))
+            {
+            case REG_NODE_INPUT:
+              g_assert_cmpuint (reg_graph_add_input (copy, name), ==, id);
+              break;
+            case REG_NODE_CONSTANT:
+              g_assert_cmpuint (reg_graph_add_constant (copy, reg_graph_get_node_value (graph, id)), ==, id);
+              break;
+            case REG_NODE_OP:
+              args = reg_graph_get_node_args (graph, id, &n_args);
+              g_assert_nonnull (name);
+              g_assert_cmpuint (reg_graph_add_call (copy, name, reg_graph_get_node_operator (graph, id),
+                                                    args, n_args, &error), ==, id);
+              g_assert_no_error (error);
+              break;
+            default:
+              g_assert_not_reached ();
+            }
+        }
+      outputs = reg_graph_get_outputs (graph, &n_outputs);
+      reg_graph_set_outputs (copy, outputs, n_outputs);
+      g_assert_true (reg_graph_validate (copy, NULL));
+
+      graph_text = reg_graph_to_string (graph);
+      copy_text = reg_graph_to_string (copy);
+      g_assert_cmpstr (copy_text, ==, graph_text);
     }
 }
 
@@ -2084,6 +2420,14 @@ main (int   argc,
   g_test_add_func ("/graph/builder/sticky/invalid-output", test_builder_sticky_invalid_output);
   g_test_add_func ("/graph/builder/sticky/first-kept", test_builder_sticky_first_kept);
   g_test_add_func ("/graph/builder/guards", test_builder_guards);
+  g_test_add_func ("/graph/builder/call/basic", test_builder_call_basic);
+  g_test_add_func ("/graph/builder/call/matches-add-op", test_builder_call_matches_add_op);
+  g_test_add_func ("/graph/builder/call/copy", test_builder_call_copy);
+  g_test_add_func ("/graph/builder/call/error/unknown-op", test_builder_call_error_unknown_op);
+  g_test_add_func ("/graph/builder/call/error/arity", test_builder_call_error_arity);
+  g_test_add_func ("/graph/builder/call/error/undefined", test_builder_call_error_undefined);
+  g_test_add_func ("/graph/builder/call/error/name", test_builder_call_error_name);
+  g_test_add_func ("/graph/builder/call/guards", test_builder_call_guards);
 
   g_test_add_func ("/graph/parse/example", test_parse_example);
   g_test_add_func ("/graph/parse/constants", test_parse_constants);

@@ -488,6 +488,78 @@ test_pass (gconstpointer data)
   check_against_eager (graph, inputs, options, COMPARE_CLOSE, ATOL, RTOL);
 }
 
+static void
+test_optimized_graph_built_once (void)
+{
+  /* The source mixes named and unnamed calls; CSE merges b into a, DCE
+   * drops d, and an output is a constant. */
+  g_autoptr(RegGraph) graph = reg_graph_new ();
+  g_autoptr(GPtrArray) inputs = tensor_array_new ();
+  g_autoptr(RegCompiledFn) fn = NULL;
+  g_autoptr(RegGraph) first = NULL, second = NULL, parsed = NULL;
+  g_autoptr(GPtrArray) want = NULL, got = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  static const char expected[] =
+    "graph(x, y):\n"
+    "  a = add(x, y)\n"
+    "  _5 = mul(a, 2.5)\n"
+    "  return (_5, a, 0.5)\n";
+  guint x, y, a, b, k, c, outputs[3];
+
+  x = reg_graph_add_input (graph, "x");
+  y = reg_graph_add_input (graph, "y");
+  a = reg_graph_add_call (graph, "a", REG_OP_ADD, (guint[]) { x, y }, 2, &error);
+  b = reg_graph_add_call (graph, NULL, REG_OP_ADD, (guint[]) { y, x }, 2, &error);
+  k = reg_graph_add_constant (graph, 2.5);
+  c = reg_graph_add_call (graph, NULL, REG_OP_MUL, (guint[]) { b, k }, 2, &error);
+  g_assert_cmpuint (c, ==, 5);
+  reg_graph_add_call (graph, "d", REG_OP_EXP, &x, 1, &error);
+  g_assert_no_error (error);
+  outputs[0] = c, outputs[1] = a, outputs[2] = reg_graph_add_constant (graph, 0.5);
+  reg_graph_set_outputs (graph, outputs, 3);
+
+  g_ptr_array_add (inputs, tensor_new_random ((const gint64[]) { 7 }, 1, FALSE));
+  g_ptr_array_add (inputs, tensor_new_random ((const gint64[]) { 7 }, 1, FALSE));
+  fn = compile_with ("inductor", graph, inputs, NULL);
+
+  /* Built once, when compiling: every read is the same graph. */
+  g_object_get (fn, "optimized-graph", &first, NULL);
+  g_object_get (fn, "optimized-graph", &second, NULL);
+  g_assert_nonnull (first);
+  g_assert_true (first == second);
+
+  text = reg_graph_to_string (first);
+  g_assert_cmpstr (text, ==, expected);
+  g_assert_true (reg_graph_validate (first, NULL));
+
+  /* Node for node, the graph that parsing its text gives. */
+  parsed = graph_new_from_string (expected);
+  g_assert_cmpuint (reg_graph_get_n_nodes (first), ==, reg_graph_get_n_nodes (parsed));
+  for (guint id = 0; id < reg_graph_get_n_nodes (parsed); id++)
+    {
+      const guint *first_args, *parsed_args;
+      guint n_first, n_parsed;
+
+      g_assert_cmpint (reg_graph_get_node_kind (first, id), ==, reg_graph_get_node_kind (parsed, id));
+      g_assert_cmpstr (reg_graph_get_node_name (first, id), ==, reg_graph_get_node_name (parsed, id));
+      first_args = reg_graph_get_node_args (first, id, &n_first);
+      parsed_args = reg_graph_get_node_args (parsed, id, &n_parsed);
+      g_assert_cmpmem (first_args, n_first * sizeof (guint), parsed_args, n_parsed * sizeof (guint));
+      if (reg_graph_get_node_kind (parsed, id) == REG_NODE_OP)
+        g_assert_cmpint (reg_graph_get_node_operator (first, id), ==,
+                         reg_graph_get_node_operator (parsed, id));
+      else if (reg_graph_get_node_kind (parsed, id) == REG_NODE_CONSTANT)
+        g_assert_cmpfloat (reg_graph_get_node_value (first, id), ==,
+                           reg_graph_get_node_value (parsed, id));
+    }
+
+  /* And it computes what the source does. */
+  want = run_with ("eager", graph, inputs, NULL);
+  got = run_with ("eager", first, inputs, NULL);
+  assert_outputs_agree (got, want, COMPARE_EXACT, 0, 0, "optimized graph under eager");
+}
+
 /* Fusion -------------------------------------------------------------- */
 
 typedef struct
@@ -1196,8 +1268,9 @@ test_numerics_specials (void)
 static void
 test_math_ulp (gconstpointer data)
 {
-  const char *op = data;
-  guint64 max_ulp = _reg_tolerance_lookup (op)->max_ulp;
+  RegOp reg_op = GPOINTER_TO_INT (data);
+  const char *op = reg_op_get_name (reg_op);
+  guint64 max_ulp = _reg_tolerance_max_ulp (reg_op);
   const guint32 stride = 32771;  /* prime: hits every exponent and many mantissas */
   gint64 n = (gint64) (G_MAXUINT32 / stride) + 1;
   g_autofree char *text = g_strdup_printf ("graph(x):\n  r = %s(x)\n  return (r,)\n", op);
@@ -1349,6 +1422,7 @@ int
 main (int   argc,
       char *argv[])
 {
+  g_autoptr(GEnumClass) op_class = g_type_class_ref (REG_TYPE_OP);
   int ret;
 
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
@@ -1365,6 +1439,7 @@ main (int   argc,
 
       g_test_add_data_func (path, &pass_cases[i], test_pass);
     }
+  g_test_add_func ("/inductor/passes/optimized-graph", test_optimized_graph_built_once);
   for (guint i = 0; i < G_N_ELEMENTS (fusion_cases); i++)
     {
       g_autofree char *path = g_strdup_printf ("/inductor/fusion/%s", fusion_cases[i].name);
@@ -1382,14 +1457,14 @@ main (int   argc,
   g_test_add_func ("/inductor/shapes/0d", test_shapes_0d);
   g_test_add_func ("/inductor/outputs/no-alias", test_outputs_no_alias);
   g_test_add_func ("/inductor/numerics/specials", test_numerics_specials);
-  for (guint i = 0; i < G_N_ELEMENTS (reg_op_tolerances); i++)
+  for (guint i = 0; i < op_class->n_values; i++)
     {
-      const char *op = reg_op_tolerances[i].op;
-      g_autofree char *path = g_strdup_printf ("/inductor/math/ulp/%s", op);
+      RegOp op = op_class->values[i].value;
+      g_autofree char *path = g_strdup_printf ("/inductor/math/ulp/%s", reg_op_get_name (op));
 
-      if (reg_op_tolerances[i].max_ulp == G_MAXUINT)
+      if (_reg_tolerance_max_ulp (op) == G_MAXUINT)
         continue;
-      g_test_add_data_func (path, op, test_math_ulp);
+      g_test_add_data_func (path, GINT_TO_POINTER (op), test_math_ulp);
     }
   g_test_add_func ("/inductor/threads/split", test_threads_split);
   g_test_add_func ("/inductor/threads/concurrent-calls", test_threads_concurrent_calls);

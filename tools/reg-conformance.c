@@ -20,8 +20,9 @@
  *   chain/long     64 operators one after the other
  *   outputs/...    several outputs: an input, a constant, one node twice
  *
- * The inputs are the same on every run (a GRand with a fixed seed), so a
- * verdict can be reproduced.  Each case's bound comes from
+ * The operators are those of the library's table (RegOp), so a new one is
+ * covered with the bound of its kind.  The inputs are the same on every
+ * run (a GRand with a fixed seed), so a verdict can be reproduced.  Each case's bound comes from
  * reg-tolerance-private.h, the bounds the test suite holds the inductor to.
  */
 
@@ -159,28 +160,48 @@ case_new (GPtrArray  *cases,
   return c;
 }
 
+/* Every operator of the library's table (RegOp), in its order. */
+static GArray *
+all_ops (void)
+{
+  GEnumClass *klass = g_type_class_ref (REG_TYPE_OP);
+  GArray *ops = g_array_new (FALSE, FALSE, sizeof (RegOp));
+
+  for (guint i = 0; i < klass->n_values; i++)
+    {
+      RegOp op = klass->values[i].value;
+
+      g_array_append_val (ops, op);
+    }
+  g_type_class_unref (klass);
+
+  return ops;
+}
+
 static void
 add_operator_cases (GPtrArray *cases,
+                    GArray    *ops,
                     GRand     *rand)
 {
-  for (gsize i = 0; i < G_N_ELEMENTS (reg_op_tolerances); i++)
+  for (guint i = 0; i < ops->len; i++)
     {
-      const RegOpTolerance *t = &reg_op_tolerances[i];
-      g_autofree char *name = g_strdup_printf ("op/%s", t->op);
+      RegOp op = g_array_index (ops, RegOp, i);
+      const char *op_name = reg_op_get_name (op);
+      g_autofree char *name = g_strdup_printf ("op/%s", op_name);
       RegGraph *graph = reg_graph_new ();
       ConformanceCase *c;
       guint x, y;
 
-      switch (t->kind)
+      switch (reg_op_get_kind (op))
         {
-        case REG_TOLERANCE_UNARY:
+        case REG_OP_KIND_ELEMENTWISE_UNARY:
           x = reg_graph_add_input (graph, "x");
-          set_outputs (graph, 1, op1 (graph, t->op, x));
-          c = case_new (cases, name, t->op, graph, 0, REG_TOLERANCE_ONE_OP_RTOL);
+          set_outputs (graph, 1, op1 (graph, op_name, x));
+          c = case_new (cases, name, op_name, graph, 0, REG_TOLERANCE_ONE_OP_RTOL);
           g_ptr_array_add (c->inputs, tensor_specials (rand));
           break;
 
-        case REG_TOLERANCE_BINARY:
+        case REG_OP_KIND_ELEMENTWISE_BINARY:
           {
             const gint64 n = G_N_ELEMENTS (specials);
             const gint64 pairs = n * n;
@@ -198,32 +219,32 @@ add_operator_cases (GPtrArray *cases,
 
             x = reg_graph_add_input (graph, "x");
             y = reg_graph_add_input (graph, "y");
-            set_outputs (graph, 1, op2 (graph, t->op, x, y));
-            c = case_new (cases, name, t->op, graph, 0, REG_TOLERANCE_ONE_OP_RTOL);
+            set_outputs (graph, 1, op2 (graph, op_name, x, y));
+            c = case_new (cases, name, op_name, graph, 0, REG_TOLERANCE_ONE_OP_RTOL);
             g_ptr_array_add (c->inputs, a);
             g_ptr_array_add (c->inputs, b);
           }
           break;
 
-        case REG_TOLERANCE_SUM:
+        case REG_OP_KIND_REDUCTION:
           {
             const gint64 n = 1000;
 
             x = reg_graph_add_input (graph, "x");
-            set_outputs (graph, 1, op1 (graph, t->op, x));
-            c = case_new (cases, name, t->op, graph, REG_TOLERANCE_ATOL, REG_TOLERANCE_RTOL);
+            set_outputs (graph, 1, op1 (graph, op_name, x));
+            c = case_new (cases, name, op_name, graph, REG_TOLERANCE_ATOL, REG_TOLERANCE_RTOL);
             g_ptr_array_add (c->inputs, tensor_uniform (rand, &n, 1, -1, 1));
           }
           break;
 
-        case REG_TOLERANCE_MATMUL:
+        case REG_OP_KIND_MATMUL:
           {
             const gint64 a_shape[] = { 7, 13 }, b_shape[] = { 13, 5 };
 
             x = reg_graph_add_input (graph, "x");
             y = reg_graph_add_input (graph, "y");
-            set_outputs (graph, 1, op2 (graph, t->op, x, y));
-            c = case_new (cases, name, t->op, graph, _reg_tolerance_matmul_atol (13), REG_TOLERANCE_RTOL);
+            set_outputs (graph, 1, op2 (graph, op_name, x, y));
+            c = case_new (cases, name, op_name, graph, _reg_tolerance_matmul_atol (13), REG_TOLERANCE_RTOL);
             g_ptr_array_add (c->inputs, tensor_uniform (rand, a_shape, 2, -1, 1));
             g_ptr_array_add (c->inputs, tensor_uniform (rand, b_shape, 2, -1, 1));
           }
@@ -239,40 +260,44 @@ add_operator_cases (GPtrArray *cases,
  * op(inf, x), op(x, nan). */
 static void
 add_constant_cases (GPtrArray *cases,
+                    GArray    *ops,
                     GRand     *rand)
 {
-  for (gsize i = 0; i < G_N_ELEMENTS (reg_op_tolerances); i++)
+  for (guint i = 0; i < ops->len; i++)
     {
-      const RegOpTolerance *t = &reg_op_tolerances[i];
+      RegOp op = g_array_index (ops, RegOp, i);
+      const char *op_name = reg_op_get_name (op);
       g_autofree char *name = NULL;
       RegGraph *graph;
       ConformanceCase *c;
       guint x;
 
-      if (t->kind != REG_TOLERANCE_BINARY)
+      if (reg_op_get_kind (op) != REG_OP_KIND_ELEMENTWISE_BINARY)
         continue;
 
-      name = g_strdup_printf ("const/%s", t->op);
+      name = g_strdup_printf ("const/%s", op_name);
       graph = reg_graph_new ();
       x = reg_graph_add_input (graph, "x");
       set_outputs (graph, 5,
-                   op2 (graph, t->op, x, reg_graph_add_constant (graph, 2.5)),
-                   op2 (graph, t->op, reg_graph_add_constant (graph, -0.75), x),
-                   op2 (graph, t->op, x, reg_graph_add_constant (graph, -0.0)),
-                   op2 (graph, t->op, reg_graph_add_constant (graph, INFINITY), x),
-                   op2 (graph, t->op, x, reg_graph_add_constant (graph, NAN)));
-      c = case_new (cases, name, t->op, graph, 0, REG_TOLERANCE_ONE_OP_RTOL);
+                   op2 (graph, op_name, x, reg_graph_add_constant (graph, 2.5)),
+                   op2 (graph, op_name, reg_graph_add_constant (graph, -0.75), x),
+                   op2 (graph, op_name, x, reg_graph_add_constant (graph, -0.0)),
+                   op2 (graph, op_name, reg_graph_add_constant (graph, INFINITY), x),
+                   op2 (graph, op_name, x, reg_graph_add_constant (graph, NAN)));
+      c = case_new (cases, name, op_name, graph, 0, REG_TOLERANCE_ONE_OP_RTOL);
       g_ptr_array_add (c->inputs, tensor_specials (rand));
     }
 }
 
 /* The approximated functions over the whole range of floats. */
 static void
-add_sweep_cases (GPtrArray *cases)
+add_sweep_cases (GPtrArray *cases,
+                 GArray    *ops)
 {
-  for (gsize i = 0; i < G_N_ELEMENTS (reg_op_tolerances); i++)
+  for (guint i = 0; i < ops->len; i++)
     {
-      const RegOpTolerance *t = &reg_op_tolerances[i];
+      RegOp op = g_array_index (ops, RegOp, i);
+      const char *op_name = reg_op_get_name (op);
       const gint64 n = (gint64) (G_MAXUINT32 / SWEEP_STRIDE) + 1;
       g_autofree char *name = NULL;
       RegGraph *graph;
@@ -280,14 +305,14 @@ add_sweep_cases (GPtrArray *cases)
       RegTensor *x;
       float *data;
 
-      if (t->max_ulp == G_MAXUINT)
+      if (_reg_tolerance_max_ulp (op) == G_MAXUINT)
         continue;
 
-      name = g_strdup_printf ("sweep/%s", t->op);
+      name = g_strdup_printf ("sweep/%s", op_name);
       graph = reg_graph_new ();
-      set_outputs (graph, 1, op1 (graph, t->op, reg_graph_add_input (graph, "x")));
-      c = case_new (cases, name, t->op, graph, 0, 0);
-      c->max_ulp = t->max_ulp;
+      set_outputs (graph, 1, op1 (graph, op_name, reg_graph_add_input (graph, "x")));
+      c = case_new (cases, name, op_name, graph, 0, 0);
+      c->max_ulp = _reg_tolerance_max_ulp (op);
 
       x = tensor_new (&n, 1);
       data = reg_tensor_get_data (x, NULL);
@@ -442,11 +467,12 @@ GPtrArray *
 conformance_cases_new (void)
 {
   GPtrArray *cases = g_ptr_array_new_with_free_func ((GDestroyNotify) conformance_case_free);
+  g_autoptr(GArray) ops = all_ops ();
   GRand *rand = g_rand_new_with_seed (SEED);
 
-  add_operator_cases (cases, rand);
-  add_constant_cases (cases, rand);
-  add_sweep_cases (cases);
+  add_operator_cases (cases, ops, rand);
+  add_constant_cases (cases, ops, rand);
+  add_sweep_cases (cases, ops);
   add_sum_cases (cases, rand);
   add_matmul_cases (cases, rand);
   add_graph_cases (cases, rand);

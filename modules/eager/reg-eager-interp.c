@@ -11,20 +11,8 @@
 
 /* Operators ----------------------------------------------------------- */
 
-typedef enum {
-  OP_UNARY,
-  OP_BINARY,
-  OP_SUM,
-  OP_MATMUL,
-} OpKind;
-
-typedef struct
-{
-  const char *name;
-  OpKind      kind;
-  float     (*unary)  (float x);
-  float     (*binary) (float x, float y);
-} OpInfo;
+typedef float (*UnaryFn)  (float x);
+typedef float (*BinaryFn) (float x, float y);
 
 static float
 op_add (float x,
@@ -100,33 +88,40 @@ op_sigmoid (float x)
   return 1.0f / (1.0f + expf (-x));
 }
 
-static const OpInfo ops[] = {
-  { "add",     OP_BINARY, NULL,       op_add },
-  { "sub",     OP_BINARY, NULL,       op_sub },
-  { "mul",     OP_BINARY, NULL,       op_mul },
-  { "div",     OP_BINARY, NULL,       op_div },
-  { "maximum", OP_BINARY, NULL,       op_maximum },
-  { "minimum", OP_BINARY, NULL,       op_minimum },
-  { "neg",     OP_UNARY,  op_neg,     NULL },
-  { "relu",    OP_UNARY,  op_relu,    NULL },
-  { "exp",     OP_UNARY,  expf,       NULL },
-  { "log",     OP_UNARY,  logf,       NULL },
-  { "sqrt",    OP_UNARY,  sqrtf,      NULL },
-  { "tanh",    OP_UNARY,  tanhf,      NULL },
-  { "sigmoid", OP_UNARY,  op_sigmoid, NULL },
-  { "abs",     OP_UNARY,  fabsf,      NULL },
-  { "sum",     OP_SUM,    NULL,       NULL },
-  { "matmul",  OP_MATMUL, NULL,       NULL },
-};
-
-static const OpInfo *
-find_op_info (const char *name)
+/* What the interpreter runs for @op: the function applied to each element
+ * (@unary or @binary, by the operator's kind; sum and matmul have loops of
+ * their own and set neither).  Returns FALSE for an operator this module
+ * does not know: one added to libreg after the module was built.  The
+ * switch has no default, so the compiler flags a RegOp left out here. */
+static gboolean
+lookup_op (RegOp     op,
+           UnaryFn  *unary,
+           BinaryFn *binary)
 {
-  for (gsize i = 0; i < G_N_ELEMENTS (ops); i++)
-    if (g_str_equal (ops[i].name, name))
-      return &ops[i];
+  *unary = NULL;
+  *binary = NULL;
 
-  return NULL;
+  switch (op)
+    {
+    case REG_OP_ADD:     *binary = op_add;     return TRUE;
+    case REG_OP_SUB:     *binary = op_sub;     return TRUE;
+    case REG_OP_MUL:     *binary = op_mul;     return TRUE;
+    case REG_OP_DIV:     *binary = op_div;     return TRUE;
+    case REG_OP_MAXIMUM: *binary = op_maximum; return TRUE;
+    case REG_OP_MINIMUM: *binary = op_minimum; return TRUE;
+    case REG_OP_NEG:     *unary = op_neg;      return TRUE;
+    case REG_OP_RELU:    *unary = op_relu;     return TRUE;
+    case REG_OP_EXP:     *unary = expf;        return TRUE;
+    case REG_OP_LOG:     *unary = logf;        return TRUE;
+    case REG_OP_SQRT:    *unary = sqrtf;       return TRUE;
+    case REG_OP_TANH:    *unary = tanhf;       return TRUE;
+    case REG_OP_SIGMOID: *unary = op_sigmoid;  return TRUE;
+    case REG_OP_ABS:     *unary = fabsf;       return TRUE;
+    case REG_OP_SUM:                           return TRUE;
+    case REG_OP_MATMUL:                        return TRUE;
+    }
+
+  return FALSE;
 }
 
 /* Tensors ------------------------------------------------------------- */
@@ -167,7 +162,7 @@ static void
 set_shape_error (GError      **error,
                  const char   *backend,
                  guint         node,
-                 const OpInfo *op,
+                 RegOp         op,
                  RegTensor    *a,
                  RegTensor    *b)
 {
@@ -176,12 +171,12 @@ set_shape_error (GError      **error,
 
   g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_RUNTIME,
                "%s: node %u (%s): operands of shape %s and %s do not fit",
-               backend, node, op->name, a_str, b_str);
+               backend, node, reg_op_get_name (op), a_str, b_str);
 }
 
 static RegTensor *
-eval_unary (const OpInfo *op,
-            RegTensor    *a)
+eval_unary (UnaryFn    fn,
+            RegTensor *a)
 {
   const gint64 *shape;
   guint n_dims;
@@ -195,7 +190,7 @@ eval_unary (const OpInfo *op,
   out = reg_tensor_new (shape, n_dims);
   out_data = reg_tensor_get_data (out, NULL);
   for (gsize i = 0; i < n; i++)
-    out_data[i] = op->unary (x[i]);
+    out_data[i] = fn (x[i]);
 
   return out;
 }
@@ -203,7 +198,8 @@ eval_unary (const OpInfo *op,
 static RegTensor *
 eval_binary (const char    *backend,
              guint          node,
-             const OpInfo  *op,
+             RegOp          op,
+             BinaryFn       fn,
              RegTensor     *a,
              RegTensor     *b,
              GError       **error)
@@ -243,7 +239,7 @@ eval_binary (const char    *backend,
   out = reg_tensor_new (shape, n_dims);
   out_data = reg_tensor_get_data (out, &n);
   for (gsize i = 0; i < n; i++)
-    out_data[i] = op->binary (x[i * a_step], y[i * b_step]);
+    out_data[i] = fn (x[i * a_step], y[i * b_step]);
 
   return out;
 }
@@ -273,7 +269,7 @@ eval_sum (RegTensor *a)
 static RegTensor *
 eval_matmul (const char    *backend,
              guint          node,
-             const OpInfo  *op,
+             RegOp          op,
              RegTensor     *a,
              RegTensor     *b,
              GError       **error)
@@ -363,32 +359,37 @@ eval_node (EagerFn     *self,
 {
   const guint *args;
   guint n_args;
-  const OpInfo *op;
+  RegOp op;
+  UnaryFn unary;
+  BinaryFn binary;
+  gboolean known;
   RegTensor *a, *b;
 
   /* Ops were checked at compile time (_reg_eager_compile) and the graph
    * checked the arity when the node was added. */
-  op = find_op_info (reg_graph_get_node_op (self->graph, node));
+  op = reg_graph_get_node_operator (self->graph, node);
+  known = lookup_op (op, &unary, &binary);
   args = reg_graph_get_node_args (self->graph, node, &n_args);
-  g_assert (op != NULL);
-  g_assert (n_args == (op->kind == OP_BINARY || op->kind == OP_MATMUL ? 2 : 1));
+  g_assert (known);
+  g_assert (n_args == reg_op_get_arity (op));
 
   a = g_ptr_array_index (values, args[0]);
   b = n_args > 1 ? g_ptr_array_index (values, args[1]) : NULL;
 
-  switch (op->kind)
+  switch (op)
     {
-    case OP_UNARY:
-      return eval_unary (op, a);
-    case OP_BINARY:
-      return eval_binary (self->backend, node, op, a, b, error);
-    case OP_SUM:
+    case REG_OP_SUM:
       return eval_sum (a);
-    case OP_MATMUL:
+    case REG_OP_MATMUL:
       return eval_matmul (self->backend, node, op, a, b, error);
     default:
-      g_assert_not_reached ();
+      break;
     }
+
+  if (unary != NULL)
+    return eval_unary (unary, a);
+  g_assert (binary != NULL);
+  return eval_binary (self->backend, node, op, binary, a, b, error);
 }
 
 /* The free function of the value array, whose released slots are NULL. */
@@ -636,8 +637,8 @@ check_options (const char  *backend,
   return TRUE;
 }
 
-/* The graph builder only accepts the operators of API.md §6, all of which
- * are in ops[]; this catches an operator added to libreg but not here. */
+/* A graph only holds RegOp values, and lookup_op() knows every one this
+ * module was built with; this catches an operator added to libreg after. */
 static gboolean
 check_ops (const char  *backend,
            RegGraph    *graph,
@@ -647,17 +648,19 @@ check_ops (const char  *backend,
 
   for (guint node = 0; node < n_nodes; node++)
     {
-      const char *op;
+      RegOp op;
+      UnaryFn unary;
+      BinaryFn binary;
 
       if (reg_graph_get_node_kind (graph, node) != REG_NODE_OP)
         continue;
 
-      op = reg_graph_get_node_op (graph, node);
-      if (find_op_info (op) == NULL)
+      op = reg_graph_get_node_operator (graph, node);
+      if (!lookup_op (op, &unary, &binary))
         {
           g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_UNSUPPORTED_OP,
                        "%s: node %u calls '%s', which this backend does not support",
-                       backend, node, op);
+                       backend, node, reg_graph_get_node_op (graph, node));
           return FALSE;
         }
     }
@@ -679,14 +682,14 @@ _reg_eager_compile (const char  *backend,
 }
 
 guint
-_reg_eager_find_op (RegGraph   *graph,
-                    const char *op)
+_reg_eager_find_op (RegGraph *graph,
+                    RegOp     op)
 {
   guint n_nodes = reg_graph_get_n_nodes (graph);
 
   for (guint node = 0; node < n_nodes; node++)
     if (reg_graph_get_node_kind (graph, node) == REG_NODE_OP &&
-        g_str_equal (reg_graph_get_node_op (graph, node), op))
+        reg_graph_get_node_operator (graph, node) == op)
       return node;
 
   return REG_GRAPH_INVALID_NODE;

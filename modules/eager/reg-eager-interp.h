@@ -59,6 +59,6 @@ void           _reg_eager_fn_set_call_error   (RegCompiledFn *fn,
 /* Returns the first node of @graph that calls @op, or
  * REG_GRAPH_INVALID_NODE. */
 guint          _reg_eager_find_op             (RegGraph     *graph,
-                                               const char   *op);
+                                               RegOp         op);
 
 G_END_DECLS

@@ -45,9 +45,18 @@ reg_eager_compiler_dup_name (RegCompiler *compiler)
   return g_strdup (REG_EAGER_BACKEND);
 }
 
+/* Its functions only read what compile made (their scratch memory has a
+ * lock of its own): they may be shared. */
+static RegCompilerFlags
+reg_eager_compiler_get_flags (RegCompiler *compiler)
+{
+  return REG_COMPILER_FLAGS_SHAREABLE;
+}
+
 static void
 reg_eager_compiler_iface_init (RegCompilerInterface *iface)
 {
+  iface->get_flags = reg_eager_compiler_get_flags;
   iface->compile = reg_eager_compiler_compile;
   iface->dup_name = reg_eager_compiler_dup_name;
 }

@@ -404,62 +404,62 @@ loop_exact_sigmoid (float       *restrict out,
 }
 
 RegIndUnaryFn
-_reg_ind_unary_fn (RegIndOp op,
+_reg_ind_unary_fn (RegOp    op,
                    gboolean vector_math)
 {
   switch (op)
     {
-    case REG_IND_OP_NEG:     return loop_neg;
-    case REG_IND_OP_RELU:    return loop_relu;
-    case REG_IND_OP_ABS:     return loop_abs;
-    case REG_IND_OP_SQRT:    return loop_sqrt;
-    case REG_IND_OP_EXP:     return vector_math ? loop_vexp : loop_exact_exp;
-    case REG_IND_OP_LOG:     return vector_math ? loop_vlog : loop_exact_log;
-    case REG_IND_OP_TANH:    return vector_math ? loop_vtanh : loop_exact_tanh;
-    case REG_IND_OP_SIGMOID: return vector_math ? loop_vsigmoid : loop_exact_sigmoid;
+    case REG_OP_NEG:     return loop_neg;
+    case REG_OP_RELU:    return loop_relu;
+    case REG_OP_ABS:     return loop_abs;
+    case REG_OP_SQRT:    return loop_sqrt;
+    case REG_OP_EXP:     return vector_math ? loop_vexp : loop_exact_exp;
+    case REG_OP_LOG:     return vector_math ? loop_vlog : loop_exact_log;
+    case REG_OP_TANH:    return vector_math ? loop_vtanh : loop_exact_tanh;
+    case REG_OP_SIGMOID: return vector_math ? loop_vsigmoid : loop_exact_sigmoid;
     default:
       g_assert_not_reached ();
     }
 }
 
 RegIndBinaryFn
-_reg_ind_binary_fn (RegIndOp op)
+_reg_ind_binary_fn (RegOp op)
 {
   switch (op)
     {
-    case REG_IND_OP_ADD:     return loop_add;
-    case REG_IND_OP_SUB:     return loop_sub;
-    case REG_IND_OP_MUL:     return loop_mul;
-    case REG_IND_OP_DIV:     return loop_div;
-    case REG_IND_OP_MAXIMUM: return loop_maximum;
-    case REG_IND_OP_MINIMUM: return loop_minimum;
+    case REG_OP_ADD:     return loop_add;
+    case REG_OP_SUB:     return loop_sub;
+    case REG_OP_MUL:     return loop_mul;
+    case REG_OP_DIV:     return loop_div;
+    case REG_OP_MAXIMUM: return loop_maximum;
+    case REG_OP_MINIMUM: return loop_minimum;
     default:
       g_assert_not_reached ();
     }
 }
 
 float
-_reg_ind_eval_scalar (RegIndOp op,
+_reg_ind_eval_scalar (RegOp    op,
                       float    a,
                       float    b)
 {
   switch (op)
     {
-    case REG_IND_OP_ADD:     return a + b;
-    case REG_IND_OP_SUB:     return a - b;
-    case REG_IND_OP_MUL:     return a * b;
-    case REG_IND_OP_DIV:     return a / b;
-    case REG_IND_OP_MAXIMUM: return ind_maximum (a, b);
-    case REG_IND_OP_MINIMUM: return ind_minimum (a, b);
-    case REG_IND_OP_NEG:     return -a;
-    case REG_IND_OP_RELU:    return ind_relu (a);
-    case REG_IND_OP_EXP:     return expf (a);
-    case REG_IND_OP_LOG:     return logf (a);
-    case REG_IND_OP_SQRT:    return sqrtf (a);
-    case REG_IND_OP_TANH:    return tanhf (a);
-    case REG_IND_OP_SIGMOID: return exact_sigmoid (a);
-    case REG_IND_OP_ABS:     return ind_abs (a);
-    case REG_IND_OP_SUM:     return (float) (double) a;
+    case REG_OP_ADD:     return a + b;
+    case REG_OP_SUB:     return a - b;
+    case REG_OP_MUL:     return a * b;
+    case REG_OP_DIV:     return a / b;
+    case REG_OP_MAXIMUM: return ind_maximum (a, b);
+    case REG_OP_MINIMUM: return ind_minimum (a, b);
+    case REG_OP_NEG:     return -a;
+    case REG_OP_RELU:    return ind_relu (a);
+    case REG_OP_EXP:     return expf (a);
+    case REG_OP_LOG:     return logf (a);
+    case REG_OP_SQRT:    return sqrtf (a);
+    case REG_OP_TANH:    return tanhf (a);
+    case REG_OP_SIGMOID: return exact_sigmoid (a);
+    case REG_OP_ABS:     return ind_abs (a);
+    case REG_OP_SUM:     return (float) (double) a;
     default:
       g_assert_not_reached ();
     }

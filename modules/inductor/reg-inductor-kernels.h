@@ -22,7 +22,7 @@
 
 #pragma once
 
-#include <glib.h>
+#include <reg.h>
 
 G_BEGIN_DECLS
 
@@ -34,38 +34,14 @@ typedef void (*RegIndBinaryFn) (float       *out,
                                 const float *b,
                                 gsize        n);
 
-typedef enum {
-  REG_IND_OP_ADD,
-  REG_IND_OP_SUB,
-  REG_IND_OP_MUL,
-  REG_IND_OP_DIV,
-  REG_IND_OP_MAXIMUM,
-  REG_IND_OP_MINIMUM,
-  REG_IND_OP_NEG,
-  REG_IND_OP_RELU,
-  REG_IND_OP_EXP,
-  REG_IND_OP_LOG,
-  REG_IND_OP_SQRT,
-  REG_IND_OP_TANH,
-  REG_IND_OP_SIGMOID,
-  REG_IND_OP_ABS,
-  REG_IND_OP_SUM,
-  REG_IND_OP_MATMUL,
-  REG_IND_N_OPS,
-} RegIndOp;
-
-#define REG_IND_OP_IS_BINARY(op) ((op) <= REG_IND_OP_MINIMUM)
-#define REG_IND_OP_IS_UNARY(op)  ((op) >= REG_IND_OP_NEG && (op) <= REG_IND_OP_ABS)
-#define REG_IND_OP_IS_ELEMENTWISE(op) ((op) <= REG_IND_OP_ABS)
-
 /* The loop of an elementwise operator: @vector_math picks the polynomial
  * kernels for exp, log, tanh, sigmoid (FALSE: libm, one call per element). */
-RegIndUnaryFn  _reg_ind_unary_fn   (RegIndOp     op,
+RegIndUnaryFn  _reg_ind_unary_fn   (RegOp        op,
                                     gboolean     vector_math);
-RegIndBinaryFn _reg_ind_binary_fn  (RegIndOp     op);
+RegIndBinaryFn _reg_ind_binary_fn  (RegOp        op);
 
 /* One element, exactly as eager computes it (constant folding uses this). */
-float          _reg_ind_eval_scalar (RegIndOp    op,
+float          _reg_ind_eval_scalar (RegOp       op,
                                      float       a,
                                      float       b);
 

@@ -22,51 +22,41 @@
 
 /* Operators ----------------------------------------------------------- */
 
-static const char * const op_names[REG_IND_N_OPS] = {
-  [REG_IND_OP_ADD] = "add",
-  [REG_IND_OP_SUB] = "sub",
-  [REG_IND_OP_MUL] = "mul",
-  [REG_IND_OP_DIV] = "div",
-  [REG_IND_OP_MAXIMUM] = "maximum",
-  [REG_IND_OP_MINIMUM] = "minimum",
-  [REG_IND_OP_NEG] = "neg",
-  [REG_IND_OP_RELU] = "relu",
-  [REG_IND_OP_EXP] = "exp",
-  [REG_IND_OP_LOG] = "log",
-  [REG_IND_OP_SQRT] = "sqrt",
-  [REG_IND_OP_TANH] = "tanh",
-  [REG_IND_OP_SIGMOID] = "sigmoid",
-  [REG_IND_OP_ABS] = "abs",
-  [REG_IND_OP_SUM] = "sum",
-  [REG_IND_OP_MATMUL] = "matmul",
-};
-
-gboolean
-_reg_ind_op_from_name (const char *name,
-                       RegIndOp   *op)
+/* The operators this module was built with: a graph may hold one that
+ * libreg added later.  No default, so the compiler flags a RegOp left out
+ * here; the loops of each are in reg-inductor-kernels.c. */
+static gboolean
+op_is_supported (RegOp op)
 {
-  for (guint i = 0; i < REG_IND_N_OPS; i++)
-    if (g_str_equal (op_names[i], name))
-      {
-        *op = i;
-        return TRUE;
-      }
+  switch (op)
+    {
+    case REG_OP_ADD:
+    case REG_OP_SUB:
+    case REG_OP_MUL:
+    case REG_OP_DIV:
+    case REG_OP_MAXIMUM:
+    case REG_OP_MINIMUM:
+    case REG_OP_NEG:
+    case REG_OP_RELU:
+    case REG_OP_EXP:
+    case REG_OP_LOG:
+    case REG_OP_SQRT:
+    case REG_OP_TANH:
+    case REG_OP_SIGMOID:
+    case REG_OP_ABS:
+    case REG_OP_SUM:
+    case REG_OP_MATMUL:
+      return TRUE;
+    }
 
   return FALSE;
 }
 
-const char *
-_reg_ind_op_name (RegIndOp op)
-{
-  g_assert (op < REG_IND_N_OPS);
-  return op_names[op];
-}
-
 static gboolean
-op_is_commutative (RegIndOp op)
+op_is_commutative (RegOp op)
 {
-  return op == REG_IND_OP_ADD || op == REG_IND_OP_MUL ||
-         op == REG_IND_OP_MAXIMUM || op == REG_IND_OP_MINIMUM;
+  return op == REG_OP_ADD || op == REG_OP_MUL ||
+         op == REG_OP_MAXIMUM || op == REG_OP_MINIMUM;
 }
 
 static guint32
@@ -83,7 +73,7 @@ float_bits (float f)
 typedef struct
 {
   RegNodeKind kind;
-  RegIndOp    op;
+  RegOp       op;
   guint       n_args;
   guint       args[2];
   float       value;        /* constants: the float eager computes with */
@@ -240,7 +230,7 @@ is_constant (Builder *b,
 static gboolean
 is_op (Builder  *b,
        guint     id,
-       RegIndOp  op)
+       RegOp     op)
 {
   const IndNode *node = graph_node (b->graph, id);
 
@@ -252,7 +242,7 @@ is_op (Builder  *b,
 #define BITS_MINUS_0  0x80000000u
 
 static guint builder_op (Builder       *b,
-                         RegIndOp       op,
+                         RegOp          op,
                          const guint   *args,
                          const IndNode *like);
 
@@ -262,7 +252,7 @@ static guint builder_op (Builder       *b,
  * that replaces op(args), or G_MAXUINT. */
 static guint
 simplify (Builder       *b,
-          RegIndOp       op,
+          RegOp          op,
           const guint   *args,
           const IndNode *like)
 {
@@ -270,27 +260,27 @@ simplify (Builder       *b,
 
   switch (op)
     {
-    case REG_IND_OP_NEG:
+    case REG_OP_NEG:
       /* -(-x) flips the sign bit twice */
-      if (is_op (b, x, REG_IND_OP_NEG))
+      if (is_op (b, x, REG_OP_NEG))
         return graph_node (b->graph, x)->args[0];
       break;
 
-    case REG_IND_OP_ABS:
-      if (is_op (b, x, REG_IND_OP_ABS))
+    case REG_OP_ABS:
+      if (is_op (b, x, REG_OP_ABS))
         return x;
       /* |-x| = |x|: both clear the sign bit */
-      if (is_op (b, x, REG_IND_OP_NEG))
-        return builder_op (b, REG_IND_OP_ABS,
+      if (is_op (b, x, REG_OP_NEG))
+        return builder_op (b, REG_OP_ABS,
                            (guint[]) { graph_node (b->graph, x)->args[0], 0 }, like);
       break;
 
-    case REG_IND_OP_RELU:
-      if (is_op (b, x, REG_IND_OP_RELU))
+    case REG_OP_RELU:
+      if (is_op (b, x, REG_OP_RELU))
         return x;
       break;
 
-    case REG_IND_OP_MUL:
+    case REG_OP_MUL:
       /* x * 1 = x for every x (a NaN stays NaN) */
       if (is_constant (b, y, BITS_ONE))
         return x;
@@ -298,12 +288,12 @@ simplify (Builder       *b,
         return y;
       break;
 
-    case REG_IND_OP_DIV:
+    case REG_OP_DIV:
       if (is_constant (b, y, BITS_ONE))
         return x;
       break;
 
-    case REG_IND_OP_ADD:
+    case REG_OP_ADD:
       /* x + (-0) = x, even for x = +0 or -0; x + (+0) is not (-0 + 0 = +0) */
       if (is_constant (b, y, BITS_MINUS_0))
         return x;
@@ -311,14 +301,14 @@ simplify (Builder       *b,
         return y;
       break;
 
-    case REG_IND_OP_SUB:
+    case REG_OP_SUB:
       /* x - (+0) = x + (-0) = x */
       if (is_constant (b, y, BITS_PLUS_0))
         return x;
       break;
 
-    case REG_IND_OP_MAXIMUM:
-    case REG_IND_OP_MINIMUM:
+    case REG_OP_MAXIMUM:
+    case REG_OP_MINIMUM:
       if (x == y)
         return x;
       break;
@@ -334,11 +324,11 @@ simplify (Builder       *b,
  * takes), through folding, simplification and CSE as enabled. */
 static guint
 builder_op (Builder       *b,
-            RegIndOp       op,
+            RegOp          op,
             const guint   *args,
             const IndNode *like)
 {
-  guint n_args = REG_IND_OP_IS_UNARY (op) || op == REG_IND_OP_SUM ? 1 : 2;
+  guint n_args = reg_op_get_arity (op);
   IndNode node = { 0 };
   NodeKey key = { 0 };
   gpointer found;
@@ -352,7 +342,7 @@ builder_op (Builder       *b,
         all_constant &= graph_node (b->graph, args[i])->kind == REG_NODE_CONSTANT;
 
       /* matmul never has constant operands (they are 0-d) */
-      if (all_constant && op != REG_IND_OP_MATMUL)
+      if (all_constant && op != REG_OP_MATMUL)
         {
           float x = graph_node (b->graph, args[0])->value;
           float y = n_args > 1 ? graph_node (b->graph, args[1])->value : 0.0f;
@@ -504,16 +494,15 @@ _reg_ind_graph_new (RegGraph  *source,
 
         case REG_NODE_OP:
           {
-            const char *op_name = reg_graph_get_node_op (source, i);
+            RegOp op = reg_graph_get_node_operator (source, i);
             const guint *args;
             guint n_args, mapped[2] = { 0, 0 };
-            RegIndOp op;
 
-            if (!_reg_ind_op_from_name (op_name, &op))
+            if (!op_is_supported (op))
               {
                 g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_UNSUPPORTED_OP,
                              "inductor: node %u calls '%s', which this backend does not support",
-                             i, op_name);
+                             i, reg_graph_get_node_op (source, i));
                 g_hash_table_unref (b.cse);
                 _reg_ind_graph_free (b.graph);
                 return NULL;
@@ -561,8 +550,9 @@ append_constant (GString *out,
     g_string_append (out, g_ascii_formatd (buf, sizeof buf, "%.17g", value));
 }
 
-/* Node names for the text form: the source's where it had one (inputs
- * always do), `_N` otherwise, made unique. */
+/* Node names for the optimized graph and the plan's description: the
+ * source's where it had one (inputs always do), `_N` otherwise, made
+ * unique. */
 static char **
 name_nodes (IndGraph *graph)
 {
@@ -612,62 +602,65 @@ name_nodes (IndGraph *graph)
   return names;
 }
 
-static void
-append_operand (GString  *out,
-                IndGraph *graph,
-                char    **names,
-                guint     id)
+/* The node of @out for the operand @id of the optimized graph: a constant
+ * becomes a node of its own each time it is used, as parsing the text form
+ * makes them, so the graph is the one its text reads back as. */
+static guint
+build_operand (RegGraph    *out,
+               IndGraph    *graph,
+               const guint *ids,
+               guint        id)
 {
   const IndNode *node = graph_node (graph, id);
 
   if (node->kind == REG_NODE_CONSTANT)
-    append_constant (out, node->value);
-  else
-    g_string_append (out, names[id]);
+    return reg_graph_add_constant (out, node->value);
+
+  return ids[id];
 }
 
-char *
-_reg_ind_graph_to_text (IndGraph *graph)
+RegGraph *
+_reg_ind_graph_to_reg_graph (IndGraph  *graph,
+                             GError   **error)
 {
   g_auto(GStrv) names = name_nodes (graph);
-  GString *out = g_string_new ("graph(");
-  gboolean first = TRUE;
-
-  for (guint i = 0; i < graph->nodes->len; i++)
-    if (graph_node (graph, i)->kind == REG_NODE_INPUT)
-      {
-        g_string_append_printf (out, "%s%s", first ? "" : ", ", names[i]);
-        first = FALSE;
-      }
-  g_string_append (out, "):\n");
+  g_autofree guint *ids = g_new (guint, MAX (graph->nodes->len, 1));
+  g_autofree guint *outputs = g_new (guint, MAX (graph->n_outputs, 1));
+  g_autoptr(RegGraph) out = reg_graph_new ();
 
   for (guint i = 0; i < graph->nodes->len; i++)
     {
       const IndNode *node = graph_node (graph, i);
 
+      ids[i] = REG_GRAPH_INVALID_NODE;
+      if (node->kind == REG_NODE_INPUT)
+        ids[i] = reg_graph_add_input (out, names[i]);
+    }
+
+  for (guint i = 0; i < graph->nodes->len; i++)
+    {
+      const IndNode *node = graph_node (graph, i);
+      guint args[2];
+
       if (node->kind != REG_NODE_OP)
         continue;
 
-      g_string_append_printf (out, "  %s = %s(", names[i], _reg_ind_op_name (node->op));
       for (guint j = 0; j < node->n_args; j++)
-        {
-          if (j > 0)
-            g_string_append (out, ", ");
-          append_operand (out, graph, names, node->args[j]);
-        }
-      g_string_append (out, ")\n");
+        args[j] = build_operand (out, graph, ids, node->args[j]);
+      ids[i] = reg_graph_add_call (out, names[i], node->op, args, node->n_args, error);
+      if (ids[i] == REG_GRAPH_INVALID_NODE)
+        return NULL;
     }
 
-  g_string_append (out, "  return (");
   for (guint i = 0; i < graph->n_outputs; i++)
-    {
-      if (i > 0)
-        g_string_append (out, ", ");
-      append_operand (out, graph, names, graph->outputs[i]);
-    }
-  g_string_append (out, graph->n_outputs == 1 ? ",)\n" : ")\n");
+    outputs[i] = build_operand (out, graph, ids, graph->outputs[i]);
+  reg_graph_set_outputs (out, outputs, graph->n_outputs);
 
-  return g_string_free (out, FALSE);
+  /* Input names are checked by the builder without a GError of their own */
+  if (!reg_graph_validate (out, error))
+    return NULL;
+
+  return g_steal_pointer (&out);
 }
 
 /* Plans --------------------------------------------------------------- */
@@ -697,7 +690,7 @@ typedef enum {
 typedef struct
 {
   InstrKind      kind;
-  RegIndOp       op;
+  RegOp          op;
   Loc            dst, a, b;
   RegIndUnaryFn  unary;
   RegIndBinaryFn binary;
@@ -917,10 +910,10 @@ plan_assign_kernels (IndPlan *plan)
 
       if (!plan->options.fuse)
         {
-          kernel.kind = node->op == REG_IND_OP_MATMUL ? KERNEL_MATMUL : KERNEL_BLOCKS;
+          kernel.kind = node->op == REG_OP_MATMUL ? KERNEL_MATMUL : KERNEL_BLOCKS;
           kernel.stage = i;
           kernel.first_node = i;
-          kernel.n_elements = node->op == REG_IND_OP_SUM
+          kernel.n_elements = node->op == REG_OP_SUM
                               ? graph_node (graph, node->args[0])->n_elements
                               : node->n_elements;
           kernel.nodes = g_array_new (FALSE, FALSE, sizeof (guint));
@@ -931,7 +924,7 @@ plan_assign_kernels (IndPlan *plan)
           continue;
         }
 
-      if (node->op == REG_IND_OP_MATMUL)
+      if (node->op == REG_OP_MATMUL)
         {
           stage[i] = max_stage + 1;
           kernel.kind = KERNEL_MATMUL;
@@ -944,7 +937,7 @@ plan_assign_kernels (IndPlan *plan)
           continue;
         }
 
-      if (node->op == REG_IND_OP_SUM)
+      if (node->op == REG_OP_SUM)
         {
           const IndNode *arg = graph_node (graph, node->args[0]);
 
@@ -1018,8 +1011,8 @@ plan_assign_storage (IndPlan *plan)
       if (node->kind != REG_NODE_OP)
         continue;
 
-      if (is_output[i] || node->op == REG_IND_OP_SUM ||
-          (node->op == REG_IND_OP_MATMUL &&
+      if (is_output[i] || node->op == REG_OP_SUM ||
+          (node->op == REG_OP_MATMUL &&
            g_array_index (plan->kernels, Kernel, plan->node_kernel[i]).kind == KERNEL_MATMUL))
         in_memory[i] = TRUE;
 
@@ -1028,7 +1021,7 @@ plan_assign_storage (IndPlan *plan)
           guint arg = node->args[j];
 
           if (graph_node (graph, arg)->kind == REG_NODE_OP &&
-              (node->op == REG_IND_OP_MATMUL ||
+              (node->op == REG_OP_MATMUL ||
                plan->node_kernel[arg] != plan->node_kernel[i]))
             in_memory[arg] = TRUE;
         }
@@ -1136,7 +1129,7 @@ plan_emit_blocks (IndPlan    *plan,
       instr.a = locs[0];
       instr.b = locs[1];
 
-      if (node->op == REG_IND_OP_MATMUL)
+      if (node->op == REG_OP_MATMUL)
         {
           /* the first instruction of a kernel fused with its epilogue */
           g_assert (p == 0 && locs[0].kind == LOC_STORAGE && locs[1].kind == LOC_STORAGE);
@@ -1155,7 +1148,7 @@ plan_emit_blocks (IndPlan    *plan,
               instr.dst = (Loc) { LOC_SLOT, slot_of[id] };
             }
         }
-      else if (node->op == REG_IND_OP_SUM)
+      else if (node->op == REG_OP_SUM)
         {
           instr.kind = INSTR_REDUCE;
           instr.reduce = sums->len;
@@ -1163,7 +1156,7 @@ plan_emit_blocks (IndPlan    *plan,
         }
       else
         {
-          if (REG_IND_OP_IS_UNARY (node->op))
+          if (reg_op_get_kind (node->op) == REG_OP_KIND_ELEMENTWISE_UNARY)
             {
               instr.kind = INSTR_UNARY;
               instr.unary = _reg_ind_unary_fn (node->op, plan->options.vector_math);
@@ -1372,7 +1365,7 @@ _reg_ind_plan_describe (IndPlan *plan)
           const IndNode *node = graph_node (plan->graph, id);
 
           g_string_append_printf (out, " %s%s=%s(", plan->node_storage[id] != G_MAXUINT ? "*" : "",
-                                  names[id], _reg_ind_op_name (node->op));
+                                  names[id], reg_op_get_name (node->op));
           for (guint a = 0; a < node->n_args; a++)
             g_string_append_printf (out, "%s%s", a > 0 ? "," : "",
                                     value_name (plan, names, node->args[a], buf[0], sizeof buf[0]));

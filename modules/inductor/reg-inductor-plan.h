@@ -46,20 +46,16 @@ typedef struct
   guint    passes;       /* RegIndPasses */
 } RegIndOptions;
 
-/* Maps an operator name to its RegIndOp, or returns FALSE. */
-gboolean   _reg_ind_op_from_name  (const char       *name,
-                                   RegIndOp         *op);
-const char *_reg_ind_op_name      (RegIndOp          op);
-
 /* @shapes: the `aax` of reg_graph_infer_shapes(). */
 IndGraph  *_reg_ind_graph_new     (RegGraph         *graph,
                                    GVariant         *shapes,
                                    guint             passes,
                                    GError          **error);
 void       _reg_ind_graph_free    (IndGraph         *graph);
-/* The optimized graph as text in the syntax of reg_graph_new_from_string(),
- * with the original names (unnamed values are `_N`, N the original node). */
-char      *_reg_ind_graph_to_text (IndGraph         *graph);
+/* The optimized graph as a new RegGraph, made with the graph builder, with
+ * the original names (unnamed values are `_N`, N the original node). */
+RegGraph  *_reg_ind_graph_to_reg_graph (IndGraph  *graph,
+                                        GError   **error);
 guint      _reg_ind_graph_get_n_ops (IndGraph       *graph);
 
 /* Takes ownership of @graph. */

@@ -33,7 +33,7 @@ struct _RegInductorFn
 
   IndPlan  *plan;          /* immutable after compile: calls only read it */
   char     *description;
-  char     *graph_text;
+  RegGraph *optimized_graph;  /* built once, never changed: readers share it */
 };
 
 enum {
@@ -98,8 +98,7 @@ reg_inductor_fn_get_property (GObject    *object,
       break;
 
     case PROP_OPTIMIZED_GRAPH:
-      /* a new graph each time: the caller may change it */
-      g_value_take_object (value, reg_graph_new_from_string (self->graph_text, NULL));
+      g_value_set_object (value, self->optimized_graph);
       break;
 
     default:
@@ -114,7 +113,7 @@ reg_inductor_fn_finalize (GObject *object)
 
   g_clear_pointer (&self->plan, _reg_ind_plan_free);
   g_clear_pointer (&self->description, g_free);
-  g_clear_pointer (&self->graph_text, g_free);
+  g_clear_object (&self->optimized_graph);
 
   G_OBJECT_CLASS (reg_inductor_fn_parent_class)->finalize (object);
 }
@@ -150,8 +149,11 @@ reg_inductor_fn_class_init (RegInductorFnClass *klass)
    * RegInductorFn:optimized-graph:
    *
    * The graph after constant folding, simplification, CSE and dead code
-   * elimination, as a new [class@Reg.Graph] (unnamed values are called
-   * `_N`, N their node in the source graph).
+   * elimination, as a [class@Reg.Graph] (unnamed values are called `_N`,
+   * N their node in the source graph).  It is built once, when the
+   * function is compiled, and every read returns that same graph, which
+   * may be shared with other users of the function: read it, do not
+   * change it.
    */
   fn_properties[PROP_OPTIMIZED_GRAPH] =
     g_param_spec_object ("optimized-graph", NULL, NULL, REG_TYPE_GRAPH,
@@ -346,6 +348,7 @@ reg_inductor_compiler_compile (RegCompiler  *compiler,
   RegIndOptions opts;
   g_autoptr(GVariant) shapes = NULL;
   IndGraph *ind_graph;
+  g_autoptr(RegGraph) optimized_graph = NULL;
   RegInductorFn *fn;
 
   if (!parse_options (options, &opts, error))
@@ -360,8 +363,16 @@ reg_inductor_compiler_compile (RegCompiler  *compiler,
   if (ind_graph == NULL)
     return NULL;
 
+  optimized_graph = _reg_ind_graph_to_reg_graph (ind_graph, error);
+  if (optimized_graph == NULL)
+    {
+      _reg_ind_graph_free (ind_graph);
+      g_prefix_error (error, REG_INDUCTOR_BACKEND ": optimized graph: ");
+      return NULL;
+    }
+
   fn = g_object_new (REG_TYPE_INDUCTOR_FN, NULL);
-  fn->graph_text = _reg_ind_graph_to_text (ind_graph);
+  fn->optimized_graph = g_steal_pointer (&optimized_graph);
   fn->plan = _reg_ind_plan_new (ind_graph, &opts);
   fn->description = _reg_ind_plan_describe (fn->plan);
 
@@ -382,9 +393,18 @@ reg_inductor_compiler_dup_name (RegCompiler *compiler)
   return g_strdup (REG_INDUCTOR_BACKEND);
 }
 
+/* Its functions only read what compile made (their scratch memory has a
+ * lock of its own): they may be shared. */
+static RegCompilerFlags
+reg_inductor_compiler_get_flags (RegCompiler *compiler)
+{
+  return REG_COMPILER_FLAGS_SHAREABLE;
+}
+
 static void
 reg_inductor_compiler_iface_init (RegCompilerInterface *iface)
 {
+  iface->get_flags = reg_inductor_compiler_get_flags;
   iface->compile = reg_inductor_compiler_compile;
   iface->dup_name = reg_inductor_compiler_dup_name;
 }

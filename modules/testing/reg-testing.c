@@ -64,7 +64,7 @@ reg_testing_compile_error_compiler_compile (RegCompiler  *compiler,
   if (fn == NULL)
     return NULL;
 
-  relu = _reg_eager_find_op (graph, "relu");
+  relu = _reg_eager_find_op (graph, REG_OP_RELU);
   if (relu != REG_GRAPH_INVALID_NODE)
     {
       g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
@@ -119,7 +119,7 @@ reg_testing_runtime_error_compiler_compile (RegCompiler  *compiler,
   if (fn == NULL)
     return NULL;
 
-  relu = _reg_eager_find_op (graph, "relu");
+  relu = _reg_eager_find_op (graph, REG_OP_RELU);
   if (relu != REG_GRAPH_INVALID_NODE)
     {
       g_autofree char *message =

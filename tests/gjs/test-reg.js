@@ -16,6 +16,12 @@ imports.gi.versions.Reg = '1.0';
 const {GLib, GObject, Gio, Reg} = imports.gi;
 const System = imports.system;
 
+// Before any class that implements the interfaces is made: GJS copies an
+// interface's methods into the classes that implement it.
+Gio._promisify(Reg.Registry.prototype, 'compile_async', 'compile_finish');
+Gio._promisify(Reg.Compiler.prototype, 'compile_async', 'compile_finish');
+Gio._promisify(Reg.CompiledFn.prototype, 'call_async', 'call_finish');
+
 const GRAPH_TEXT = `graph(x, y):
   a = mul(x, y)
   b = add(a, 1.5)
@@ -343,6 +349,60 @@ test('graph builder', () => {
     assert(e.message.startsWith('2:'), e.message);
 });
 
+test('operators as Reg.Op', () => {
+    const names = ['add', 'sub', 'mul', 'div', 'maximum', 'minimum', 'neg', 'relu', 'exp',
+        'log', 'sqrt', 'tanh', 'sigmoid', 'abs', 'sum', 'matmul'];
+    const values = Object.keys(Reg.Op).filter(k => typeof Reg.Op[k] === 'number');
+    assertEqual(values.map(k => k.toLowerCase()), names);
+    for (const key of values) {
+        const op = Reg.Op[key];
+        assertEqual(Reg.Op.get_name(op), key.toLowerCase(), key);
+        assertEqual(Reg.Op.from_name(key.toLowerCase()), [true, op], key);
+    }
+    assertEqual(Reg.Op.from_name('Matmul')[0], false);
+    assertEqual(Reg.Op.get_arity(Reg.Op.MATMUL), 2);
+    assertEqual(Reg.Op.get_kind(Reg.Op.MATMUL), Reg.OpKind.MATMUL);
+    assertEqual(Reg.Op.get_kind(Reg.Op.SUM), Reg.OpKind.REDUCTION);
+
+    const g = new Reg.Graph();
+    const x = g.add_input('x');
+    const w = g.add_input('w');
+    const h = g.add_call('h', Reg.Op.MATMUL, [x, w]);
+    const s = g.add_call(null, Reg.Op.SUM, [h]);
+    g.set_outputs([h, s]);
+    assertEqual(g.get_node_operator(h), Reg.Op.MATMUL);
+    assertEqual(g.get_node_op(h), 'matmul');
+    assertEqual(g.get_node_name(h), 'h');
+    assertEqual(g.to_string(), 'graph(x, w):\n  h = matmul(x, w)\n  v3 = sum(h)\n  return (h, v3)\n');
+    assertGError(() => g.add_call(null, Reg.Op.MATMUL, [x]), Reg.GraphError, Reg.GraphError.ARITY,
+        'matmul takes 2 arguments, 1 given');
+    assertGError(() => g.add_call('x', Reg.Op.NEG, [x]), Reg.GraphError, Reg.GraphError.REDEFINED);
+    assertEqual(g.get_n_nodes(), 4);
+});
+
+test('a graph built with Reg.Op compiles', () => {
+    const registry = Reg.Registry.get_default();
+    const g = new Reg.Graph();
+    const h = g.add_call('h', Reg.Op.MATMUL, [g.add_input('x'), g.add_input('w')]);
+    g.set_outputs([g.add_call(null, Reg.Op.RELU, [h])]);
+    const xs = randomValues(6), ws = randomValues(12);
+    const inputs = [tensor(xs, [2, 3]), tensor(ws, [3, 4])];
+    const want = [];
+    for (let i = 0; i < 2; i++) {
+        for (let j = 0; j < 4; j++) {
+            let acc = 0;
+            for (let k = 0; k < 3; k++)
+                acc += xs[i * 3 + k] * ws[k * 4 + j];
+            want.push(Math.max(acc, 0));
+        }
+    }
+    for (const backend of ['eager', 'inductor']) {
+        const out = registry.compile(backend, g, inputs, null).call(inputs)[0];
+        assertEqual(out.get_shape(), [2, 4], backend);
+        assertClose(out.get_data(), want, 1e-5, backend);
+    }
+}, {modules: true});
+
 test('errors', () => {
     const registry = Reg.Registry.new();
     assertGError(() => registry.lookup_backend('indctor'), Reg.RegistryError,
@@ -531,6 +591,93 @@ test('a run that returns the wrong thing is an error, not a crash', () => {
             assert(err.message.includes(message), err.message);
     });
 });
+
+// Runs an async function to its end in a GLib main loop; returns its value
+// or throws its exception.
+function runAsync(asyncFn) {
+    const loop = new GLib.MainLoop(null, false);
+    let outcome = null;
+    asyncFn().then(value => {
+        outcome = {value};
+    }, error => {
+        outcome = {error};
+    }).finally(() => loop.quit());
+    const timeout = GLib.timeout_add_seconds(GLib.PRIORITY_DEFAULT, 30, () => {
+        loop.quit();
+        return GLib.SOURCE_REMOVE;
+    });
+    if (outcome === null)
+        loop.run();
+    GLib.source_remove(timeout);
+    assert(outcome !== null, 'the async function did not finish in 30 s');
+    if (outcome.error !== undefined)
+        throw outcome.error;
+    return outcome.value;
+}
+
+test('compile and call with await', () => {
+    const registry = Reg.Registry.new();
+    registry.register_backend(null, new JsCompiler(), null);
+    const graph = Reg.Graph.new_from_string(GRAPH_TEXT);
+    const xs = [1, -2, 3], ys = [2, 2, 2];
+    const x = tensor(xs), y = tensor(ys);
+    // A JavaScript backend runs in the main context, never in a worker.
+    const backends = HAVE_MODULES ? ['js_interp', 'eager', 'inductor'] : ['js_interp'];
+    for (const backend of backends) {
+        const out = runAsync(async () => {
+            const fn = await registry.compile_async(backend, graph, [x, y], null, null);
+            assertEqual(fn.get_backend(), backend);
+            return fn.call_async([x, y], null);
+        });
+        assertClose(out[0].get_data(), reluMulAdd(xs, ys), 1e-6, backend);
+    }
+    // Errors reject the promise.
+    const error = runAsync(async () => {
+        try {
+            await registry.compile_async('js_intrp', graph, [x, y], null, null);
+        } catch (e) {
+            return e;
+        }
+        return null;
+    });
+    assert(error instanceof GLib.Error && error.matches(Reg.RegistryError, Reg.RegistryError.INVALID_BACKEND),
+        `${error}`);
+});
+
+test('a cancelled compile', () => {
+    const compiler = new JsCompiler();
+    const cancellable = new Gio.Cancellable();
+    cancellable.cancel();
+    const error = runAsync(async () => {
+        try {
+            await compiler.compile_async(Reg.Graph.new_from_string(GRAPH_TEXT),
+                [tensor([1]), tensor([1])], null, cancellable);
+        } catch (e) {
+            return e;
+        }
+        return null;
+    });
+    assert(error instanceof GLib.Error && error.matches(Gio.IOErrorEnum, Gio.IOErrorEnum.CANCELLED),
+        `${error}`);
+    assertEqual(compiler.compiles, 0);
+});
+
+test('fallback and the compile cache', () => {
+    const registry = Reg.Registry.new();
+    const heard = [];
+    registry.connect('fallback', (_r, failed, next, error) => heard.push([failed, next, error.code]));
+    registry.fallback_backends = ['eager'];
+    const graph = Reg.Graph.new_from_string(GRAPH_TEXT);
+    const x = tensor([1, -2]);
+    const fn = registry.compile('relu_compile_error_TESTING_ONLY', graph, [x, x], null);
+    assertEqual(fn.get_backend(), 'eager');
+    assertEqual(heard, [['relu_compile_error_TESTING_ONLY', 'eager', Reg.CompilerError.FAILED]]);
+    // eager shares its functions: an equal graph gives the same one.
+    const again = registry.compile('eager', Reg.Graph.new_from_string(GRAPH_TEXT), [x, x], null);
+    assert(again === fn, 'the cached function');
+    const [hits, misses] = registry.get_compile_cache_counters();
+    assertEqual([hits, misses], [1, 1]);
+}, {modules: true});
 
 test('default backend property and notify', () => {
     const registry = Reg.Registry.new();

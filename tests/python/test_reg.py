@@ -1163,6 +1163,59 @@ class TestGraph(RegTestCase):
             g.validate()
         self.assertGError(cm, GRAPH_ERROR, Reg.GraphError.REDEFINED)
 
+    OPERATORS = ["add", "sub", "mul", "div", "maximum", "minimum", "neg", "relu", "exp",
+                 "log", "sqrt", "tanh", "sigmoid", "abs", "sum", "matmul"]
+
+    def test_op_enum(self):
+        values = sorted(Reg.Op.__enum_values__.values())
+        self.assertEqual([v.value_nick for v in values], self.OPERATORS)
+        self.assertEqual(Reg.Op.MATMUL.value_nick, "matmul")
+        for op in values:
+            self.assertEqual(Reg.Op.get_name(op), op.value_nick)
+            self.assertEqual(Reg.Op.from_name(op.value_nick), (True, op))
+            kind = Reg.Op.get_kind(op)
+            self.assertEqual(Reg.Op.get_arity(op),
+                             1 if kind in (Reg.OpKind.ELEMENTWISE_UNARY,
+                                           Reg.OpKind.REDUCTION) else 2)
+            # The parser knows it by that name.
+            args = "x" if Reg.Op.get_arity(op) == 1 else "x, y"
+            g = Reg.Graph.new_from_string(
+                "graph(x, y):\n  r = %s(%s)\n  return (r,)\n" % (op.value_nick, args))
+            self.assertEqual(g.get_node_operator(2), op)
+        self.assertEqual(Reg.Op.get_kind(Reg.Op.MATMUL), Reg.OpKind.MATMUL)
+        self.assertEqual(Reg.Op.get_kind(Reg.Op.SUM), Reg.OpKind.REDUCTION)
+        self.assertFalse(Reg.Op.from_name("Matmul")[0])
+        self.assertFalse(Reg.Op.from_name("softmax")[0])
+
+    def test_add_call(self):
+        g = Reg.Graph.new()
+        x = g.add_input("x")
+        w = g.add_input("w")
+        h = g.add_call("h", Reg.Op.MATMUL, [x, w])
+        s = g.add_call(None, Reg.Op.SUM, [h])
+        g.set_outputs([h, s])
+        self.assertEqual(g.get_node_operator(h), Reg.Op.MATMUL)
+        self.assertEqual(g.get_node_operator(s), Reg.Op.SUM)
+        self.assertEqual(g.get_node_op(h), "matmul")
+        self.assertEqual(g.get_node_name(h), "h")
+        self.assertIsNone(g.get_node_name(s))
+        self.assertEqual(g.to_string(),
+                         "graph(x, w):\n  h = matmul(x, w)\n  v3 = sum(h)\n  return (h, v3)\n")
+        with self.assertRaises(GLib.Error) as cm:
+            g.add_call(None, Reg.Op.MATMUL, [x])
+        self.assertGError(cm, GRAPH_ERROR, Reg.GraphError.ARITY,
+                          "matmul takes 2 arguments, 1 given")
+        with self.assertRaises(GLib.Error) as cm:
+            g.add_call("h", Reg.Op.NEG, [x])
+        self.assertGError(cm, GRAPH_ERROR, Reg.GraphError.REDEFINED)
+        with self.assertRaises(GLib.Error) as cm:
+            g.add_call(None, Reg.Op.NEG, [99])
+        self.assertGError(cm, GRAPH_ERROR, Reg.GraphError.UNDEFINED)
+        # A value outside Reg.Op does not reach libreg.
+        with self.assertRaises(TypeError):
+            g.add_call(None, 99, [x])
+        self.assertEqual(g.get_n_nodes(), 4)
+
 
 # -- Compiling and calling, checked against numpy -----------------------------
 
@@ -1201,6 +1254,18 @@ class TestNumerics(RegTestCase):
                 np.testing.assert_allclose(rnp.to_numpy(out), exp, rtol=1e-5, atol=1e-5,
                                            err_msg="%s: %s" % (backend, text))
                 self.assertTrue(out.allclose(rnp.to_tensor(exp), 1e-5, 1e-5))
+
+    def test_add_call_matmul(self):
+        x = self.rng.standard_normal((4, 3)).astype(np.float32)
+        w = self.rng.standard_normal((3, 5)).astype(np.float32)
+        graph = Reg.Graph.new()
+        h = graph.add_call("h", Reg.Op.MATMUL, [graph.add_input("x"), graph.add_input("w")])
+        graph.set_outputs([graph.add_call(None, Reg.Op.RELU, [h])])
+        inputs = [rnp.to_tensor(x), rnp.to_tensor(w)]
+        for backend in ("eager", "inductor"):
+            (out,) = self.registry.compile(backend, graph, inputs, None).call(inputs)
+            np.testing.assert_allclose(rnp.to_numpy(out), np.maximum(x @ w, 0),
+                                       rtol=1e-5, atol=1e-5, err_msg=backend)
 
     def test_relu_mul_add(self):
         x = self.rng.standard_normal((4, 3)).astype(np.float32)
@@ -1316,6 +1381,9 @@ class TestLifetimes(RegTestCase):
 
     def test_compiled_fn_is_finalized(self):
         r = Reg.Registry.new()
+        # The compile cache keeps what it compiled: without it, the caller
+        # holds the only reference.
+        r.set_compile_cache_size(0)
         graph = Reg.Graph.new_from_string(GRAPH_TEXT)
         x, y = tensor([1, 2]), tensor([3, -4])
         for backend in ("eager", "inductor"):
@@ -1657,6 +1725,118 @@ def code_blocks(page, language):
 
 
 @needs_modules
+class TestAsync(RegTestCase):
+    """The _async/_finish pairs with a GLib.MainLoop."""
+
+    def run_until_done(self, start, finish):
+        """Calls start(callback) and runs a main loop until the callback
+        ran; returns what finish(source, result) returned or raised."""
+        loop = GLib.MainLoop()
+        outcome = {}
+
+        def done(source, result):
+            outcome["thread"] = threading.current_thread()
+            try:
+                outcome["value"] = finish(source, result)
+            except GLib.Error as e:
+                outcome["error"] = e
+            loop.quit()
+
+        start(done)
+        GLib.timeout_add_seconds(30, loop.quit)
+        loop.run()
+        self.assertIs(outcome.get("thread"), threading.current_thread())
+        return outcome
+
+    @needs_modules
+    def test_compile_and_call_async(self):
+        r = Reg.Registry.new()
+        graph = Reg.Graph.new_from_string(GRAPH_TEXT)
+        x, y = tensor([1, -2, 3]), tensor([2, 2, 2])
+        for backend in (None, "eager", "inductor"):
+            out = self.run_until_done(
+                lambda done: r.compile_async(backend, graph, [x, y], None, None, done),
+                lambda source, result: source.compile_finish(result))
+            fn = out["value"]
+            self.assertIsInstance(fn, Reg.CompiledFn)
+            self.assertEqual(fn.get_backend(), backend or "inductor")
+            out = self.run_until_done(
+                lambda done: fn.call_async([x, y], None, done),
+                lambda source, result: source.call_finish(result))
+            self.assertEqual(out["value"][0].get_data(), [3.5, 0.0, 7.5])
+
+    def test_cancelled_before_start(self):
+        compiler = ScaleCompiler(factor=2.0)
+        r = Reg.Registry.new()
+        r.register_backend(None, compiler, None)
+        cancellable = Gio.Cancellable()
+        cancellable.cancel()
+        out = self.run_until_done(
+            lambda done: r.compile_async("py_scale", scalar_graph(), [tensor([1.0])], None,
+                                         cancellable, done),
+            lambda source, result: source.compile_finish(result))
+        self.assertTrue(out["error"].matches(Gio.io_error_quark(), Gio.IOErrorEnum.CANCELLED))
+        self.assertEqual(compiler.compiles, [])
+
+    def test_python_backend_in_a_worker(self):
+        # A backend written in Python runs in a worker thread (PyGObject
+        # takes the GIL for it) and its result reaches the main loop.
+        r = Reg.Registry.new()
+        r.register_backend(None, ScaleCompiler(factor=3.0), None)
+        x = tensor([1.0, 2.0])
+        out = self.run_until_done(
+            lambda done: r.compile_async("py_scale", scalar_graph(), [x], None, None, done),
+            lambda source, result: source.compile_finish(result))
+        fn = out["value"]
+        out = self.run_until_done(
+            lambda done: fn.call_async([x], None, done),
+            lambda source, result: source.call_finish(result))
+        self.assertEqual(out["value"][0].get_data(), [3.0, 6.0])
+
+
+@needs_modules
+class TestChoosing(RegTestCase):
+    """The compile cache, fallback chains and the default from the
+    environment, seen from Python."""
+
+    def test_cache_returns_the_same_function(self):
+        r = Reg.Registry.new()
+        x, y = tensor([1, 2]), tensor([3, 4])
+        a = r.compile("eager", Reg.Graph.new_from_string(GRAPH_TEXT), [x, y], None)
+        b = r.compile("eager", Reg.Graph.new_from_string(GRAPH_TEXT), [x, y], None)
+        self.assertIs(a, b)
+        hits, misses, evictions = r.get_compile_cache_counters()
+        self.assertEqual((hits, misses, evictions), (1, 1, 0))
+        self.assertEqual(r.props.compile_cache_size, Reg.COMPILE_CACHE_DEFAULT_SIZE)
+
+    def test_fallback(self):
+        r = Reg.Registry.new()
+        r.props.fallback_backends = ["eager"]
+        heard = []
+        r.connect("fallback", lambda reg, failed, nxt, error: heard.append((failed, nxt, error.code)))
+        graph = Reg.Graph.new_from_string(GRAPH_TEXT)
+        x = tensor([1, -2])
+        fn = r.compile("relu_compile_error_TESTING_ONLY", graph, [x, x], None)
+        self.assertEqual(fn.get_backend(), "eager")
+        self.assertEqual(heard, [("relu_compile_error_TESTING_ONLY", "eager",
+                                  int(Reg.CompilerError.FAILED))])
+        self.assertEqual(fn.call([x, x])[0].get_data(), [2.5, 5.5])
+        # The caller's own mistakes never fall back.
+        with self.assertRaises(GLib.Error) as cm:
+            r.compile("relu_compile_error_TESTING_ONLY", graph, [x], None)
+        self.assertGError(cm, GRAPH_ERROR, Reg.GraphError.SHAPE)
+        self.assertEqual(len(heard), 1)
+
+    def test_default_from_environment(self):
+        code = ("import gi; gi.require_version('Reg', '1.0'); from gi.repository import Reg; "
+                "r = Reg.Registry.new(); "
+                "print(r.props.default_backend, r.get_default_backend_source().value_nick)")
+        env = dict(os.environ, REG_DEFAULT_BACKEND="eager")
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, timeout=60)
+        self.assertEqual(out.stdout.strip(), "eager environment", out.stderr)
+
+
 class TestDocs(RegTestCase):
     def run_python_blocks(self, page):
         blocks = code_blocks(page, "python")

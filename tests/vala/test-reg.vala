@@ -107,9 +107,13 @@ class ScaleCompiler : Object, Reg.Compiler {
         return new ScaledFn (inner.compile (graph, example_inputs, null), factor);
     }
 
-    /* dup_name is optional in C, but abstract in the vapi. */
+    /* dup_name and get_flags are optional in C, but abstract in the vapi. */
     public string? dup_name () {
         return "vala_scale";
+    }
+
+    public Reg.CompilerFlags get_flags () {
+        return Reg.CompilerFlags.NONE;
     }
 }
 
@@ -329,6 +333,62 @@ void test_graph_builder () {
     }
 }
 
+/* The asynchronous pairs are Vala async methods. */
+async void compile_and_call_async (Reg.Registry registry, string? backend, Reg.Graph graph,
+                                   GenericArray<Reg.Tensor> inputs, float[] expected) {
+    try {
+        var fn = yield registry.compile_async (backend, graph, inputs, null, null);
+        assert_cmpstr (fn.get_backend (), CompareOperator.EQ, backend ?? Reg.DEFAULT_BACKEND);
+        var outputs = yield fn.call_async (inputs, null);
+        assert_floats (outputs[0].get_data (), expected);
+    } catch (Error e) {
+        GLib.error ("%s", e.message);
+    }
+}
+
+async void compile_cancelled_async (Reg.Registry registry, Reg.Graph graph,
+                                    GenericArray<Reg.Tensor> inputs) {
+    var cancellable = new Cancellable ();
+    cancellable.cancel ();
+    try {
+        yield registry.compile_async ("eager", graph, inputs, null, cancellable);
+        GLib.error ("a cancelled compile succeeded");
+    } catch (IOError.CANCELLED e) {
+        /* as it should */
+    } catch (Error e) {
+        GLib.error ("%s", e.message);
+    }
+}
+
+void test_async () {
+    var registry = new Reg.Registry ();
+    var xs = new float[] { 1.0f, -2.0f, 3.0f };
+    var ys = new float[] { 2.0f, 2.0f, 2.0f };
+    var inputs = tensors ({ make_tensor (xs, { 3 }), make_tensor (ys, { 3 }) });
+    Reg.Graph graph;
+    try {
+        graph = new Reg.Graph.from_string (GRAPH_TEXT);
+    } catch (Error e) {
+        GLib.error ("%s", e.message);
+    }
+    var loop = new MainLoop ();
+    /* Alive until the loop ends: the async calls borrow it. */
+    var expected = relu_mul_add (xs, ys);
+    string?[] backends = { null, "eager", "inductor" };
+    var remaining = backends.length + 1;
+    foreach (var backend in backends) {
+        compile_and_call_async.begin (registry, backend, graph, inputs, expected, () => {
+            if (--remaining == 0)
+                loop.quit ();
+        });
+    }
+    compile_cancelled_async.begin (registry, graph, inputs, () => {
+        if (--remaining == 0)
+            loop.quit ();
+    });
+    loop.run ();
+}
+
 int main (string[] args) {
     Test.init (ref args);
     have_modules = Environment.get_variable ("REG_BACKEND_PATH") != null;
@@ -352,6 +412,10 @@ int main (string[] args) {
     Test.add_func ("/vala/func-compiler", () => {
         if (!have_modules) { Test.skip ("REG_BACKEND_PATH is not set"); return; }
         test_func_compiler ();
+    });
+    Test.add_func ("/vala/async", () => {
+        if (!have_modules) { Test.skip ("REG_BACKEND_PATH is not set"); return; }
+        test_async ();
     });
     Test.add_func ("/vala/errors", () => {
         if (!have_modules) { Test.skip ("REG_BACKEND_PATH is not set"); return; }

@@ -1,0 +1,74 @@
+/* reg-compile-cache-private.h: the functions a registry compiled, kept
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include "reg-compiler.h"
+#include "reg-graph-private.h"
+
+G_BEGIN_DECLS
+
+/* The estimated memory of the entries a cache keeps, at most: beyond it
+ * the least recently used are evicted, as beyond the entry count. */
+#define REG_COMPILE_CACHE_MAX_BYTES ((gsize) 256 * 1024 * 1024)
+
+typedef struct _RegCompileCache RegCompileCache;
+
+RegCompileCache *_reg_compile_cache_new              (guint             max_entries);
+void             _reg_compile_cache_free             (RegCompileCache  *cache);
+
+void             _reg_compile_cache_set_max_entries  (RegCompileCache  *cache,
+                                                      guint             max_entries);
+guint            _reg_compile_cache_get_max_entries  (RegCompileCache  *cache);
+void             _reg_compile_cache_get_counters     (RegCompileCache  *cache,
+                                                      guint64          *hits,
+                                                      guint64          *misses,
+                                                      guint64          *evictions);
+
+/* The key of a compile: the graph's canonical structure, the shapes of the
+ * example inputs, and the options with their keys in order (so that two
+ * dictionaries of the same entries are one key).  @graph must be valid. */
+GBytes          *_reg_compile_cache_key              (RegGraph         *graph,
+                                                      GPtrArray        *example_inputs,
+                                                      GVariant         *options);
+
+/* The estimated memory of a function compiled for @graph: the bytes of
+ * every node's value (@shapes, one per node) and of @key. */
+gsize            _reg_compile_cache_cost             (RegGraph         *graph,
+                                                      const RegShape   *shapes,
+                                                      GBytes           *key);
+
+/* Starts a compile of @key by @compiler.  A hit returns the cached
+ * function (a new reference).  A miss returns NULL: the caller compiles
+ * and then calls _reg_compile_cache_settle() with the result, which it
+ * must do whenever *@must_settle is TRUE (also when the compile failed).
+ * While one caller compiles a key, the other callers of that key wait for
+ * it when @wait is TRUE (never pass TRUE from a thread the compile needs:
+ * see _reg_binding_is_thread_bound()); they compile themselves if it
+ * fails.  A wait ends early, as a miss that needs no settling, when
+ * @cancellable is cancelled.  With the cache disabled (0 entries) every call is a miss that
+ * needs no settling.  @by_default marks compiles of the default backend,
+ * which _reg_compile_cache_drop_default() drops. */
+RegCompiledFn   *_reg_compile_cache_begin            (RegCompileCache  *cache,
+                                                      RegCompiler      *compiler,
+                                                      GBytes           *key,
+                                                      gboolean          by_default,
+                                                      gboolean          wait,
+                                                      GCancellable     *cancellable,
+                                                      gboolean         *must_settle);
+void             _reg_compile_cache_settle           (RegCompileCache  *cache,
+                                                      RegCompiler      *compiler,
+                                                      GBytes           *key,
+                                                      RegCompiledFn    *fn,
+                                                      gsize             cost);
+
+/* Drop entries: those of @compiler (unregistered), those compiled as the
+ * default backend (the default changed), or all (a rescan). */
+void             _reg_compile_cache_drop_compiler    (RegCompileCache  *cache,
+                                                      RegCompiler      *compiler);
+void             _reg_compile_cache_drop_default     (RegCompileCache  *cache);
+void             _reg_compile_cache_clear            (RegCompileCache  *cache);
+
+G_END_DECLS

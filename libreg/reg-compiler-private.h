@@ -1,0 +1,50 @@
+/* reg-compiler-private.h: the steps of a compile, for the registry
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include "reg-compiler.h"
+#include "reg-graph-private.h"
+
+G_BEGIN_DECLS
+
+/* What reg_compiler_compile() checks before the backend sees anything:
+ * @options is an a{sv} dictionary, and @graph fits @example_inputs.
+ * Returns the shape of every node (g_free() it), or NULL with @error. */
+RegShape      *_reg_compiler_prepare                 (RegCompiler          *self,
+                                                      RegGraph             *graph,
+                                                      GPtrArray            *example_inputs,
+                                                      GVariant             *options,
+                                                      GError              **error);
+
+/* Judges what the backend's compile gave (@fn and @local_error, both taken
+ * over) and binds the function to the signature of this compile, made by
+ * the backend named @backend (NULL: the compiler's own name). */
+RegCompiledFn *_reg_compiler_conclude                (RegCompiler          *self,
+                                                      const char           *backend,
+                                                      RegCompiledFn        *fn,
+                                                      GError               *local_error,
+                                                      RegGraph             *graph,
+                                                      GPtrArray            *example_inputs,
+                                                      const RegShape       *shapes,
+                                                      GError              **error);
+
+/* The backend's compile_async for a prepared compile (@shapes from
+ * _reg_compiler_prepare(), taken over), concluded as above; the callback
+ * runs in the caller's thread-default main context. */
+void           _reg_compiler_compile_prepared_async  (RegCompiler          *self,
+                                                      const char           *backend,
+                                                      RegGraph             *graph,
+                                                      GPtrArray            *example_inputs,
+                                                      GVariant             *options,
+                                                      RegShape             *shapes,
+                                                      GCancellable         *cancellable,
+                                                      GAsyncReadyCallback   callback,
+                                                      gpointer              user_data);
+RegCompiledFn *_reg_compiler_compile_prepared_finish (RegCompiler          *self,
+                                                      GAsyncResult         *result,
+                                                      GError              **error);
+
+G_END_DECLS

@@ -1,0 +1,508 @@
+/* test-compile-cache.c: the registry's compile cache
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include <math.h>
+
+#include <reg.h>
+
+#include "test-backend.h"
+#include "test-objects.h"
+
+static const char *neg_text =
+  "graph(x):\n"
+  "  a = neg(x)\n"
+  "  return (a,)\n";
+
+typedef struct
+{
+  RegRegistry *registry;
+  TestBackend *shared;      /* "shared": REG_COMPILER_FLAGS_SHAREABLE */
+  TestBackend *private_;    /* "private": not shareable */
+  GPtrArray   *inputs;      /* one tensor of shape [3] */
+} Fixture;
+
+static void
+fixture_set_up (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+
+  f->registry = reg_registry_new ();
+  f->shared = test_backend_new ("shared", REG_COMPILER_FLAGS_SHAREABLE);
+  f->private_ = test_backend_new ("private", REG_COMPILER_FLAGS_NONE);
+  g_assert_true (reg_registry_register_backend (f->registry, NULL, REG_COMPILER (f->shared), NULL, &error));
+  g_assert_true (reg_registry_register_backend (f->registry, NULL, REG_COMPILER (f->private_), NULL, &error));
+  g_assert_no_error (error);
+  f->inputs = tensor_array_new ();
+  g_ptr_array_add (f->inputs, reg_tensor_new ((const gint64[]) { 3 }, 1));
+}
+
+static void
+fixture_tear_down (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_ptr_array_unref (f->inputs);
+  g_object_unref (f->shared);
+  g_object_unref (f->private_);
+  g_object_unref (f->registry);
+}
+
+static RegCompiledFn *
+compile_ok (RegRegistry *registry,
+            const char  *backend,
+            const char  *text,
+            GPtrArray   *inputs,
+            GVariant    *options)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(RegGraph) graph = graph_new_from_string (text);
+  RegCompiledFn *fn = reg_registry_compile (registry, backend, graph, inputs, options, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (fn);
+
+  return fn;
+}
+
+static void
+assert_counters (RegRegistry *registry,
+                 guint64      hits,
+                 guint64      misses,
+                 guint64      evictions)
+{
+  guint64 h, m, e;
+
+  reg_registry_get_compile_cache_counters (registry, &h, &m, &e);
+  g_assert_cmpuint (h, ==, hits);
+  g_assert_cmpuint (m, ==, misses);
+  g_assert_cmpuint (e, ==, evictions);
+}
+
+/* An equal graph parsed twice (two objects) is one entry. */
+static void
+test_equal_graph (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autoptr(RegCompiledFn) first = compile_ok (f->registry, "shared", neg_text, f->inputs, NULL);
+  g_autoptr(RegCompiledFn) again = compile_ok (f->registry, "shared", neg_text, f->inputs, NULL);
+
+  g_assert_true (first == again);
+  g_assert_cmpint (test_backend_get_compiles (f->shared), ==, 1);
+  assert_counters (f->registry, 1, 1, 0);
+}
+
+/* The key is the canonical text form: a graph built node by node equals
+ * the one parsed from its text, and only what the text shows counts. */
+static void
+test_canonical_form (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autoptr(RegGraph) built = reg_graph_new ();
+  g_autoptr(RegGraph) parsed = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(RegCompiledFn) a = NULL;
+  g_autoptr(RegCompiledFn) b = NULL;
+  g_autoptr(RegCompiledFn) c = NULL;
+  g_autoptr(RegCompiledFn) d = NULL;
+  g_autoptr(RegCompiledFn) e = NULL;
+  g_autofree char *text = NULL;
+  guint x, two, product;
+
+  x = reg_graph_add_input (built, "x");
+  two = reg_graph_add_constant (built, 2.0);
+  product = reg_graph_add_op (built, "mul", (const guint[]) { x, two }, 2, &error);
+  g_assert_no_error (error);
+  reg_graph_set_outputs (built, &product, 1);
+  text = reg_graph_to_string (built);
+  g_assert_cmpstr (text, ==, "graph(x):\n  v2 = mul(x, 2.0)\n  return (v2,)\n");
+
+  a = reg_registry_compile (f->registry, "shared", built, f->inputs, NULL, &error);
+  g_assert_no_error (error);
+  parsed = graph_new_from_string (text);
+  b = reg_registry_compile (f->registry, "shared", parsed, f->inputs, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (a == b);
+
+  /* A name is part of the text... */
+  c = compile_ok (f->registry, "shared", "graph(x):\n  y = mul(x, 2.0)\n  return (y,)\n",
+                  f->inputs, NULL);
+  g_assert_true (c != a);
+  /* ...and so is the sign of a zero... */
+  d = compile_ok (f->registry, "shared", "graph(x):\n  y = mul(x, -0.0)\n  return (y,)\n",
+                  f->inputs, NULL);
+  e = compile_ok (f->registry, "shared", "graph(x):\n  y = mul(x, 0.0)\n  return (y,)\n",
+                  f->inputs, NULL);
+  g_assert_true (d != e);
+  g_assert_cmpint (test_backend_get_compiles (f->shared), ==, 4);
+}
+
+/* Every NaN prints `nan`: graphs that differ only in a NaN's payload are
+ * one text, so one entry. */
+static void
+test_nan_payloads (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autoptr(RegGraph) g1 = reg_graph_new ();
+  g_autoptr(RegGraph) g2 = reg_graph_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(RegCompiledFn) a = NULL;
+  g_autoptr(RegCompiledFn) b = NULL;
+  guint64 bits = 0x7ff8000000000001ull;
+  double payload_nan;
+  RegGraph *graphs[] = { g1, g2 };
+
+  memcpy (&payload_nan, &bits, sizeof bits);
+  for (guint i = 0; i < 2; i++)
+    {
+      guint x = reg_graph_add_input (graphs[i], "x");
+      guint k = reg_graph_add_constant (graphs[i], i == 0 ? NAN : payload_nan);
+      guint y = reg_graph_add_op (graphs[i], "add", (const guint[]) { x, k }, 2, &error);
+
+      g_assert_no_error (error);
+      reg_graph_set_outputs (graphs[i], &y, 1);
+    }
+
+  a = reg_registry_compile (f->registry, "shared", g1, f->inputs, NULL, &error);
+  b = reg_registry_compile (f->registry, "shared", g2, f->inputs, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (a == b);
+}
+
+static GVariant *
+options_new (const char *first_key,
+             ...)
+{
+  g_auto(GVariantBuilder) builder = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE_VARDICT);
+  const char *key = first_key;
+  va_list args;
+
+  va_start (args, first_key);
+  while (key != NULL)
+    {
+      g_variant_builder_add (&builder, "{sv}", key, g_variant_new_uint32 (va_arg (args, guint)));
+      key = va_arg (args, const char *);
+    }
+  va_end (args);
+
+  return g_variant_builder_end (&builder);
+}
+
+/* Options are part of the key, their order is not; no options and empty
+ * options are two keys. */
+static void
+test_options (Fixture       *f,
+              gconstpointer  data)
+{
+  g_autoptr(RegCompiledFn) ab = compile_ok (f->registry, "shared", neg_text, f->inputs,
+                                            options_new ("a", 1, "b", 2, NULL));
+  g_autoptr(RegCompiledFn) ba = compile_ok (f->registry, "shared", neg_text, f->inputs,
+                                            options_new ("b", 2, "a", 1, NULL));
+  g_autoptr(RegCompiledFn) other = compile_ok (f->registry, "shared", neg_text, f->inputs,
+                                               options_new ("a", 1, "b", 3, NULL));
+  g_autoptr(RegCompiledFn) none = compile_ok (f->registry, "shared", neg_text, f->inputs, NULL);
+  g_autoptr(RegCompiledFn) empty = compile_ok (f->registry, "shared", neg_text, f->inputs,
+                                               options_new (NULL));
+
+  g_assert_true (ab == ba);
+  g_assert_true (ab != other);
+  g_assert_true (none != empty);
+  g_assert_true (none != ab);
+  g_assert_cmpint (test_backend_get_compiles (f->shared), ==, 4);
+}
+
+static void
+test_shapes (Fixture       *f,
+             gconstpointer  data)
+{
+  g_autoptr(GPtrArray) other_inputs = tensor_array_new ();
+  g_autoptr(RegCompiledFn) a = NULL;
+  g_autoptr(RegCompiledFn) b = NULL;
+  g_autoptr(RegCompiledFn) c = NULL;
+
+  g_ptr_array_add (other_inputs, reg_tensor_new ((const gint64[]) { 3, 1 }, 2));
+  a = compile_ok (f->registry, "shared", neg_text, f->inputs, NULL);
+  b = compile_ok (f->registry, "shared", neg_text, other_inputs, NULL);
+  c = compile_ok (f->registry, "shared", neg_text, f->inputs, NULL);
+  g_assert_true (a != b);
+  g_assert_true (a == c);
+}
+
+/* A backend that does not share its functions is never cached. */
+static void
+test_not_shareable (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autoptr(RegCompiledFn) a = compile_ok (f->registry, "private", neg_text, f->inputs, NULL);
+  g_autoptr(RegCompiledFn) b = compile_ok (f->registry, "private", neg_text, f->inputs, NULL);
+
+  g_assert_true (a != b);
+  g_assert_cmpint (test_backend_get_compiles (f->private_), ==, 2);
+  assert_counters (f->registry, 0, 0, 0);
+}
+
+static void
+test_unregister_drops (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  RegCompiledFn *fn = compile_ok (f->registry, "shared", neg_text, f->inputs, NULL);
+  g_autoptr(RegCompiledFn) again = NULL;
+
+  g_object_add_weak_pointer (G_OBJECT (fn), (gpointer *) &fn);
+  g_object_unref (fn);
+  g_assert_nonnull (fn);   /* the cache holds it */
+
+  g_assert_true (reg_registry_unregister_backend (f->registry, "shared", &error));
+  g_assert_null (fn);
+
+  /* Registered again, the same object compiles afresh. */
+  g_assert_true (reg_registry_register_backend (f->registry, NULL, REG_COMPILER (f->shared), NULL, &error));
+  again = compile_ok (f->registry, "shared", neg_text, f->inputs, NULL);
+  g_assert_cmpint (test_backend_get_compiles (f->shared), ==, 2);
+}
+
+static void
+test_rescan_drops (Fixture       *f,
+                   gconstpointer  data)
+{
+  RegCompiledFn *fn = compile_ok (f->registry, "shared", neg_text, f->inputs, NULL);
+
+  g_object_add_weak_pointer (G_OBJECT (fn), (gpointer *) &fn);
+  g_object_unref (fn);
+  g_assert_nonnull (fn);
+  reg_registry_rescan (f->registry);
+  g_assert_null (fn);
+}
+
+/* Compiles of the default backend are dropped when the default changes;
+ * compiles by name stay. */
+static void
+test_default_change_drops (Fixture       *f,
+                           gconstpointer  data)
+{
+  RegCompiledFn *by_default = NULL;
+  RegCompiledFn *by_name = NULL;
+
+  reg_registry_set_default_backend (f->registry, "shared");
+  by_default = compile_ok (f->registry, NULL, neg_text, f->inputs, NULL);
+  by_name = compile_ok (f->registry, "shared", "graph(x):\n  a = abs(x)\n  return (a,)\n",
+                        f->inputs, NULL);
+  g_object_add_weak_pointer (G_OBJECT (by_default), (gpointer *) &by_default);
+  g_object_add_weak_pointer (G_OBJECT (by_name), (gpointer *) &by_name);
+  g_object_unref (by_default);
+  g_object_unref (by_name);
+
+  reg_registry_set_default_backend (f->registry, "private");
+  g_assert_null (by_default);
+  g_assert_nonnull (by_name);
+}
+
+/* Least recently used first, by entry count; 0 disables the cache. */
+static void
+test_size_and_eviction (Fixture       *f,
+                        gconstpointer  data)
+{
+  const char *texts[] = {
+    "graph(x):\n  a = neg(x)\n  return (a,)\n",
+    "graph(x):\n  a = abs(x)\n  return (a,)\n",
+    "graph(x):\n  a = exp(x)\n  return (a,)\n",
+  };
+  RegCompiledFn *fns[G_N_ELEMENTS (texts)];
+  g_autoptr(RegCompiledFn) again = NULL;
+
+  g_assert_cmpuint (reg_registry_get_compile_cache_size (f->registry), ==,
+                    REG_COMPILE_CACHE_DEFAULT_SIZE);
+  reg_registry_set_compile_cache_size (f->registry, 2);
+  g_assert_cmpuint (reg_registry_get_compile_cache_size (f->registry), ==, 2);
+
+  for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+    {
+      fns[i] = compile_ok (f->registry, "shared", texts[i], f->inputs, NULL);
+      g_object_add_weak_pointer (G_OBJECT (fns[i]), (gpointer *) &fns[i]);
+      g_object_unref (fns[i]);
+      if (i == 1)
+        {
+          /* Use the first again: the second becomes the least recent. */
+          g_autoptr(RegCompiledFn) hit = compile_ok (f->registry, "shared", texts[0], f->inputs, NULL);
+        }
+    }
+
+  g_assert_nonnull (fns[0]);
+  g_assert_null (fns[1]);
+  g_assert_nonnull (fns[2]);
+  assert_counters (f->registry, 1, 3, 1);
+
+  reg_registry_set_compile_cache_size (f->registry, 0);
+  g_assert_null (fns[0]);
+  g_assert_null (fns[2]);
+  again = compile_ok (f->registry, "shared", texts[0], f->inputs, NULL);
+  g_assert_cmpint (test_backend_get_compiles (f->shared), ==, 4);
+  assert_counters (f->registry, 1, 3, 3);
+}
+
+/* The estimate of memory bounds the cache too: a graph whose values are
+ * larger than all of it is never kept. */
+static void
+test_memory_bound (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autoptr(GPtrArray) big = tensor_array_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(RegGraph) graph = graph_new_from_string ("graph(x):\n  a = neg(x)\n  b = abs(a)\n  return (a,)\n");
+  RegCompiledFn *fn;
+
+  /* Three values of 32M floats: 384 MiB, above the cache's 256 MiB. */
+  g_ptr_array_add (big, reg_tensor_new_uninitialized ((const gint64[]) { 32 * 1024 * 1024 }, 1));
+  fn = reg_registry_compile (f->registry, "shared", graph, big, NULL, &error);
+  g_assert_no_error (error);
+  g_object_add_weak_pointer (G_OBJECT (fn), (gpointer *) &fn);
+  g_object_unref (fn);
+  g_assert_null (fn);
+  assert_counters (f->registry, 0, 1, 1);
+}
+
+typedef struct
+{
+  Fixture       *f;
+  RegCompiledFn *fn;
+} Racer;
+
+static gpointer
+compile_racer (gpointer data)
+{
+  Racer *racer = data;
+
+  racer->fn = compile_ok (racer->f->registry, "shared", neg_text, racer->f->inputs, NULL);
+
+  return NULL;
+}
+
+/* Concurrent compiles of one key compile once, and all get the same
+ * function: the first holds the others at the gate's side. */
+static void
+test_concurrent_compiles (Fixture       *f,
+                          gconstpointer  data)
+{
+  Racer racers[4];
+  GThread *threads[G_N_ELEMENTS (racers)];
+
+  test_backend_close_gate (f->shared);
+  for (guint i = 0; i < G_N_ELEMENTS (racers); i++)
+    {
+      racers[i] = (Racer) { f, NULL };
+      threads[i] = g_thread_new ("racer", compile_racer, &racers[i]);
+    }
+  test_backend_wait_for_waiting (f->shared, 1);
+  /* Give the others the time to queue behind it (a test of the waiting,
+   * not of a timing: they compile once however late they come). */
+  g_usleep (50 * G_TIME_SPAN_MILLISECOND);
+  test_backend_open_gate (f->shared);
+
+  for (guint i = 0; i < G_N_ELEMENTS (racers); i++)
+    g_thread_join (threads[i]);
+
+  g_assert_cmpint (test_backend_get_compiles (f->shared), ==, 1);
+  for (guint i = 0; i < G_N_ELEMENTS (racers); i++)
+    {
+      g_assert_true (racers[i].fn == racers[0].fn);
+      g_object_unref (racers[i].fn);
+    }
+}
+
+/* A compile that fails is not cached, and waiters compile themselves. */
+static void
+test_failure_not_cached (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(RegGraph) graph = graph_new_from_string (neg_text);
+  g_autoptr(RegCompiledFn) fn = NULL;
+  g_autoptr(GError) error = NULL;
+
+  test_backend_fail_with (f->shared, REG_COMPILER_ERROR, REG_COMPILER_ERROR_UNSUPPORTED_OP);
+  fn = reg_registry_compile (f->registry, "shared", graph, f->inputs, NULL, &error);
+  g_assert_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_UNSUPPORTED_OP);
+  g_clear_error (&error);
+
+  test_backend_fail_with (f->shared, 0, 0);
+  fn = reg_registry_compile (f->registry, "shared", graph, f->inputs, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (test_backend_get_compiles (f->shared), ==, 2);
+}
+
+/* The shipped backends share their functions. */
+static void
+test_shipped_backends (void)
+{
+  g_autoptr(RegRegistry) registry = reg_registry_new ();
+  g_autoptr(GPtrArray) inputs = tensor_array_new ();
+  const char *names[] = { "eager", "inductor" };
+
+  g_ptr_array_add (inputs, reg_tensor_new ((const gint64[]) { 4 }, 1));
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(RegCompiler) compiler = reg_registry_lookup_backend (registry, names[i], &error);
+      g_autoptr(RegCompiledFn) a = NULL;
+      g_autoptr(RegCompiledFn) b = NULL;
+
+      g_assert_no_error (error);
+      g_assert_cmpint (reg_compiler_get_flags (compiler), ==, REG_COMPILER_FLAGS_SHAREABLE);
+      a = compile_ok (registry, names[i], neg_text, inputs, NULL);
+      b = compile_ok (registry, names[i], neg_text, inputs, NULL);
+      g_assert_true (a == b);
+    }
+}
+
+static void
+test_size_from_environment (void)
+{
+  g_autoptr(RegRegistry) sized = NULL;
+  g_autoptr(RegRegistry) bad = NULL;
+
+  g_setenv ("REG_COMPILE_CACHE_SIZE", "7", TRUE);
+  sized = reg_registry_new ();
+  g_assert_cmpuint (reg_registry_get_compile_cache_size (sized), ==, 7);
+
+  g_setenv ("REG_COMPILE_CACHE_SIZE", "seven\x1b[2J", TRUE);
+  g_test_expect_message ("Reg", G_LOG_LEVEL_WARNING,
+                         "REG_COMPILE_CACHE_SIZE=seven<U+001B>[2J is not a number of entries; using 128");
+  bad = reg_registry_new ();
+  g_test_assert_expected_messages ();
+  g_assert_cmpuint (reg_registry_get_compile_cache_size (bad), ==, REG_COMPILE_CACHE_DEFAULT_SIZE);
+  g_unsetenv ("REG_COMPILE_CACHE_SIZE");
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_setenv ("REG_BACKEND_SYSTEM_DIR", "", TRUE);
+  g_unsetenv ("REG_COMPILE_CACHE_SIZE");
+  g_unsetenv ("REG_DEFAULT_BACKEND");
+  g_unsetenv ("REG_FALLBACK_BACKENDS");
+
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+#define ADD(path, func) \
+  g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
+  ADD ("/compile-cache/equal-graph", test_equal_graph);
+  ADD ("/compile-cache/canonical-form", test_canonical_form);
+  ADD ("/compile-cache/nan-payloads", test_nan_payloads);
+  ADD ("/compile-cache/options", test_options);
+  ADD ("/compile-cache/shapes", test_shapes);
+  ADD ("/compile-cache/not-shareable", test_not_shareable);
+  ADD ("/compile-cache/drop/unregister", test_unregister_drops);
+  ADD ("/compile-cache/drop/rescan", test_rescan_drops);
+  ADD ("/compile-cache/drop/default-change", test_default_change_drops);
+  ADD ("/compile-cache/size-and-eviction", test_size_and_eviction);
+  ADD ("/compile-cache/memory-bound", test_memory_bound);
+  ADD ("/compile-cache/concurrent-compiles", test_concurrent_compiles);
+  ADD ("/compile-cache/failure-not-cached", test_failure_not_cached);
+#undef ADD
+  g_test_add_func ("/compile-cache/shipped-backends", test_shipped_backends);
+  g_test_add_func ("/compile-cache/size-from-environment", test_size_from_environment);
+
+  return g_test_run ();
+}
