@@ -79,6 +79,18 @@ key_hash (GBytes *key)
   return (guint) h;
 }
 
+/* An entry's own copy of a key: the caller's is freed by the caller's
+ * thread, the entry's under the lock only, so no reference count is
+ * shared between threads (ThreadSanitizer cannot see GLib's). */
+static GBytes *
+bytes_copy (GBytes *bytes)
+{
+  gsize size;
+  gconstpointer data = g_bytes_get_data (bytes, &size);
+
+  return g_bytes_new (data, size);
+}
+
 static guint
 entry_hash (gconstpointer data)
 {
@@ -349,7 +361,7 @@ _reg_compile_cache_begin (RegCompileCache *cache,
         {
           entry = g_new0 (Entry, 1);
           entry->compiler = g_object_ref (compiler);
-          entry->key = g_bytes_ref (key);
+          entry->key = bytes_copy (key);
           entry->hash = probe.hash;
           entry->by_default = by_default;
           entry->link.data = entry;
@@ -400,7 +412,7 @@ _reg_compile_cache_settle (RegCompileCache *cache,
       /* A compile that did not wait (a thread-bound compiler). */
       entry = g_new0 (Entry, 1);
       entry->compiler = g_object_ref (compiler);
-      entry->key = g_bytes_ref (key);
+      entry->key = bytes_copy (key);
       entry->hash = probe.hash;
       entry->fn = g_object_ref (fn);
       entry->cost = cost;

@@ -10,6 +10,7 @@
 #include "reg-compiler.h"
 #include "reg-graph-private.h"
 #include "reg-message-private.h"
+#include "reg-once-private.h"
 #include "reg-task-private.h"
 #include "reg-tensor.h"
 
@@ -124,11 +125,12 @@
 G_DEFINE_INTERFACE (RegCompiledFn, reg_compiled_fn, G_TYPE_OBJECT)
 
 /* What the first compile that returned a function recorded on it: set
- * once (g_object_replace_qdata() from NULL), never changed, freed with the
- * object, so calls in any thread read it without a lock. */
+ * once (_reg_once_set()), never changed, freed with the object, so calls
+ * in any thread read it without a lock. */
 typedef struct
 {
-  char      *backend;    /* the compiler's name, for messages */
+  RegOnce    once;
+  char      *backend;    /* the backend's name, for messages */
   guint      n_inputs;
   guint      n_outputs;
   char     **names;      /* n_inputs input names, then n_outputs output names */
@@ -326,13 +328,12 @@ _reg_compiled_fn_bind (RegCompiledFn   *fn,
       sig->names[n_inputs + i] = node_label (graph, outputs[i]);
     }
 
-  if (g_object_replace_qdata (G_OBJECT (fn), signature_quark (), NULL, sig,
-                              signature_free, NULL))
+  if (_reg_once_set (G_OBJECT (fn), signature_quark (), sig, signature_free))
     return TRUE;
 
   /* Returned by an earlier compile: its signature stays as it is (calls in
    * other threads may be reading it), and must be this one. */
-  bound = g_object_get_qdata (G_OBJECT (fn), signature_quark ());
+  bound = _reg_once_get (G_OBJECT (fn), signature_quark ());
   if (!signature_equal (bound, sig))
     {
       g_autofree char *who = _reg_text_for_message (backend, -1, 256);
@@ -478,7 +479,7 @@ call_begin (RegCompiledFn    *self,
             const Signature **sig,
             GError          **error)
 {
-  *sig = g_object_get_qdata (G_OBJECT (self), signature_quark ());
+  *sig = _reg_once_get (G_OBJECT (self), signature_quark ());
   if (*sig != NULL && !check_inputs (*sig, inputs, error))
     return FALSE;
 
@@ -682,7 +683,7 @@ reg_compiled_fn_get_backend (RegCompiledFn *self)
 
   g_return_val_if_fail (REG_IS_COMPILED_FN (self), NULL);
 
-  sig = g_object_get_qdata (G_OBJECT (self), signature_quark ());
+  sig = _reg_once_get (G_OBJECT (self), signature_quark ());
 
   return sig != NULL ? sig->backend : NULL;
 }

@@ -3,11 +3,14 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
+#include <string.h>
+
 #include "reg-backend-error-private.h"
 #include "reg-compiler-private.h"
 #include "reg-compiled-fn-private.h"
 #include "reg-graph-private.h"
 #include "reg-message-private.h"
+#include "reg-once-private.h"
 #include "reg-task-private.h"
 #include "reg-tensor.h"
 
@@ -241,6 +244,13 @@ reg_compiler_default_init (RegCompilerInterface *iface)
   iface->compile_async = reg_compiler_real_compile_async;
   iface->compile_finish = reg_compiler_real_compile_finish;
 }
+
+/* A compiler's name, asked for once (see reg_compiler_get_name()). */
+typedef struct
+{
+  RegOnce once;
+  char    name[];
+} CompilerName;
 
 /* The qdata key of a compiler's name, set once: see
  * reg_compiler_get_name().  Atomic for the reason given in
@@ -574,25 +584,31 @@ const char *
 reg_compiler_get_name (RegCompiler *self)
 {
   RegCompilerInterface *iface;
-  const char *name;
-  char *fresh = NULL;
+  const CompilerName *known;
+  g_autofree char *name = NULL;
+  CompilerName *fresh;
+  gsize length;
 
   g_return_val_if_fail (REG_IS_COMPILER (self), NULL);
 
-  name = g_object_get_qdata (G_OBJECT (self), name_quark ());
-  if (G_LIKELY (name != NULL))
-    return name;
+  known = _reg_once_get (G_OBJECT (self), name_quark ());
+  if (G_LIKELY (known != NULL))
+    return known->name;
 
   iface = REG_COMPILER_GET_IFACE (self);
   if (iface->dup_name != NULL)
-    fresh = iface->dup_name (self);
-  if (fresh == NULL)
-    fresh = g_strdup (G_OBJECT_TYPE_NAME (self));
+    name = iface->dup_name (self);
+  if (name == NULL)
+    name = g_strdup (G_OBJECT_TYPE_NAME (self));
 
-  /* Set once: a thread that lost the race frees its copy and returns the
+  /* Set once: a thread that lost the race drops its copy and returns the
    * winner's, which lives as long as the compiler. */
-  if (!g_object_replace_qdata (G_OBJECT (self), name_quark (), NULL, fresh, g_free, NULL))
+  length = strlen (name);
+  fresh = g_malloc (sizeof (CompilerName) + length + 1);
+  memcpy (fresh->name, name, length + 1);
+  if (!_reg_once_set (G_OBJECT (self), name_quark (), fresh, g_free))
     g_free (fresh);
+  known = _reg_once_get (G_OBJECT (self), name_quark ());
 
-  return g_object_get_qdata (G_OBJECT (self), name_quark ());
+  return known->name;
 }

@@ -101,7 +101,7 @@ struct _TestFn
 {
   GObject         parent_instance;
   FnMode          mode;
-  guint           calls;
+  gint            calls;  /* atomic: the shared-fn test calls from threads */
   TestLyingModel *last_lying_model;
 };
 
@@ -139,7 +139,7 @@ test_fn_run (RegCompiledFn  *fn,
   GListStore *out = g_list_store_new (G_TYPE_OBJECT);
   TestLyingModel *lying;
 
-  self->calls++;
+  g_atomic_int_inc (&self->calls);
   switch (self->mode)
     {
     case FN_NULL_WITHOUT_ERROR:
@@ -422,7 +422,7 @@ test_call_bad_inputs (void)
   g_assert_cmpstr (error->message, ==, "input 1 ('y'): expected shape [2, 3], got [6]");
 
   /* the backend was never called with them */
-  g_assert_cmpuint (TEST_FN (fn)->calls, ==, 0);
+  g_assert_cmpuint ((guint) g_atomic_int_get (&TEST_FN (fn)->calls), ==, 0);
 }
 
 static void
@@ -495,7 +495,7 @@ test_call_checks_outputs (void)
       g_assert_null (outputs);
       g_assert_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_RUNTIME);
       g_assert_cmpstr (error->message, ==, cases[i].message);
-      g_assert_cmpuint (TEST_FN (fn)->calls, ==, 1);
+      g_assert_cmpuint ((guint) g_atomic_int_get (&TEST_FN (fn)->calls), ==, 1);
 
       /* A count that cannot be true is refused before any item is read. */
       if (cases[i].mode == FN_HUGE_COUNT)
@@ -601,12 +601,21 @@ compile_and_call_thread (gpointer data)
 /* Threads that compile to one shared function and call it at once: the
  * signature is set once and read by all (run under TSan and ASan by
  * tools/check). */
+static RegCompiledFn *
+shared_compile (RegGraph   *graph,
+                GPtrArray  *example_inputs,
+                GVariant   *options,
+                gpointer    user_data,
+                GError    **error)
+{
+  return g_object_ref (user_data);
+}
+
 static void
 test_compile_shared_fn_threads (void)
 {
   g_autoptr(TestFn) shared = g_object_new (TEST_TYPE_FN, NULL);
-  CompileLog log = { .shared = REG_COMPILED_FN (shared) };
-  g_autoptr(RegCompiler) compiler = reg_func_compiler_new ("sharer", log_compile, &log, NULL);
+  g_autoptr(RegCompiler) compiler = reg_func_compiler_new ("sharer", shared_compile, shared, NULL);
   g_autoptr(RegGraph) graph = graph_new_from_string (two_input_graph);
   const gint64 shape[] = { 5 };
   g_autoptr(GPtrArray) inputs = tensors (2, shape, 1);
