@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Prints, in one run, the figures of issue 8 with their targets (see
+ * Prints, in one run, the registry's figures beside their floors (see
  * benchmarks/README.md and docs/performance.md):
  *
  *  - lookup of a loaded backend, ns/op, with 10, 1,000 and 10,000

@@ -3,17 +3,22 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
+#include <gio/gio.h>
+
 #include "reg-backend-error-private.h"
 #include "reg-binding-private.h"
 #include "reg-graph.h"
 #include "reg-message-private.h"
 
-/* The domains whose codes callers of libreg handle: a backend's error in
- * one of them reaches the caller as it is. */
+/* The errors callers of libreg handle: a backend's error in one of
+ * libreg's domains, or a cancellation (of a cancellable the caller gave,
+ * which the backend saw as the current one), reaches the caller as it
+ * is. */
 static gboolean
-is_libreg_domain (GQuark domain)
+passes_through (const GError *error)
 {
-  return domain == REG_COMPILER_ERROR || domain == REG_GRAPH_ERROR;
+  return error->domain == REG_COMPILER_ERROR || error->domain == REG_GRAPH_ERROR ||
+         g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
 }
 
 gboolean
@@ -45,7 +50,7 @@ _reg_backend_check_result (GObject           *implementation,
         g_set_error (error, REG_COMPILER_ERROR, code,
                      "backend '%s' failed without giving a reason", who);
     }
-  else if (is_libreg_domain (reported->domain))
+  else if (passes_through (reported))
     {
       g_propagate_error (error, g_steal_pointer (&reported));
     }

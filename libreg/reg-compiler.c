@@ -20,7 +20,7 @@
  * A compiler backend: turns a [class@Reg.Graph] into a
  * [iface@Reg.CompiledFn] for inputs of given shapes.
  *
- * Implement it in C (see `docs/writing-a-backend.md`), in Python or in
+ * Implement it in C ([Writing a backend](writing-a-backend.html)), Python or
  * JavaScript, or wrap a plain function with [ctor@Reg.FuncCompiler.new];
  * then register it with [method@Reg.Registry.register_backend].
  *

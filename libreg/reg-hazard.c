@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
+#include "reg-config.h"
+
 #include "reg-hazard-private.h"
 
 /* One per thread that ever read; kept on a list that only grows, and
@@ -28,15 +30,20 @@ slot_release_owner (gpointer data)
   g_atomic_int_set (&slot->in_use, 0);
 }
 
-/* The GPrivate gives the slot back when its thread exits; the
- * thread-local copy is the fast way to find it. */
+/* The GPrivate gives the slot back when its thread exits; a thread-local
+ * variable, where the compiler has them, is the fast way to find it. */
 static GPrivate current_slot = G_PRIVATE_INIT (slot_release_owner);
+#if HAVE_THREAD_LOCAL
 static __thread Slot *current;
+# define CURRENT_SLOT() (current)
+#else
+# define CURRENT_SLOT() ((Slot *) g_private_get (&current_slot))
+#endif
 
 static Slot *
 get_slot (void)
 {
-  Slot *slot = current;
+  Slot *slot = CURRENT_SLOT ();
 
   if G_LIKELY (slot != NULL)
     return slot;
@@ -56,7 +63,9 @@ get_slot (void)
     }
 
   g_private_set (&current_slot, slot);
+#if HAVE_THREAD_LOCAL
   current = slot;
+#endif
   return slot;
 }
 
@@ -86,7 +95,7 @@ _reg_hazard_release (void)
 {
   /* A release store is enough: what matters is that the reads made under
    * protection happen before a writer may see the slot empty. */
-  __atomic_store_n (&current->pointer, NULL, __ATOMIC_RELEASE);
+  __atomic_store_n (&CURRENT_SLOT ()->pointer, NULL, __ATOMIC_RELEASE);
 }
 
 gboolean

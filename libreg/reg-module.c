@@ -36,7 +36,8 @@
  * unregistered while instances may exist).
  *
  * There is one `RegModule` per module file in a process, shared by every
- * [class@Reg.Registry].
+ * [class@Reg.Registry].  [Writing a backend module](writing-a-module.html)
+ * builds one out of tree.
  */
 
 typedef void (*RegModuleLoadFunc) (RegModule *module);

@@ -9,7 +9,7 @@
 
 G_BEGIN_DECLS
 
-/* Checks @name against API.md §4 (1 to 255 bytes of valid UTF-8, no white
+/* Checks @name against docs/names.md (1 to 255 bytes of valid UTF-8, no white
  * space, no Cc or Cf characters, none of / \ [ ] ; , = # ' ").  @what says
  * what is checked ("backend name", "tag") for the message.  Fails with
  * REG_REGISTRY_ERROR_INVALID_NAME naming the offending character. */

@@ -43,7 +43,10 @@
  * [method@Reg.Registry.suggest], or a lookup of an unknown name), again for
  * directories added to the search path later, and on
  * [method@Reg.Registry.rescan].  The first declaration of a name in search
- * path order wins.
+ * path order wins.  [Discovery and the search path](discovery.html) gives
+ * the rules, [Backend names and tags](names.html) those of names, and
+ * [Environment variables](environment.html) the variables read when a
+ * registry is made.
  *
  * ## Threads and signals
  *
@@ -798,7 +801,7 @@ set_invalid_backend_error_locked (RegRegistry  *self,
 
   suggestions = suggest_locked (self, name);
 
-  /* A name that could be a backend's is shown as it is (API.md §4); any
+  /* A name that could be a backend's is shown as it is (docs/names.md); any
    * other (a line break, a megabyte) is escaped and cut, so that the
    * message stays one readable line. */
   if (_reg_name_validate (name, "backend name", NULL))
@@ -824,7 +827,7 @@ set_invalid_backend_error_locked (RegRegistry  *self,
 }
 
 /* The error of looking up a name that is not a backend: LOAD_FAILED for a
- * name a loaded module offered without declaring it (API.md §5), the
+ * name a loaded module offered without declaring it (docs/discovery.md), the
  * unknown-backend message otherwise. */
 static void
 set_unknown_error_locked (RegRegistry  *self,
@@ -1044,7 +1047,7 @@ load_backend (RegRegistry  *self,
       Backend *target = g_hash_table_lookup (self->backends, offer->name);
 
       /* A runtime registration over the declared name wins: the module's
-       * offer for it is dropped silently (API.md §9). */
+       * offer for it is dropped silently (docs/discovery.md). */
       if (target != NULL && target->compiler == NULL &&
           target->origin == REG_BACKEND_ORIGIN_MODULE &&
           g_strcmp0 (target->module_path, module_path) == 0)

@@ -413,7 +413,7 @@ parse_report (const Pipe      *out,
 static char *
 signal_name (int signum)
 {
-#ifdef HAVE_SIGABBREV_NP
+#if HAVE_SIGABBREV_NP
   const char *abbrev = sigabbrev_np (signum);
 
   if (abbrev != NULL)

@@ -579,7 +579,7 @@ test_signed_zeros (void)
     }
 }
 
-/* The graph of API.md §6. */
+/* The example graph of docs/overview.md. */
 static void
 test_api_example (void)
 {
@@ -625,7 +625,7 @@ typedef struct
 } ChainNode;
 
 /* The operators written out again, one element at a time, from the
- * definitions in API.md §6 rather than from the interpreter's code. */
+ * definitions of RegOp (reg-op.h) rather than from the interpreter's code. */
 static float
 eval_scalar (const char *op,
              float       x,

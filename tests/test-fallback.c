@@ -200,6 +200,11 @@ test_never_falls_back (Fixture       *f,
   fn = reg_registry_compile (f->registry, "first", f->graph, f->inputs, NULL, &error);
   g_assert_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_INPUTS);
   g_clear_error (&error);
+  /* a compile the caller cancelled (through the current cancellable) */
+  test_backend_fail_with (f->first, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  fn = reg_registry_compile (f->registry, "first", f->graph, f->inputs, NULL, &error);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&error);
   test_backend_fail_with (f->first, 0, 0);
 
   /* options that are no dictionary */

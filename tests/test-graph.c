@@ -51,7 +51,7 @@ bits_double (guint64 bits)
 
 /* ---- Builder ------------------------------------------------------------ */
 
-/* The graph of API.md §6, built. */
+/* The example graph of docs/overview.md, built. */
 static RegGraph *
 build_example (void)
 {

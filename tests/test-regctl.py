@@ -63,7 +63,7 @@ RELU_GRAPH = '''graph(x):
 
 
 def invalid_backend_message(name, suggestions=()):
-    """The API.md §4 message for an unknown backend."""
+    """The unknown-backend message of docs/names.md."""
     if not suggestions:
         return "Invalid backend: '%s'. %s" % (name, SEE_LIST)
     quoted = ', '.join("'%s'" % s for s in suggestions)
@@ -98,6 +98,15 @@ def all_backend_names():
 def require_inductor(test):
     if 'inductor' not in all_backend_names():
         test.skipTest('the default backend inductor is not built yet (`regctl list --all` does not show it)')
+
+
+def open_pty(test):
+    """A pseudo-terminal (master, slave), or skips @test, saying why, when
+    the system cannot give one (a chroot or container without /dev/pts)."""
+    try:
+        return pty.openpty()
+    except OSError as e:
+        test.skipTest('no pseudo-terminal can be opened here (%s)' % e)
 
 
 def example(name):
@@ -168,6 +177,47 @@ def write_manifest(directory, file_name, module, backends):
             text += 'Description=%s\n' % description
     with open(os.path.join(directory, file_name), 'w', encoding='utf-8') as f:
         f.write(text)
+
+
+def man_page_text():
+    with open(MAN_PAGE, encoding='utf-8') as f:
+        return f.read()
+
+
+def flatten_roff(text):
+    """The words of roff source without its font macros and escapes:
+    '.BR \\-a ", " \\-\\-all' reads '-a , --all'."""
+    lines = []
+    for line in text.splitlines():
+        line = re.sub(r'^\.(?:B|I|BI|IB|RB|BR|RI|IR)\s+', '', line)
+        if line.startswith('.'):
+            continue
+        for escape, plain in (('\\-', '-'), ('\\c', ''), ('\\&', ''), ('\\|', ''), ('"', '')):
+            line = line.replace(escape, plain)
+        lines.append(line)
+    return ' '.join(' '.join(lines).split())
+
+
+def man_synopsis():
+    """The SYNOPSIS of regctl.1, one flattened line per .SY block,
+    grouped by the word after 'regctl' (the command)."""
+    section = man_page_text().split('\n.SH SYNOPSIS\n', 1)[1].split('\n.SH ', 1)[0]
+    synopsis = {}
+    for block in ('\n' + section).split('\n.SY regctl\n')[1:]:
+        line = flatten_roff(block.split('\n.YS', 1)[0])
+        synopsis.setdefault(line.split()[0], []).append(line)
+    return synopsis
+
+
+def command_options(command):
+    """(short letter or None, long name) of each option that
+    `regctl COMMAND --help` lists under Application Options."""
+    result = regctl(command, '--help')
+    assert result.returncode == 0, result.stderr
+    block = result.stdout.split('\nApplication Options:\n', 1)[1].split('\n\n', 1)[0]
+    options = re.findall(r'(?m)^  (?:-(\w), )?--([a-z][a-z-]*)', block)
+    assert options, block
+    return [(short or None, long) for short, long in options]
 
 
 class RegctlTestCase(unittest.TestCase):
@@ -263,6 +313,33 @@ class TestTopLevel(RegctlTestCase):
                     self.assertIn('--' + option, man)
         for word in ['REG_BACKEND_PATH', 'REG_BACKEND_SYSTEM_DIR', '.SH EXIT STATUS', '--version']:
             self.assertIn(word, man)
+
+    def test_man_page_synopsis_lists_every_option(self):
+        """Every command regctl --help lists has a line in the man page's
+        SYNOPSIS naming each long option its own --help lists, and each
+        short option is documented beside its long one."""
+        help_text = regctl('--help').stdout
+        block = help_text.split('\nCommands:\n', 1)[1].split('\n\n', 1)[0]
+        commands = re.findall(r'(?m)^  ([a-z][a-z-]*)\s+\S', block)
+        self.assertIn('list', commands)
+        synopsis = man_synopsis()
+        body = flatten_roff(man_page_text().split('\n.SH COMMANDS\n', 1)[1])
+        for command in commands:
+            with self.subTest(command=command):
+                self.assertIn(command, synopsis)
+            if command == 'help':
+                continue
+            for short, long in command_options(command):
+                with self.subTest(command=command, option=long):
+                    self.assertTrue(any(re.search(r'(?<![\w-])--%s(?![\w-])' % re.escape(long), line)
+                                        for line in synopsis.get(command, [])),
+                                    'regctl %s --%s is not in the SYNOPSIS of regctl.1' % (command, long))
+                    if short is not None:
+                        self.assertTrue(re.search(r'(?<![\w-])-%s , --%s(?![\w-])'
+                                                  % (re.escape(short), re.escape(long)), body),
+                                        'regctl.1 does not document "-%s, --%s" of regctl %s'
+                                        % (short, long, command))
+        self.assertIn('--help | --version', ' '.join(synopsis.get('--help', [])))
 
     @unittest.skipUnless(shutil.which('groff'), 'groff is not installed')
     def test_man_page_renders_without_warnings(self):
@@ -904,7 +981,7 @@ class TestBench(RegctlTestCase):
                 self.assertUsageError(regctl('bench', *args), 'bench', message)
 
     def test_progress_on_terminal(self):
-        master, slave = pty.openpty()
+        master, slave = open_pty(self)
         try:
             process = subprocess.Popen(WRAPPER + [REGCTL, 'bench', example('elementwise.graph'),
                                                   '--backends', 'eager,eager', '--size', '4', '--repeat', '3'],

@@ -60,7 +60,7 @@
 #define DEFAULT_ROUNDS 40  /* of /stress/first-load; STRESS_ROUNDS overrides */
 #define MAX_MESSAGES 20
 
-/* The shipped module backends (API.md §7).  The first three are never
+/* The shipped module backends (modules/).  The first three are never
  * unregistered; CHURN is. */
 enum { EAGER, INDUCTOR, RELU_COMPILE, CHURN, N_MODULE_NAMES };
 
@@ -208,7 +208,8 @@ typedef struct
   guint        sig_private_unregistered;
 } Worker;
 
-static __thread Worker *current_worker;
+/* A GPrivate, not a thread-local variable: portable to every system. */
+static GPrivate current_worker;
 
 /* Names are classified by their form: private "tI_K", shared "sharedJ", a
  * module name, or something else (which no operation makes). */
@@ -260,7 +261,7 @@ on_registered (RegRegistry *reg,
                Run         *run)
 {
   g_autoptr(RegBackendInfo) info = NULL;
-  Worker *self = current_worker;
+  Worker *self = g_private_get (&current_worker);
   guint index;
 
   switch (classify (run, name, &index))
@@ -338,7 +339,7 @@ on_unregistered (RegRegistry *reg,
                  Run         *run)
 {
   g_autoptr(RegBackendInfo) info = NULL;
-  Worker *self = current_worker;
+  Worker *self = g_private_get (&current_worker);
   guint index;
 
   switch (classify (run, name, &index))
@@ -780,7 +781,7 @@ worker_run (gpointer data)
   Worker *w = data;
   Run *run = w->run;
 
-  current_worker = w;
+  g_private_set (&current_worker, w);
 
   while (g_atomic_int_get (&run->start) == 0)
     g_thread_yield ();
@@ -825,7 +826,7 @@ worker_run (gpointer data)
         lookup_module (w, g_rand_int_range (w->rand, 0, N_MODULE_NAMES - 1));
     }
 
-  current_worker = NULL;
+  g_private_set (&current_worker, NULL);
   return NULL;
 }
 

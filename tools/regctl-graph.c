@@ -159,7 +159,7 @@ regctl_parse_input_specs (char   **specs,
  * @value: (out) (transfer full): VALUE read as GVariant text
  * @error: return location for a %REGCTL_ERROR_USAGE error
  *
- * Backend names cannot hold '/' (API.md §4), so the first '/' before the
+ * Backend names cannot hold '/' (docs/names.md), so the first '/' before the
  * '=' ends the backend name.
  *
  * Returns: %TRUE on success

@@ -359,7 +359,7 @@ regctl_get_registry (char **add_paths)
  * @error: an error
  *
  * Prints @error's message alone on a line of stderr: the registry's
- * messages (API.md §4) are meant to be shown as they are.
+ * messages (docs/names.md, docs/errors.md) are meant to be shown as they are.
  */
 void
 regctl_print_error (const GError *error)

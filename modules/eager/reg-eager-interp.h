@@ -15,7 +15,7 @@ G_BEGIN_DECLS
  * modules build with hidden visibility, so each module has its own private
  * copy and its own compiled-function type.
  *
- * Semantics (API.md §6), all in float32:
+ * Semantics (the operators of RegOp, docs/overview.md), all in float32:
  *
  * - add sub mul div maximum minimum: operands of the same shape, or one of
  *   them 0-d (a constant), which is broadcast.  maximum and minimum

@@ -8,7 +8,7 @@
 #   /usr/bin/python3 tests/data/gen-eager-ops.py > tests/data/eager-ops.txt
 #
 # numpy in float32 is the reference for the elementwise operators, with the
-# formulas of API.md section 6 (sigmoid = 1 / (1 + exp(-x)), relu =
+# formulas of RegOp's documentation (sigmoid = 1 / (1 + exp(-x)), relu =
 # maximum(x, 0), maximum/minimum propagate NaN).  sum and matmul accumulate
 # in float64 and round to float32 once, as eager documents.  The seed is
 # fixed, so the output only changes when this script (or numpy's generator)

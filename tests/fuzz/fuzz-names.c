@@ -4,7 +4,7 @@
  *
  * The input is a list of strings separated by NUL bytes.  The first is
  * checked as a backend name, all of them as a tag list.  The verdicts are
- * compared with the rules of API.md §4 written out again here, and the
+ * compared with the rules of docs/names.md written out again here, and the
  * messages of refusals must be clear.
  */
 
@@ -16,7 +16,7 @@
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
-/* API.md §4: 1 to 255 bytes of valid UTF-8, no white space (Unicode's
+/* docs/names.md: 1 to 255 bytes of valid UTF-8, no white space (Unicode's
  * White_Space property), no control (Cc) or format (Cf) characters, none
  * of / \ [ ] ; , = # ' " */
 static gboolean

@@ -75,7 +75,7 @@ needs_modules = unittest.skipUnless(HAVE_MODULES, "REG_BACKEND_PATH is not set")
 
 
 def unknown_message(name, suggestions):
-    """The exact message of API.md section 4."""
+    """The exact unknown-backend message of docs/names.md."""
     if suggestions:
         return ("Invalid backend: '%s', did you mean: %s? See `regctl list` for "
                 "available backends." % (name, ", ".join("'%s'" % s for s in suggestions)))
@@ -1852,6 +1852,9 @@ class TestDocs(RegTestCase):
         self.assertIn("doubler", registry.list_backends([]))
         # The example registers on the default registry: leave it clean.
         registry.unregister_backend("doubler")
+
+    def test_names_python(self):
+        self.run_python_blocks("names.md")
 
     def test_bindings_python(self):
         # The page registers on the default registry and cleans up itself.
