@@ -17,10 +17,15 @@
  *    the discovery cache, beside the floors: g_key_file_load_from_file() on
  *    each manifest in a loop, and on one key file holding them all; the
  *    peak RSS of that process and the heap bytes per declared backend;
- *  - list_backends() with 1,000 and 10,000 names.
+ *  - list_backends() with 1,000 and 10,000 names;
+ *  - the first lookup of a module backend (eager, inductor), each in a fresh
+ *    process: without module checks, with the quarantine (the default),
+ *    and checking the module out of process first (REG_VERIFY_MODULES=1)
+ *    with its verdict already recorded and without.
  *
- *   registry [--quick] [--keep] [--only=lookup,threads,list,discovery]
+ *   registry [--quick] [--keep] [--only=lookup,threads,list,discovery,first-lookup]
  *   registry --child MODE DIR N      (internal: one discovery, see run_child)
+ *   registry --lookup-child CHECKS DIR NAME  (internal: one first lookup)
  *
  * Every lookup column takes and drops a reference to the compiler it
  * finds: reg_registry_lookup_backend() returns a new reference, so the
@@ -945,6 +950,144 @@ bench_discovery (void)
     remove_tree (root);
 }
 
+/* The first lookup */
+
+/* In the fresh process: discovers @dir, then times the lookup of @name,
+ * which opens its module, under the module checks @checks ("none",
+ * "quarantine", "verify"). */
+static int
+lookup_child_main (const char *checks,
+                   const char *dir,
+                   const char *name)
+{
+  g_autoptr(RegRegistry) registry = reg_registry_new ();
+  g_autoptr(RegBackendInfo) info = NULL;
+  g_autoptr(RegCompiler) compiler = NULL;
+  g_autoptr(GError) error = NULL;
+  gint64 start, end;
+
+  if (g_str_equal (checks, "none"))
+    reg_registry_set_module_checks (registry, REG_MODULE_CHECKS_NONE);
+  else if (g_str_equal (checks, "quarantine"))
+    reg_registry_set_module_checks (registry, REG_MODULE_CHECKS_QUARANTINE);
+  else if (g_str_equal (checks, "verify"))
+    reg_registry_set_module_checks (registry, REG_MODULE_CHECKS_QUARANTINE | REG_MODULE_CHECKS_VERIFY);
+  else
+    return 2;
+
+  reg_registry_add_search_path (registry, dir);
+  info = reg_registry_get_backend_info (registry, name);
+  if (info == NULL)
+    return 1;
+
+  start = now_ns ();
+  compiler = reg_registry_lookup_backend (registry, name, &error);
+  end = now_ns ();
+  if (compiler == NULL)
+    {
+      g_printerr ("%s\n", error->message);
+      return 1;
+    }
+
+  printf ("ns=%" G_GINT64_FORMAT "\n", end - start);
+  return 0;
+}
+
+/* Best time of @reps first lookups, each in a fresh process whose verdict
+ * store is in @cache_dir, or in a new empty directory for each run when
+ * @cache_dir is NULL. */
+static gint64
+run_lookup_child (const char *checks,
+                  const char *name,
+                  const char *cache_dir,
+                  const char *root,
+                  guint       reps)
+{
+  g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
+  const char *argv[] = { self, "--lookup-child", checks, BENCH_MODULE_DIR, name, NULL };
+  gint64 best = G_MAXINT64;
+
+  for (guint r = 0; r < reps; r++)
+    {
+      g_autofree char *fresh = cache_dir == NULL ? g_strdup_printf ("%s/cache-XXXXXX", root) : NULL;
+      g_auto(GStrv) env = g_get_environ ();
+      g_autoptr(GError) error = NULL;
+      g_autofree char *out = NULL;
+      g_autofree char *err = NULL;
+      gint64 ns;
+      int status;
+
+      if (fresh != NULL && g_mkdtemp (fresh) == NULL)
+        g_error ("%s: %s", fresh, g_strerror (errno));
+
+      env = g_environ_setenv (env, "REG_BACKEND_PATH", "", TRUE);
+      env = g_environ_setenv (env, "REG_BACKEND_SYSTEM_DIR", "", TRUE);
+      env = g_environ_setenv (env, "XDG_CACHE_HOME", fresh != NULL ? fresh : cache_dir, TRUE);
+      if (g_environ_getenv (env, "REG_VERIFY_HELPER") == NULL)
+        env = g_environ_setenv (env, "REG_VERIFY_HELPER", BENCH_VERIFY_HELPER, TRUE);
+
+      if (!g_spawn_sync (NULL, (char **) argv, env, G_SPAWN_DEFAULT, NULL, NULL,
+                         &out, &err, &status, &error) ||
+          !g_spawn_check_wait_status (status, &error) ||
+          sscanf (out, "ns=%" G_GINT64_FORMAT, &ns) != 1)
+        {
+          g_printerr ("registry: first lookup of %s (%s) failed: %s\n%s", name, checks,
+                      error != NULL ? error->message : out, err != NULL ? err : "");
+          return -1;
+        }
+      best = MIN (best, ns);
+    }
+
+  return best;
+}
+
+static void
+bench_first_lookup (void)
+{
+  static const char * const names[] = { "eager", "inductor" };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *root = g_dir_make_tmp ("bench-first-lookup-XXXXXX", &error);
+  guint reps = quick ? 3 : 7;
+
+  if (root == NULL)
+    g_error ("%s", error->message);
+
+  g_print ("\nFirst lookup of a module backend of %s (opening its module; discovery\n"
+           "done before), each in a fresh process, best of %u: milliseconds.  \"quarantine\"\n"
+           "is the default (the verdict stores read before the module is opened);\n"
+           "\"verify\" is REG_MODULE_CHECKS_VERIFY, what REG_VERIFY_MODULES=1 sets: the\n"
+           "module's backends checked out of process before it is opened, the first\n"
+           "time (no verdict recorded: a checker process runs the conformance set) and\n"
+           "later (the verdict found in the store)\n\n",
+           BENCH_MODULE_DIR, reps);
+  g_print ("%-9s %10s %11s %11s %11s %11s %11s\n", "backend", "no checks", "quarantine",
+           "verify,", "verify,", "first /", "recorded /");
+  g_print ("%-9s %10s %11s %11s %11s %11s %11s\n", "", "", "", "first", "recorded",
+           "no checks", "no checks");
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *warm = g_strdup_printf ("%s/warm-%s", root, names[i]);
+      gint64 none, quarantine, recorded, first;
+
+      g_assert_no_errno (g_mkdir_with_parents (warm, 0700));
+      none = run_lookup_child ("none", names[i], NULL, root, reps);
+      quarantine = run_lookup_child ("quarantine", names[i], NULL, root, reps);
+      first = run_lookup_child ("verify", names[i], NULL, root, reps);
+      /* the first run records the verdict that the others find */
+      run_lookup_child ("verify", names[i], warm, root, 1);
+      recorded = run_lookup_child ("verify", names[i], warm, root, reps);
+      if (none < 0 || quarantine < 0 || first < 0 || recorded < 0)
+        continue;
+
+      g_print ("%-9s %10.3f %11.3f %11.3f %11.3f %10.1fx %10.2fx\n", names[i],
+               none / 1e6, quarantine / 1e6, first / 1e6, recorded / 1e6,
+               (double) first / none, (double) recorded / none);
+    }
+
+  remove_tree (root);
+}
+
 static gboolean
 wanted (const char *part)
 {
@@ -962,12 +1105,15 @@ main (int    argc,
 {
   g_autofree char *loadavg = NULL;
   gboolean child = FALSE;
+  gboolean lookup_child = FALSE;
   const GOptionEntry entries[] = {
     { "quick", 'q', 0, G_OPTION_ARG_NONE, &quick, "Fewer repetitions", NULL },
     { "keep", 0, 0, G_OPTION_ARG_NONE, &keep_files, "Keep the generated manifests", NULL },
     { "only", 0, 0, G_OPTION_ARG_STRING, &only,
-      "Run only these parts (comma-separated: lookup, threads, list, discovery)", "PARTS" },
+      "Run only these parts (comma-separated: lookup, threads, list, discovery, first-lookup)", "PARTS" },
     { "child", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &child, "One discovery (internal)", NULL },
+    { "lookup-child", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &lookup_child,
+      "One first lookup (internal)", NULL },
     G_OPTION_ENTRY_NULL
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("- the registry against its floors");
@@ -987,6 +1133,9 @@ main (int    argc,
       return child_main (argv[1], argv[2], (guint) g_ascii_strtoull (argv[3], NULL, 10));
     }
 
+  if (lookup_child)
+    return argc == 4 ? lookup_child_main (argv[1], argv[2], argv[3]) : 2;
+
   /* Runtime backends only: no discovery of the built modules meddles. */
   g_setenv ("REG_BACKEND_PATH", "", TRUE);
   g_setenv ("REG_BACKEND_SYSTEM_DIR", "", TRUE);
@@ -1003,6 +1152,8 @@ main (int    argc,
     bench_list ();
   if (wanted ("discovery"))
     bench_discovery ();
+  if (wanted ("first-lookup"))
+    bench_first_lookup ();
 
   return 0;
 }

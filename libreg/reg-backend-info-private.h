@@ -31,4 +31,10 @@ void            _reg_backend_info_set_options (RegBackendInfo *self,
 gboolean        _reg_backend_info_equal (RegBackendInfo     *a,
                                          RegBackendInfo     *b);
 
+/* Sets where a module backend was declared, once, before @self is handed
+ * out: the manifest, and the later declarations of its name it hides. */
+void            _reg_backend_info_set_declaration (RegBackendInfo     *self,
+                                                   const char         *manifest_path,
+                                                   const char * const *shadowed_manifests);
+
 G_END_DECLS

@@ -38,6 +38,8 @@ struct _RegBackendInfo
   char            **authors;
   char             *website;
   char             *license;
+  char             *manifest_path;
+  char            **shadowed_manifests;
 };
 
 enum {
@@ -54,6 +56,8 @@ enum {
   PROP_AUTHORS,
   PROP_WEBSITE,
   PROP_LICENSE,
+  PROP_MANIFEST_PATH,
+  PROP_SHADOWED_MANIFESTS,
   N_PROPS
 };
 
@@ -75,6 +79,8 @@ reg_backend_info_finalize (GObject *object)
   g_strfreev (self->authors);
   g_free (self->website);
   g_free (self->license);
+  g_free (self->manifest_path);
+  g_strfreev (self->shadowed_manifests);
 
   G_OBJECT_CLASS (reg_backend_info_parent_class)->finalize (object);
 }
@@ -124,6 +130,12 @@ reg_backend_info_get_property (GObject    *object,
       break;
     case PROP_LICENSE:
       g_value_set_string (value, self->license);
+      break;
+    case PROP_MANIFEST_PATH:
+      g_value_set_string (value, self->manifest_path);
+      break;
+    case PROP_SHADOWED_MANIFESTS:
+      g_value_set_boxed (value, self->shadowed_manifests);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -192,6 +204,12 @@ reg_backend_info_set_property (GObject      *object,
       break;
     case PROP_LICENSE:
       self->license = g_value_dup_string (value);
+      break;
+    case PROP_MANIFEST_PATH:
+      self->manifest_path = g_value_dup_string (value);
+      break;
+    case PROP_SHADOWED_MANIFESTS:
+      self->shadowed_manifests = g_value_dup_boxed (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -314,12 +332,44 @@ reg_backend_info_class_init (RegBackendInfoClass *klass)
   properties[PROP_LICENSE] =
     g_param_spec_string ("license", NULL, NULL, NULL, flags);
 
+  /**
+   * RegBackendInfo:manifest-path:
+   *
+   * The full path of the `.backend` manifest that declared the backend,
+   * or %NULL for a runtime backend.
+   */
+  properties[PROP_MANIFEST_PATH] =
+    g_param_spec_string ("manifest-path", NULL, NULL, NULL, flags);
+
+  /**
+   * RegBackendInfo:shadowed-manifests:
+   *
+   * The manifests that declare the same name too, in the order discovery
+   * read them, and that this backend hides: later in the search path, or
+   * declarations of a name registered at run time.  Empty when none does.
+   */
+  properties[PROP_SHADOWED_MANIFESTS] =
+    g_param_spec_boxed ("shadowed-manifests", NULL, NULL, G_TYPE_STRV, flags);
+
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
 static void
 reg_backend_info_init (RegBackendInfo *self)
 {
+}
+
+void
+_reg_backend_info_set_declaration (RegBackendInfo     *self,
+                                   const char         *manifest_path,
+                                   const char * const *shadowed_manifests)
+{
+  static const char * const none[] = { NULL };
+
+  g_assert (self->manifest_path == NULL && self->shadowed_manifests == NULL);
+
+  self->manifest_path = g_strdup (manifest_path);
+  self->shadowed_manifests = g_strdupv ((char **) (shadowed_manifests != NULL ? shadowed_manifests : none));
 }
 
 /* Fills the fields directly: a list model of a registry's backends makes
@@ -389,7 +439,9 @@ _reg_backend_info_equal (RegBackendInfo *a,
          g_strcmp0 (a->version, b->version) == 0 &&
          strv_equal (a->authors, b->authors) &&
          g_strcmp0 (a->website, b->website) == 0 &&
-         g_strcmp0 (a->license, b->license) == 0;
+         g_strcmp0 (a->license, b->license) == 0 &&
+         g_strcmp0 (a->manifest_path, b->manifest_path) == 0 &&
+         strv_equal (a->shadowed_manifests, b->shadowed_manifests);
 }
 
 /**
@@ -588,4 +640,42 @@ reg_backend_info_get_license (RegBackendInfo *self)
   g_return_val_if_fail (REG_IS_BACKEND_INFO (self), NULL);
 
   return self->license;
+}
+
+/**
+ * reg_backend_info_get_manifest_path:
+ * @self: a [class@Reg.BackendInfo]
+ *
+ * Gets the manifest that declared the backend: the file to look at when
+ * its module fails to load.
+ *
+ * Returns: (transfer none) (nullable) (type filename): the path, or %NULL
+ *   for a runtime backend
+ */
+const char *
+reg_backend_info_get_manifest_path (RegBackendInfo *self)
+{
+  g_return_val_if_fail (REG_IS_BACKEND_INFO (self), NULL);
+
+  return self->manifest_path;
+}
+
+/**
+ * reg_backend_info_get_shadowed_manifests:
+ * @self: a [class@Reg.BackendInfo]
+ *
+ * Gets the other manifests declaring the backend's name, which this one
+ * hides (see [property@Reg.BackendInfo:shadowed-manifests]).
+ *
+ * Returns: (transfer none) (array zero-terminated=1) (element-type filename):
+ *   the paths, possibly none
+ */
+const char * const *
+reg_backend_info_get_shadowed_manifests (RegBackendInfo *self)
+{
+  static const char * const none[] = { NULL };
+
+  g_return_val_if_fail (REG_IS_BACKEND_INFO (self), NULL);
+
+  return self->shadowed_manifests != NULL ? (const char * const *) self->shadowed_manifests : none;
 }

@@ -56,5 +56,9 @@ REG_AVAILABLE_IN_ALL
 const char         *reg_backend_info_get_website     (RegBackendInfo *self);
 REG_AVAILABLE_IN_ALL
 const char         *reg_backend_info_get_license     (RegBackendInfo *self);
+REG_AVAILABLE_IN_ALL
+const char         *reg_backend_info_get_manifest_path (RegBackendInfo *self);
+REG_AVAILABLE_IN_ALL
+const char * const *reg_backend_info_get_shadowed_manifests (RegBackendInfo *self);
 
 G_END_DECLS

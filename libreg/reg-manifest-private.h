@@ -31,6 +31,19 @@ typedef struct
   RegManifestBackend *backends;     /* in the order of the file's groups */
 } RegManifest;
 
+/* A manifest discovery could not use. */
+typedef struct
+{
+  char        *path;    /* the manifest file */
+  char        *reason;  /* what is wrong, escaped for messages */
+  const char  *hint;    /* what to do about it: a sentence, static */
+  char       **names;   /* the backend names its group lines give, if
+                         * any could be read: a lookup of one of them
+                         * says the manifest was skipped */
+} RegManifestSkip;
+
+void         _reg_manifest_skip_free (RegManifestSkip *skip);
+
 /* Parses manifest text; @path names the file in messages and locates the
  * module.  Any problem fails the whole manifest with a message saying what
  * is wrong (the caller prefixes the file name). */
@@ -44,10 +57,12 @@ void         _reg_manifest_free     (RegManifest *manifest);
 
 /* Reads every `*.backend` file of @dir in byte order of their names and
  * returns the good ones (element free function _reg_manifest_free).  A
- * broken manifest is skipped with one g_warning() naming the file and the
- * reason; a missing directory is no manifest, silently.  Touches no module
- * file. */
-GPtrArray   *_reg_manifest_scan_dir (const char  *dir);
+ * broken manifest is skipped with one g_warning() naming the file, the
+ * reason and what to do, and added to @skipped (nullable) as a
+ * RegManifestSkip; a missing directory is no manifest, silently.  Touches
+ * no module file. */
+GPtrArray   *_reg_manifest_scan_dir (const char  *dir,
+                                     GPtrArray   *skipped);
 
 /* The string value of @key of @group, NULL when the key is missing, after
  * checking its escape sequences (GLib 2.74 mishandles some).  Errors name

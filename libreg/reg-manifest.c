@@ -3,13 +3,9 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-#include <errno.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <string.h>
-#include <glib/gstdio.h>
 
+#include "reg-file-private.h"
 #include "reg-manifest-cache-private.h"
 #include "reg-manifest-private.h"
 #include "reg-message-private.h"
@@ -18,6 +14,13 @@
 
 #define MODULE_GROUP "Reg Module"
 #define BACKEND_GROUP_PREFIX "Backend "
+
+/* What to do about a manifest that was skipped, by what was wrong. */
+#define HINT_FILE "Make it a readable regular file, or remove it."
+#define HINT_SYNTAX "Fix the manifest (its format is in \"Writing a module\" of the libreg documentation)."
+#define HINT_ABI "Rebuild the module against this libreg and set AbiVersion=" \
+  G_STRINGIFY (REG_MODULE_ABI_VERSION) " in the manifest."
+#define HINT_MODULE "Fix Module= in the manifest: it names the module file, in the manifest's own directory."
 
 void
 _reg_manifest_free (RegManifest *manifest)
@@ -183,10 +186,12 @@ check_option_groups (const RegManifest   *manifest,
   return _reg_backend_details_check_groups (groups, names, details, manifest->n_backends, error);
 }
 
+/* Parses a manifest; on failure *@hint says what to do about it. */
 static RegManifest *
 parse_manifest (const char  *path,
                 const char  *data,
                 gsize        length,
+                const char **hint,
                 GError     **error)
 {
   g_autoptr(GKeyFile) keyfile = g_key_file_new ();
@@ -198,6 +203,8 @@ parse_manifest (const char  *path,
   const char *end;
   gint64 abi_version;
   gsize n_groups;
+
+  *hint = HINT_SYNTAX;
 
   /* Validate the whole text first: GKeyFile would stop at a NUL byte and
    * quietly drop a value that is not UTF-8 where no error is asked for. */
@@ -225,6 +232,7 @@ parse_manifest (const char  *path,
     }
 
   abi_version = g_key_file_get_int64 (keyfile, MODULE_GROUP, "AbiVersion", &local_error);
+  *hint = HINT_ABI;
   if (local_error != NULL)
     {
       g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "AbiVersion: ");
@@ -238,6 +246,7 @@ parse_manifest (const char  *path,
       return NULL;
     }
 
+  *hint = HINT_MODULE;
   if (!get_raw_value (keyfile, MODULE_GROUP, "Module", &module, error))
     return NULL;
 
@@ -250,6 +259,7 @@ parse_manifest (const char  *path,
   if (!check_module_name (module, error))
     return NULL;
 
+  *hint = HINT_SYNTAX;
   dir = g_path_get_dirname (path);
   manifest = g_new0 (RegManifest, 1);
   manifest->path = g_strdup (path);
@@ -280,104 +290,15 @@ parse_manifest (const char  *path,
   return g_steal_pointer (&manifest);
 }
 
-/* Reads a whole manifest, refusing what cannot be one before reading it:
- * a special file (a FIFO would block discovery forever, a device would
- * never end) or a file over REG_MANIFEST_MAX_SIZE. */
-static gboolean
-read_manifest_file (const char  *path,
-                    char       **contents,
-                    gsize       *length,
-                    GError     **error)
-{
-  g_autofree char *data = NULL;
-  GStatBuf st;
-  gsize size, got = 0;
-  gboolean to_end;
-  int fd, saved_errno;
-
-  fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0);
-  if (fd < 0)
-    {
-      saved_errno = errno;
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
-                   "cannot be opened: %s", g_strerror (saved_errno));
-      return FALSE;
-    }
-
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
-    {
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "not a regular file");
-      close (fd);
-      return FALSE;
-    }
-
-  if (st.st_size > REG_MANIFEST_MAX_SIZE)
-    {
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                   "%" G_GINT64_FORMAT " bytes, larger than the %d bytes a manifest may have",
-                   (gint64) st.st_size, REG_MANIFEST_MAX_SIZE);
-      close (fd);
-      return FALSE;
-    }
-
-  /* The file is read up to the size it states (a manifest rewritten
-   * meanwhile reads as a prefix of the new text, as with
-   * g_file_get_contents()), which saves the read() that would find the
-   * end.  A file that states 0 bytes may still have contents (files of
-   * /proc do): that one is read to its end, within bounds. */
-  size = (gsize) st.st_size;
-  to_end = size == 0;
-  data = g_malloc (size + 1);
-  for (;;)
-    {
-      gssize n;
-
-      if (got == size)
-        {
-          if (!to_end || size > REG_MANIFEST_MAX_SIZE)
-            break;
-          size = MIN (size * 2 + 64, (gsize) REG_MANIFEST_MAX_SIZE + 1);
-          data = g_realloc (data, size + 1);
-        }
-
-      n = read (fd, data + got, size - got);
-      if (n == 0)
-        break;
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        {
-          saved_errno = errno;
-          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
-                       "cannot be read: %s", g_strerror (saved_errno));
-          close (fd);
-          return FALSE;
-        }
-      got += n;
-    }
-  close (fd);
-
-  if (got > REG_MANIFEST_MAX_SIZE)
-    {
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                   "larger than the %d bytes a manifest may have", REG_MANIFEST_MAX_SIZE);
-      return FALSE;
-    }
-
-  data[got] = '\0';
-  *contents = g_steal_pointer (&data);
-  *length = got;
-  return TRUE;
-}
-
-RegManifest *
-_reg_manifest_parse (const char  *path,
-                     const char  *data,
-                     gsize        length,
-                     GError     **error)
+static RegManifest *
+parse_with_hint (const char  *path,
+                 const char  *data,
+                 gsize        length,
+                 const char **hint,
+                 GError     **error)
 {
   g_autoptr(GError) local_error = NULL;
-  RegManifest *manifest = parse_manifest (path, data, length, &local_error);
+  RegManifest *manifest = parse_manifest (path, data, length, hint, &local_error);
 
   /* A reason may quote the file's text (GKeyFile quotes the line it
    * stopped at, our checks the value): escaped and cut, so that a
@@ -393,16 +314,106 @@ _reg_manifest_parse (const char  *path,
 }
 
 RegManifest *
+_reg_manifest_parse (const char  *path,
+                     const char  *data,
+                     gsize        length,
+                     GError     **error)
+{
+  const char *hint;
+
+  return parse_with_hint (path, data, length, &hint, error);
+}
+
+RegManifest *
 _reg_manifest_load (const char  *path,
                     GError     **error)
 {
   g_autofree char *data = NULL;
   gsize length;
 
-  if (!read_manifest_file (path, &data, &length, error))
+  if (!_reg_file_read_bounded (path, REG_MANIFEST_MAX_SIZE, "a manifest", &data, &length, error))
     return NULL;
 
   return _reg_manifest_parse (path, data, length, error);
+}
+
+void
+_reg_manifest_skip_free (RegManifestSkip *skip)
+{
+  if (skip == NULL)
+    return;
+
+  g_free (skip->path);
+  g_free (skip->reason);
+  g_strfreev (skip->names);
+  g_free (skip);
+}
+
+/* The names of the [Backend NAME] group lines of @data, line by line, for
+ * a manifest GKeyFile would not read: whatever is wrong elsewhere in it,
+ * a lookup of one of these names can then say which manifest was meant.
+ * Only names the naming rules accept are kept. */
+static char **
+find_backend_names (const char *data,
+                    gsize       length)
+{
+  g_autoptr(GStrvBuilder) names = g_strv_builder_new ();
+  const char *end = data + length;
+  const char *line = data;
+
+  while (line < end)
+    {
+      const char *eol = memchr (line, '\n', end - line);
+      const char *stop = eol != NULL ? eol : end;
+      const char *p = line;
+
+      while (p < stop && (*p == ' ' || *p == '\t'))
+        p++;
+      while (stop > p && (stop[-1] == ' ' || stop[-1] == '\t' || stop[-1] == '\r'))
+        stop--;
+
+      if (stop - p > (gssize) strlen ("[" BACKEND_GROUP_PREFIX "]") &&
+          memcmp (p, "[" BACKEND_GROUP_PREFIX, strlen ("[" BACKEND_GROUP_PREFIX)) == 0 &&
+          stop[-1] == ']')
+        {
+          const char *name = p + strlen ("[" BACKEND_GROUP_PREFIX);
+          g_autofree char *copy = g_strndup (name, stop - 1 - name);
+
+          if (strlen (copy) == (gsize) (stop - 1 - name) &&
+              _reg_name_validate (copy, "backend name", NULL))
+            g_strv_builder_add (names, copy);
+        }
+
+      line = eol != NULL ? eol + 1 : end;
+    }
+
+  return g_strv_builder_end (names);
+}
+
+/* Reads and parses the manifest @path; on failure fills a new @skip. */
+static RegManifest *
+load_or_skip (const char       *path,
+              RegManifestSkip **skip)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *data = NULL;
+  RegManifest *manifest = NULL;
+  const char *hint = HINT_FILE;
+  gsize length = 0;
+
+  if (_reg_file_read_bounded (path, REG_MANIFEST_MAX_SIZE, "a manifest", &data, &length, &error))
+    manifest = parse_with_hint (path, data, length, &hint, &error);
+
+  if (manifest != NULL)
+    return manifest;
+
+  *skip = g_new0 (RegManifestSkip, 1);
+  (*skip)->path = g_strdup (path);
+  (*skip)->reason = g_strdup (error->message);
+  (*skip)->hint = hint;
+  (*skip)->names = data != NULL ? find_backend_names (data, length) : g_new0 (char *, 1);
+
+  return NULL;
 }
 
 static int
@@ -413,7 +424,8 @@ compare_names (gconstpointer a,
 }
 
 GPtrArray *
-_reg_manifest_scan_dir (const char *dir)
+_reg_manifest_scan_dir (const char *dir,
+                        GPtrArray  *skipped)
 {
   GPtrArray *manifests;
   g_autoptr(GPtrArray) names = NULL;
@@ -449,14 +461,18 @@ _reg_manifest_scan_dir (const char *dir)
   for (guint i = 0; i < names->len; i++)
     {
       g_autofree char *path = g_build_filename (dir, g_ptr_array_index (names, i), NULL);
-      RegManifest *manifest = _reg_manifest_load (path, &error);
+      RegManifestSkip *skip = NULL;
+      RegManifest *manifest = load_or_skip (path, &skip);
 
       if (manifest != NULL)
         g_ptr_array_add (manifests, manifest);
       else
         {
-          g_warning ("manifest %s skipped: %s", path, error->message);
-          g_clear_error (&error);
+          g_warning ("manifest %s skipped: %s. %s", path, skip->reason, skip->hint);
+          if (skipped != NULL)
+            g_ptr_array_add (skipped, skip);
+          else
+            _reg_manifest_skip_free (skip);
         }
     }
 

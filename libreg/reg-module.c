@@ -84,7 +84,11 @@ reg_module_load_module (GTypeModule *type_module)
   if (self->gmodule == NULL)
     {
       g_set_error (&self->load_error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
-                   "module %s cannot be opened: %s", self->path, g_module_error ());
+                   "module %s cannot be opened: %s. %s", self->path, g_module_error (),
+                   g_file_test (self->path, G_FILE_TEST_EXISTS)
+                   ? "Rebuild the module against this libreg and the libraries it needs "
+                     "(`ldd -r` on it lists what is missing)."
+                   : "Install the module file, or fix Module= in the manifest.");
       return FALSE;
     }
 
@@ -94,19 +98,23 @@ reg_module_load_module (GTypeModule *type_module)
       abi_version == NULL)
     {
       g_set_error (&self->load_error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
-                   "module %s does not export reg_module_abi_version", self->path);
+                   "module %s does not export reg_module_abi_version. "
+                   "Rebuild it against this libreg's <reg.h>: a module exports "
+                   "reg_module_abi_version = REG_MODULE_ABI_VERSION.", self->path);
     }
   else if (*abi_version != REG_MODULE_ABI_VERSION)
     {
       g_set_error (&self->load_error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
-                   "module %s has ABI version %u, this libreg expects %u",
+                   "module %s has ABI version %u, this libreg expects %u. "
+                   "Rebuild the module against this libreg.",
                    self->path, *abi_version, REG_MODULE_ABI_VERSION);
     }
   else if (!g_module_symbol (self->gmodule, "reg_module_load", (gpointer *) &load) ||
            load == NULL)
     {
       g_set_error (&self->load_error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
-                   "module %s does not export reg_module_load", self->path);
+                   "module %s does not export reg_module_load. "
+                   "Rebuild it with reg_module_load() exported (G_MODULE_EXPORT).", self->path);
     }
 
   if (self->load_error != NULL)

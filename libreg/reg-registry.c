@@ -21,6 +21,7 @@
 #include "reg-name-private.h"
 #include "reg-registry-private.h"
 #include "reg-snapshot-private.h"
+#include "reg-verify-private.h"
 
 /**
  * RegRegistry:
@@ -94,6 +95,17 @@
  *
  * The environment variables are ignored in setuid and setgid programs, as
  * `REG_BACKEND_PATH` is.
+ *
+ * ## Checking modules
+ *
+ * Before it opens a module file, the registry looks for verdicts recorded
+ * against it by `regctl verify` or [method@Reg.Registry.verify_backend]:
+ * a module whose check crashed or timed out is quarantined, never opened,
+ * until the file changes ([property@Reg.Registry:module-checks]).  With
+ * %REG_MODULE_CHECKS_VERIFY (or `REG_VERIFY_MODULES=1` in the environment,
+ * outside setuid and setgid programs), it first checks the module's
+ * backends out of process, so that a module that crashes fails its lookup
+ * instead of killing the application.  See the "Verifying backends" page.
  */
 
 /* One allocation (backend_new()): the struct, then its tags array, then
@@ -104,6 +116,7 @@ typedef struct
   char            **tags;
   char             *description;  /* manifests only; nullable */
   const char       *module_path;  /* NULL for runtime backends; in `paths` */
+  const char       *manifest_path; /* the manifest that declared it; in `paths` */
   const char       *dir;          /* the search directory that declared it; in `paths` */
   RegCompiler      *compiler;     /* NULL while only declared */
   RegBackendOrigin  origin;
@@ -124,8 +137,13 @@ struct _RegRegistry
   GHashTable  *shadowed;        /* "MODULE_PATH/NAME" of names a module's
                                  * manifest declares but another backend
                                  * has (NAME holds no '/') */
+  GHashTable  *shadows;         /* name -> GPtrArray of the manifests
+                                 * (in `paths`) declaring it that the
+                                 * backend of that name hides */
   GHashTable  *loaded_modules;  /* module paths this registry took backends from */
   GHashTable  *rejected;        /* name -> why a module's offer of it was refused */
+  GHashTable  *skipped;         /* manifest path -> RegManifestSkip, of the
+                                 * manifests discovery could not use */
   GHashTable  *scanned_dirs;    /* search directories discovery has read */
   GPtrArray   *added_dirs;      /* reg_registry_add_search_path(), newest first */
   char       **env_dirs;        /* REG_BACKEND_PATH, then the system directory */
@@ -148,13 +166,18 @@ struct _RegRegistry
 
   /* Serialises discovery and module loading, so that a module is loaded
    * once however many threads look its backends up.  Taken before `lock`,
-   * never while holding it. */
+   * never while holding it.  The checks before a first load (the
+   * quarantine, a check in a child process) run under it too. */
   GRecMutex    load_lock;
+
+  /* RegModuleChecks; atomic, read by loads without any lock. */
+  gint         module_checks;
 };
 
 enum {
   PROP_0,
   PROP_DEFAULT_BACKEND,
+  PROP_MODULE_CHECKS,
   PROP_FALLBACK_BACKENDS,
   PROP_COMPILE_CACHE_SIZE,
   N_PROPS
@@ -383,14 +406,16 @@ search_dirs_from_environment (void)
   return (char **) g_ptr_array_free (dirs, FALSE);
 }
 
-/* REG_DEFAULT_BACKEND, REG_FALLBACK_BACKENDS and REG_COMPILE_CACHE_SIZE,
- * or the built-in settings; see the class description. */
+/* REG_DEFAULT_BACKEND, REG_FALLBACK_BACKENDS, REG_COMPILE_CACHE_SIZE and
+ * REG_VERIFY_MODULES, or the built-in settings; see the class
+ * description. */
 static void
 settings_from_environment (RegRegistry *self)
 {
   const char *default_name = NULL;
   const char *fallbacks = NULL;
   const char *cache_size = NULL;
+  const char *verify = NULL;
   guint64 size = REG_COMPILE_CACHE_DEFAULT_SIZE;
 
   if (environment_is_trusted ())
@@ -398,7 +423,12 @@ settings_from_environment (RegRegistry *self)
       default_name = g_getenv ("REG_DEFAULT_BACKEND");
       fallbacks = g_getenv ("REG_FALLBACK_BACKENDS");
       cache_size = g_getenv ("REG_COMPILE_CACHE_SIZE");
+      verify = g_getenv ("REG_VERIFY_MODULES");
     }
+
+  self->module_checks = REG_MODULE_CHECKS_QUARANTINE;
+  if (g_strcmp0 (verify, "1") == 0)
+    self->module_checks |= REG_MODULE_CHECKS_VERIFY;
 
   if (default_name != NULL && default_name[0] != '\0')
     {
@@ -482,6 +512,40 @@ shadow_locked (RegRegistry *self,
   g_hash_table_add (self->shadowed, g_strconcat (module_path, "/", name, NULL));
 }
 
+/* Records that the backend @name hides the declaration of @manifest_path
+ * (interned), for its info to tell. */
+static void
+add_shadow_locked (RegRegistry *self,
+                   const char  *name,
+                   const char  *manifest_path)
+{
+  GPtrArray *manifests = g_hash_table_lookup (self->shadows, name);
+
+  if (manifests == NULL)
+    {
+      manifests = g_ptr_array_new ();
+      g_hash_table_insert (self->shadows, g_strdup (name), manifests);
+    }
+  if (!g_ptr_array_find (manifests, manifest_path, NULL))
+    g_ptr_array_add (manifests, (gpointer) manifest_path);
+}
+
+/* A backend taking over the name of @replaced hides what it hid, after
+ * @replaced's own declaration. */
+static void
+take_over_shadows_locked (RegRegistry   *self,
+                          const Backend *replaced)
+{
+  g_autoptr(GPtrArray) before = NULL;
+  g_autofree char *key = NULL;
+
+  g_hash_table_steal_extended (self->shadows, replaced->name, (gpointer *) &key, (gpointer *) &before);
+  if (replaced->manifest_path != NULL)
+    add_shadow_locked (self, replaced->name, replaced->manifest_path);
+  for (guint i = 0; before != NULL && i < before->len; i++)
+    add_shadow_locked (self, replaced->name, g_ptr_array_index (before, i));
+}
+
 /* Whether a manifest of @module_path declares @name. */
 static gboolean
 declares_locked (RegRegistry *self,
@@ -511,6 +575,7 @@ merge_manifest_locked (RegRegistry       *self,
                        GPtrArray         *declared)
 {
   const char *module_path = intern_path_locked (self, manifest->module_path);
+  const char *manifest_path = intern_path_locked (self, manifest->path);
 
   dir = intern_path_locked (self, dir);
 
@@ -526,15 +591,22 @@ merge_manifest_locked (RegRegistry       *self,
         {
           if (existing->module_path != module_path)
             shadow_locked (self, module_path, mb->name);
+          /* A loaded backend's own manifest, read again by a rescan,
+           * hides nothing. */
+          if (existing->manifest_path != manifest_path)
+            add_shadow_locked (self, mb->name, manifest_path);
           g_debug ("backend '%s' of %s ignored: declared already", mb->name, manifest->path);
           continue;
         }
 
       if (existing != NULL && existing->module_path != module_path)
         shadow_locked (self, existing->module_path, existing->name);
+      if (existing != NULL)
+        take_over_shadows_locked (self, existing);
 
       backend = backend_new (mb->name, (const char * const *) mb->tags, mb->description);
       backend->module_path = module_path;
+      backend->manifest_path = manifest_path;
       backend->dir = dir;
       backend->origin = REG_BACKEND_ORIGIN_MODULE;
       if (mb->details != NULL)
@@ -552,6 +624,7 @@ typedef struct
   GPtrArray *search_dirs;
   GPtrArray *read_dirs;   /* borrowed from search_dirs */
   GPtrArray *manifests;   /* a GPtrArray of RegManifest per read directory */
+  GPtrArray *skipped;     /* RegManifestSkip of every read directory */
 } Scan;
 
 static void
@@ -560,6 +633,7 @@ scan_clear (Scan *scan)
   g_clear_pointer (&scan->search_dirs, g_ptr_array_unref);
   g_clear_pointer (&scan->read_dirs, g_ptr_array_unref);
   g_clear_pointer (&scan->manifests, g_ptr_array_unref);
+  g_clear_pointer (&scan->skipped, g_ptr_array_unref);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Scan, scan_clear)
@@ -575,6 +649,7 @@ scan_read (RegRegistry *self,
 {
   scan->read_dirs = g_ptr_array_new ();
   scan->manifests = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  scan->skipped = g_ptr_array_new_with_free_func ((GDestroyNotify) _reg_manifest_skip_free);
 
   g_rw_lock_reader_lock (&self->lock);
   scan->search_dirs = dup_search_dirs_locked (self);
@@ -588,7 +663,8 @@ scan_read (RegRegistry *self,
   g_rw_lock_reader_unlock (&self->lock);
 
   for (guint i = 0; i < scan->read_dirs->len; i++)
-    g_ptr_array_add (scan->manifests, _reg_manifest_scan_dir (g_ptr_array_index (scan->read_dirs, i)));
+    g_ptr_array_add (scan->manifests, _reg_manifest_scan_dir (g_ptr_array_index (scan->read_dirs, i),
+                                                              scan->skipped));
 }
 
 /* Adds what @scan read; the names newly declared go to @declared (borrowed
@@ -609,6 +685,16 @@ scan_merge_locked (RegRegistry *self,
                                dir, scan->search_dirs, declared);
       g_hash_table_add (self->scanned_dirs, g_strdup (dir));
     }
+
+  /* Taken over: the scan is done with them. */
+  for (guint i = 0; i < scan->skipped->len; i++)
+    {
+      RegManifestSkip *skip = g_ptr_array_index (scan->skipped, i);
+
+      g_hash_table_replace (self->skipped, skip->path, skip);
+    }
+  g_ptr_array_set_free_func (scan->skipped, NULL);
+  g_ptr_array_set_size (scan->skipped, 0);
 }
 
 static void
@@ -656,14 +742,68 @@ suggest_locked (RegRegistry *self,
   return reg_close_matches (name, (const char * const *) names->pdata, 3, 0.6);
 }
 
+/* The skipped manifest that seems to declare @name, if any: the first in
+ * search order. */
+static const RegManifestSkip *
+find_skipped_locked (RegRegistry *self,
+                     const char  *name)
+{
+  const RegManifestSkip *found = NULL;
+  g_autoptr(GPtrArray) dirs = NULL;
+  guint found_rank = G_MAXUINT;
+  GHashTableIter iter;
+  gpointer value;
+
+  if (g_hash_table_size (self->skipped) == 0)
+    return NULL;
+
+  dirs = dup_search_dirs_locked (self);
+  g_hash_table_iter_init (&iter, self->skipped);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      const RegManifestSkip *skip = value;
+      g_autofree char *dir = NULL;
+      guint rank;
+
+      if (!g_strv_contains ((const char * const *) skip->names, name))
+        continue;
+
+      dir = g_path_get_dirname (skip->path);
+      rank = dir_rank (dirs, dir);
+      if (found == NULL || rank < found_rank ||
+          (rank == found_rank && strcmp (skip->path, found->path) < 0))
+        {
+          found = skip;
+          found_rank = rank;
+        }
+    }
+
+  return found;
+}
+
 static void
 set_invalid_backend_error_locked (RegRegistry  *self,
                                   const char   *name,
                                   GError      **error)
 {
-  g_auto(GStrv) suggestions = suggest_locked (self, name);
+  g_auto(GStrv) suggestions = NULL;
   g_autoptr(GString) quoted = g_string_new (NULL);
   g_autofree char *shown = NULL;
+  const RegManifestSkip *skip = find_skipped_locked (self, name);
+
+  /* A name only a skipped manifest declares: saying why is more use than
+   * suggestions. */
+  if (skip != NULL)
+    {
+      g_autofree char *path = _reg_text_for_message (skip->path, -1, 4096);
+
+      g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_INVALID_BACKEND,
+                   "Invalid backend: '%s'. The manifest %s declares it but was skipped: %s. %s",
+                   name, path, skip->reason, skip->hint);
+      return;
+    }
+
+  suggestions = suggest_locked (self, name);
 
   /* A name that could be a backend's is shown as it is (docs/names.md); any
    * other (a line break, a megabyte) is escaped and cut, so that the
@@ -783,6 +923,18 @@ info_request_start_locked (RegRegistry   *self,
   request->compiler = NULL;
   if (backend->origin == REG_BACKEND_ORIGIN_RUNTIME && backend->compiler != NULL)
     request->compiler = g_object_ref (backend->compiler);
+
+  /* Where it was declared, and the declarations of its name it hides. */
+  {
+    GPtrArray *shadows = g_hash_table_lookup (self->shadows, backend->name);
+    g_autoptr(GPtrArray) shown = g_ptr_array_new ();
+
+    for (guint i = 0; shadows != NULL && i < shadows->len; i++)
+      g_ptr_array_add (shown, g_ptr_array_index (shadows, i));
+    g_ptr_array_add (shown, NULL);
+    _reg_backend_info_set_declaration (request->info, backend->manifest_path,
+                                       (const char * const *) shown->pdata);
+  }
 }
 
 /* Call without the lock.  Returns the info (transfer full). */
@@ -840,6 +992,8 @@ load_backend (RegRegistry  *self,
   g_autoptr(GPtrArray) rejected = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GError) local_error = NULL;
   g_autofree char *module_path = NULL;
+  g_autofree char *manifest_path = NULL;
+  g_autofree char *dir = NULL;
   const RegModuleOffer *module_offers;
   RegCompiler *result = NULL;
   RegModule *module;
@@ -864,6 +1018,8 @@ load_backend (RegRegistry  *self,
       gpointer value;
 
       module_path = g_strdup (backend->module_path);
+      manifest_path = g_strdup (backend->manifest_path);
+      dir = g_strdup (backend->dir);
       g_hash_table_iter_init (&iter, self->backends);
       while (g_hash_table_iter_next (&iter, NULL, &value))
         {
@@ -878,11 +1034,19 @@ load_backend (RegRegistry  *self,
   if (module_path == NULL)
     goto out;
 
+  /* The module file is opened only if no verdict quarantines it (and,
+   * when asked, after its backends were checked in a child process). */
+  if (!_reg_verify_before_load (g_atomic_int_get (&self->module_checks), name,
+                                module_path, manifest_path, dir, wanted, error))
+    goto out;
+
   module = _reg_module_ensure (module_path, &local_error);
   if (module == NULL)
     {
+      g_autofree char *shown = _reg_text_for_message (manifest_path, -1, 4096);
+
       g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
-                                  "backend '%s': ", name);
+                                  "backend '%s' (declared by %s): ", name, shown);
       goto out;
     }
 
@@ -935,8 +1099,10 @@ load_backend (RegRegistry  *self,
   g_rw_lock_writer_lock (&self->lock);
   for (guint i = 0; i < rejected->len; i++)
     g_hash_table_replace (self->rejected, g_strdup (g_ptr_array_index (rejected, i)),
-                          g_strdup_printf ("backend '%s': module %s offers it, but no manifest of it declares it",
-                                           (const char *) g_ptr_array_index (rejected, i), module_path));
+                          g_strdup_printf ("backend '%s': module %s offers it, but no manifest of it declares it. "
+                                           "Declare it in the module's manifest ([Backend %s]).",
+                                           (const char *) g_ptr_array_index (rejected, i), module_path,
+                                           (const char *) g_ptr_array_index (rejected, i)));
   if (!g_hash_table_contains (self->loaded_modules, module_path))
     {
       g_hash_table_add (self->loaded_modules, g_strdup (module_path));
@@ -964,9 +1130,14 @@ load_backend (RegRegistry  *self,
   else if (backend->compiler != NULL)
     result = g_object_ref (backend->compiler);
   else
-    g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
-                 "backend '%s': module %s does not provide it, though its manifest declares it",
-                 name, module_path);
+    {
+      g_autofree char *shown = _reg_text_for_message (manifest_path, -1, 4096);
+
+      g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
+                   "backend '%s' (declared by %s): module %s does not provide it. "
+                   "Make the module's reg_module_load() add it, or remove [Backend %s] from the manifest.",
+                   name, shown, module_path, name);
+    }
   invalidate_locked (self, garbage);
   g_rw_lock_writer_unlock (&self->lock);
 
@@ -990,9 +1161,11 @@ reg_registry_finalize (GObject *object)
 
   g_hash_table_unref (self->backends);
   g_hash_table_unref (self->shadowed);
+  g_hash_table_unref (self->shadows);
   g_hash_table_unref (self->paths);
   g_hash_table_unref (self->loaded_modules);
   g_hash_table_unref (self->rejected);
+  g_hash_table_unref (self->skipped);
   g_hash_table_unref (self->scanned_dirs);
   g_ptr_array_unref (self->added_dirs);
   g_strfreev (self->env_dirs);
@@ -1022,6 +1195,9 @@ reg_registry_get_property (GObject    *object,
     case PROP_DEFAULT_BACKEND:
       g_value_take_string (value, reg_registry_dup_default_backend (self));
       break;
+    case PROP_MODULE_CHECKS:
+      g_value_set_flags (value, reg_registry_get_module_checks (self));
+      break;
     case PROP_FALLBACK_BACKENDS:
       g_value_take_boxed (value, reg_registry_dup_fallback_backends (self));
       break;
@@ -1045,6 +1221,9 @@ reg_registry_set_property (GObject      *object,
     {
     case PROP_DEFAULT_BACKEND:
       reg_registry_set_default_backend (self, g_value_get_string (value));
+      break;
+    case PROP_MODULE_CHECKS:
+      reg_registry_set_module_checks (self, g_value_get_flags (value));
       break;
     case PROP_FALLBACK_BACKENDS:
       reg_registry_set_fallback_backends (self, g_value_get_boxed (value));
@@ -1078,6 +1257,20 @@ reg_registry_class_init (RegRegistryClass *klass)
     g_param_spec_string ("default-backend", NULL, NULL,
                          REG_DEFAULT_BACKEND,
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * RegRegistry:module-checks:
+   *
+   * What the registry checks before it opens a module file: by default
+   * %REG_MODULE_CHECKS_QUARANTINE, with %REG_MODULE_CHECKS_VERIFY too when
+   * the environment has `REG_VERIFY_MODULES=1` (ignored in setuid and
+   * setgid programs).  Applies to modules opened after it is set.
+   * Notified when it changes, in the thread that changed it.
+   */
+  properties[PROP_MODULE_CHECKS] =
+    g_param_spec_flags ("module-checks", NULL, NULL,
+                        REG_TYPE_MODULE_CHECKS, REG_MODULE_CHECKS_QUARANTINE,
+                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   /**
    * RegRegistry:fallback-backends:
@@ -1202,8 +1395,12 @@ reg_registry_init (RegRegistry *self)
                                           (GDestroyNotify) backend_free);
   self->paths = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->shadowed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->shadows = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                         (GDestroyNotify) g_ptr_array_unref);
   self->loaded_modules = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->rejected = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->skipped = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                         (GDestroyNotify) _reg_manifest_skip_free);
   self->scanned_dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->added_dirs = g_ptr_array_new_with_free_func (g_free);
   self->env_dirs = search_dirs_from_environment ();
@@ -1323,6 +1520,7 @@ reg_registry_register_backend (RegRegistry        *self,
     {
       g_hash_table_steal_extended (self->backends, name, NULL, (gpointer *) &replaced);
       shadow_locked (self, replaced->module_path, name);
+      take_over_shadows_locked (self, replaced);
     }
   g_hash_table_insert (self->backends, backend->name, backend);
   backend = NULL;
@@ -1418,6 +1616,8 @@ reg_registry_unregister_backend (RegRegistry  *self,
       g_hash_table_steal_extended (self->backends, name, NULL, (gpointer *) &removed);
       if (removed != NULL && removed->module_path != NULL)
         shadow_locked (self, removed->module_path, name);
+      if (removed != NULL)
+        g_hash_table_remove (self->shadows, name);
       if (removed != NULL)
         invalidate_locked (self, garbage);
       else if (attempt == 1 && error != NULL)
@@ -2734,6 +2934,44 @@ declaration_changed (const Backend *old,
 }
 
 /**
+ * reg_registry_dup_skipped_manifests:
+ * @self: a [class@Reg.Registry]
+ *
+ * Gets the manifests of the search path that discovery could not use
+ * (unreadable, not a key file, an unsupported `AbiVersion=`, a bad
+ * `Module=`...), each with what was wrong and what to do about it: the
+ * same text as the warning discovery gave.  Runs discovery first.  This
+ * function is thread-safe.
+ *
+ * Returns: (transfer full) (element-type filename utf8): the manifest paths
+ *   mapped to their reasons, possibly none
+ */
+GHashTable *
+reg_registry_dup_skipped_manifests (RegRegistry *self)
+{
+  GHashTable *skipped = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  GHashTableIter iter;
+  gpointer value;
+
+  g_return_val_if_fail (REG_IS_REGISTRY (self), NULL);
+
+  ensure_discovered (self);
+
+  g_rw_lock_reader_lock (&self->lock);
+  g_hash_table_iter_init (&iter, self->skipped);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      const RegManifestSkip *skip = value;
+
+      g_hash_table_insert (skipped, g_strdup (skip->path),
+                           g_strdup_printf ("%s. %s", skip->reason, skip->hint));
+    }
+  g_rw_lock_reader_unlock (&self->lock);
+
+  return skipped;
+}
+
+/**
  * reg_registry_rescan:
  * @self: a [class@Reg.Registry]
  *
@@ -2780,6 +3018,8 @@ reg_registry_rescan (RegRegistry *self)
     }
   g_hash_table_remove_all (self->scanned_dirs);
   g_hash_table_remove_all (self->shadowed);
+  g_hash_table_remove_all (self->shadows);
+  g_hash_table_remove_all (self->skipped);
   scan_merge_locked (self, &scan, declared);
 
   /* A name declared again is announced again when what its manifest says
@@ -2812,4 +3052,171 @@ reg_registry_rescan (RegRegistry *self)
   g_ptr_array_sort (gone, compare_strings);
   emit_name_signals (self, signals[BACKEND_UNREGISTERED], gone);
   emit_name_signals (self, signals[BACKEND_DECLARED], new_names);
+}
+
+/**
+ * reg_registry_set_module_checks:
+ * @self: a [class@Reg.Registry]
+ * @checks: what to check before opening a module file
+ *
+ * Sets [property@Reg.Registry:module-checks].  %REG_MODULE_CHECKS_VERIFY
+ * makes the first lookup of a module's backend slower, by the time a check
+ * takes (a process started, the module loaded there and the conformance
+ * set run), once per module file: later processes find the recorded
+ * verdict.  This function is thread-safe.
+ */
+void
+reg_registry_set_module_checks (RegRegistry     *self,
+                                RegModuleChecks  checks)
+{
+  g_return_if_fail (REG_IS_REGISTRY (self));
+  g_return_if_fail ((checks & ~(REG_MODULE_CHECKS_QUARANTINE | REG_MODULE_CHECKS_VERIFY)) == 0);
+
+  if ((RegModuleChecks) g_atomic_int_exchange (&self->module_checks, checks) != checks)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MODULE_CHECKS]);
+}
+
+/**
+ * reg_registry_get_module_checks:
+ * @self: a [class@Reg.Registry]
+ *
+ * Gets [property@Reg.Registry:module-checks].  This function is
+ * thread-safe.
+ *
+ * Returns: what the registry checks before opening a module file
+ */
+RegModuleChecks
+reg_registry_get_module_checks (RegRegistry *self)
+{
+  g_return_val_if_fail (REG_IS_REGISTRY (self), REG_MODULE_CHECKS_NONE);
+
+  return g_atomic_int_get (&self->module_checks);
+}
+
+/* Where a module backend comes from, for a check. */
+typedef struct
+{
+  char             *module_path;
+  char             *dir;
+  RegBackendOrigin  origin;
+} Source;
+
+static gpointer
+backend_dup_source (const Backend *backend,
+                    gpointer       user_data)
+{
+  Source *source = g_new0 (Source, 1);
+
+  source->module_path = g_strdup (backend->module_path);
+  source->dir = g_strdup (backend->dir);
+  source->origin = backend->origin;
+
+  return source;
+}
+
+static void
+source_free (Source *source)
+{
+  g_free (source->module_path);
+  g_free (source->dir);
+  g_free (source);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Source, source_free)
+
+/**
+ * reg_registry_verify_backend:
+ * @self: a [class@Reg.Registry]
+ * @name: the name of a backend that a module declares
+ * @options: (nullable): an `a{sv}` of settings: `timeout` (`d`, seconds,
+ *   default 20), `memory-limit` (`t`, bytes of address space, default
+ *   4 GiB, 0 for none), `store` (`s`: `"user"`, the default, records the
+ *   verdict in the user's store; `"system"` in the store beside the module
+ *   file; `"none"` nowhere)
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Checks the backend @name in a process of its own: loads its module
+ * there, makes its compiler, compiles and calls the conformance set and
+ * compares every output with eager's, under the timeout and the memory
+ * limit.  Nothing of the module runs in the calling process.  The verdict
+ * is recorded against the module file's identity in the store @options
+ * name, when the file did not change during the check, replacing the
+ * backend's earlier verdict there.  A crash or a timeout quarantines the
+ * module (see [property@Reg.Registry:module-checks]); another verdict of
+ * the same backend lifts the quarantine its crash or timeout had put.
+ *
+ * Fails with %REG_REGISTRY_ERROR_INVALID_BACKEND for an unknown name,
+ * %G_IO_ERROR_NOT_SUPPORTED for a backend registered at run time (there is
+ * no module to check), %G_IO_ERROR_INVALID_ARGUMENT for bad @options,
+ * %G_IO_ERROR_CANCELLED, or the error of starting the checker or of
+ * writing the store.  Blocks the calling thread for as long as the check
+ * takes.  This function is thread-safe.
+ *
+ * Returns: (transfer full): the verdict, or %NULL with @error set
+ */
+RegVerdict *
+reg_registry_verify_backend (RegRegistry   *self,
+                             const char    *name,
+                             GVariant      *options,
+                             GCancellable  *cancellable,
+                             GError       **error)
+{
+  g_autoptr(Source) source = NULL;
+  RegVerifyOptions parsed;
+
+  g_return_val_if_fail (REG_IS_REGISTRY (self), NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+  g_return_val_if_fail (options == NULL || g_variant_is_of_type (options, G_VARIANT_TYPE_VARDICT), NULL);
+  g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!_reg_verify_options_parse (options, &parsed, error))
+    return NULL;
+
+  source = with_backend (self, name, backend_dup_source, NULL, error);
+  if (source == NULL)
+    return NULL;
+
+  if (source->origin == REG_BACKEND_ORIGIN_RUNTIME || source->module_path == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "backend '%s' is registered at run time, not declared by a module: "
+                   "there is no module to check", name);
+      return NULL;
+    }
+
+  return _reg_verify_run (name, source->module_path, source->dir, &parsed, cancellable, error);
+}
+
+/**
+ * reg_registry_dup_verdict:
+ * @self: a [class@Reg.Registry]
+ * @name: a backend name
+ *
+ * Finds the recorded verdict that governs the backend @name as its module
+ * file is now: a verdict quarantining the module (which may be about
+ * another backend of the same module: see
+ * [method@Reg.Verdict.get_backend_name]), or else the backend's own
+ * latest verdict.  Reads the store beside the module and the user's; a
+ * verdict about an earlier state of the file does not count.  Loads
+ * nothing.  This function is thread-safe.
+ *
+ * Returns: (transfer full) (nullable): the verdict, or %NULL when there is
+ *   none (or @name is unknown, or registered at run time)
+ */
+RegVerdict *
+reg_registry_dup_verdict (RegRegistry *self,
+                          const char  *name)
+{
+  g_autoptr(Source) source = NULL;
+
+  g_return_val_if_fail (REG_IS_REGISTRY (self), NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+
+  source = with_backend (self, name, backend_dup_source, NULL, NULL);
+  if (source == NULL || source->module_path == NULL)
+    return NULL;
+
+  return _reg_verify_dup_verdict (name, source->module_path);
 }

@@ -9,13 +9,14 @@
 # error "Only <reg.h> can be included directly."
 #endif
 
-#include <glib-object.h>
+#include <gio/gio.h>
 
 #include "reg-version-macros.h"
 #include "reg-backend-info.h"
 #include "reg-compiled-fn.h"
 #include "reg-compiler.h"
 #include "reg-graph.h"
+#include "reg-verdict.h"
 
 G_BEGIN_DECLS
 
@@ -65,6 +66,29 @@ typedef enum {
   REG_REGISTRY_ERROR_INVALID_NAME,
   REG_REGISTRY_ERROR_LOAD_FAILED,
 } RegRegistryError;
+
+/**
+ * RegModuleChecks:
+ * @REG_MODULE_CHECKS_NONE: open modules without looking at verdicts
+ * @REG_MODULE_CHECKS_QUARANTINE: never open a module file that a recorded
+ *   verdict quarantines (a check crashed or timed out on it, and the file
+ *   has not changed since); its backends' lookups fail with
+ *   %REG_REGISTRY_ERROR_LOAD_FAILED.  The default.
+ * @REG_MODULE_CHECKS_VERIFY: before the first load of a module, check
+ *   each of its backends that has no recorded verdict out of process, as
+ *   [method@Reg.Registry.verify_backend] does (recording the verdicts in
+ *   the user's store), and refuse the module when a check crashes or times
+ *   out.  Implies the quarantine.
+ *
+ * What a [class@Reg.Registry] checks before it opens a module file; see
+ * [method@Reg.Registry.set_module_checks] and the "Verifying backends"
+ * page.
+ */
+typedef enum /*< flags >*/ {
+  REG_MODULE_CHECKS_NONE       = 0,
+  REG_MODULE_CHECKS_QUARANTINE = 1 << 0,
+  REG_MODULE_CHECKS_VERIFY     = 1 << 1,
+} RegModuleChecks;
 
 /**
  * RegSettingSource:
@@ -203,5 +227,21 @@ REG_AVAILABLE_IN_ALL
 char          **reg_registry_get_search_paths            (RegRegistry        *self);
 REG_AVAILABLE_IN_ALL
 void            reg_registry_rescan                      (RegRegistry        *self);
+REG_AVAILABLE_IN_ALL
+GHashTable     *reg_registry_dup_skipped_manifests       (RegRegistry        *self);
+REG_AVAILABLE_IN_ALL
+void            reg_registry_set_module_checks           (RegRegistry        *self,
+                                                          RegModuleChecks     checks);
+REG_AVAILABLE_IN_ALL
+RegModuleChecks reg_registry_get_module_checks           (RegRegistry        *self);
+REG_AVAILABLE_IN_ALL
+RegVerdict     *reg_registry_verify_backend              (RegRegistry        *self,
+                                                          const char         *name,
+                                                          GVariant           *options,
+                                                          GCancellable       *cancellable,
+                                                          GError            **error);
+REG_AVAILABLE_IN_ALL
+RegVerdict     *reg_registry_dup_verdict                 (RegRegistry        *self,
+                                                          const char         *name);
 
 G_END_DECLS

@@ -17,6 +17,7 @@
 # include "reg-compiler.h"
 # include "reg-func-compiler.h"
 # include "reg-backend-info.h"
+# include "reg-verdict.h"
 # include "reg-module.h"
 # include "reg-close-matches.h"
 # include "reg-registry.h"

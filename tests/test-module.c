@@ -441,8 +441,9 @@ assert_declared_not_loaded (RegRegistry *registry,
 }
 
 /* Looks @name up twice (a failure is retried, and fails the same way
- * again), expecting LOAD_FAILED with a message containing every string of
- * @fragments; the backend stays declared. */
+ * again), expecting LOAD_FAILED with a message naming the manifest that
+ * declared it and containing every string of @fragments (the module file
+ * and what to do, among others); the backend stays declared. */
 static void
 assert_load_fails (RegRegistry        *registry,
                    const char         *name,
@@ -453,10 +454,14 @@ assert_load_fails (RegRegistry        *registry,
     {
       g_autoptr(GError) error = NULL;
       g_autoptr(RegCompiler) compiler = NULL;
+      g_autoptr(RegBackendInfo) info = reg_registry_get_backend_info (registry, name);
+      g_autofree char *declared_by = g_strdup_printf ("(declared by %s)",
+                                                      reg_backend_info_get_manifest_path (info));
 
       compiler = reg_registry_lookup_backend (registry, name, &error);
       g_assert_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED);
       g_assert_null (compiler);
+      assert_message_contains (error, declared_by);
       for (guint i = 0; fragments[i] != NULL; i++)
         assert_message_contains (error, fragments[i]);
 
@@ -889,7 +894,8 @@ test_failure_abi_mismatch (Fixture       *f,
   g_autofree char *versions =
     g_strdup_printf ("has ABI version %d, this libreg expects %d",
                      REG_MODULE_ABI_VERSION + 1, REG_MODULE_ABI_VERSION);
-  const char * const fragments[] = { "'abi_mismatch'", module, versions, NULL };
+  const char * const fragments[] = { "'abi_mismatch'", module, versions,
+                                     "Rebuild the module against this libreg.", NULL };
 
   /* The fixture's reg_module_load() aborts if it ever runs. */
   assert_load_fails (f->registry, "abi_mismatch", module, fragments);
@@ -904,7 +910,8 @@ test_failure_no_load_symbol (Fixture       *f,
                              gconstpointer  data)
 {
   g_autofree char *module = install_fixture (f->dir, "no-load-symbol");
-  const char * const fragments[] = { "'no_load_symbol'", module, "reg_module_load", NULL };
+  const char * const fragments[] = { "'no_load_symbol'", module, "reg_module_load",
+                                     "(G_MODULE_EXPORT)", NULL };
 
   assert_load_fails (f->registry, "no_load_symbol", module, fragments);
   g_assert_cmpuint (recorder_count_kind (f->recorder, "module"), ==, 0);
@@ -918,7 +925,8 @@ test_failure_no_abi_symbol (Fixture       *f,
                             gconstpointer  data)
 {
   g_autofree char *module = install_fixture (f->dir, "no-abi-symbol");
-  const char * const fragments[] = { "'no_abi_symbol'", module, "reg_module_abi_version", NULL };
+  const char * const fragments[] = { "'no_abi_symbol'", module, "reg_module_abi_version",
+                                     "Rebuild it against this libreg", NULL };
 
   /* The fixture's reg_module_load() aborts if it ever runs. */
   assert_load_fails (f->registry, "no_abi_symbol", module, fragments);
@@ -933,7 +941,7 @@ test_failure_not_a_shared_object (Fixture       *f,
                                   gconstpointer  data)
 {
   g_autofree char *module = install_fixture (f->dir, "not-a-shared-object");
-  const char * const fragments[] = { "'garbage'", module, "invalid ELF header", NULL };
+  const char * const fragments[] = { "'garbage'", module, "invalid ELF header", "`ldd -r`", NULL };
 
   g_assert_true (g_file_test (module, G_FILE_TEST_IS_REGULAR));
 
@@ -951,7 +959,8 @@ test_failure_missing_module_file (Fixture       *f,
   g_autofree char *module = install_fixture (f->dir, "missing-module");
   g_autofree char *good = g_build_filename (FIXTURE_BUILDDIR, GOOD_MODULE, NULL);
   g_autofree char *module_name = g_path_get_basename (module);
-  const char * const fragments[] = { "'fixture_a'", module, "No such file or directory", NULL };
+  const char * const fragments[] = { "'fixture_a'", module, "No such file or directory",
+                                     "Install the module file, or fix Module= in the manifest.", NULL };
   g_autoptr(RegCompiler) a = NULL;
   g_autoptr(RegCompiler) b = NULL;
 
@@ -983,7 +992,7 @@ test_failure_missing_declared (Fixture       *f,
 {
   gboolean y_first = GPOINTER_TO_INT (data);
   g_autofree char *module = install_fixture (f->dir, "missing-declared");
-  const char * const fragments[] = { "'y'", module, "provide", NULL };
+  const char * const fragments[] = { "'y'", module, "provide", "remove [Backend y] from the manifest", NULL };
   g_autoptr(RegCompiler) x = NULL;
 
   if (y_first)
@@ -1169,6 +1178,27 @@ test_manifest_broken (Fixture       *f,
   g_assert_cmpuint (recorder_count (f->recorder, "declared", "last_ok"), ==, 1);
   g_assert_cmpuint (recorder_count (f->recorder, "declared", "broken"), ==, 0);
   assert_lookup_invalid (f->registry, "broken");
+
+  /* The lookup says why, when the file's text could be read; the
+   * registry lists the manifest as skipped either way. */
+  {
+    g_autoptr(GHashTable) skipped = reg_registry_dup_skipped_manifests (f->registry);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(RegCompiler) compiler = reg_registry_lookup_backend (f->registry, "broken", &error);
+    g_autofree char *said = g_strdup_printf ("Invalid backend: 'broken'. The manifest %s declares it but was skipped: ",
+                                             path);
+
+    g_assert_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_INVALID_BACKEND);
+    if (broken->kind == BROKEN_TEXT &&
+        (g_str_has_prefix (broken->contents, "[Backend broken]\n") ||
+         g_strstr_len (broken->contents, broken->length, "\n[Backend broken]\n") != NULL))
+      g_assert_true (g_str_has_prefix (error->message, said));
+    else
+      g_assert_true (g_str_has_prefix (error->message, "Invalid backend: 'broken'. See `regctl list`"));
+
+    g_assert_cmpuint (g_hash_table_size (skipped), ==, 1);
+    g_assert_true (g_hash_table_contains (skipped, path));
+  }
 }
 
 /* Several broken manifests in one directory: one warning each, in file
@@ -1267,6 +1297,102 @@ test_search_path_same_directory (Fixture       *f,
   assert_module_path (f->registry, "shared", f->dir, "libB.so");
   assert_description (f->registry, "only_b", "from b");
   g_assert_cmpuint (recorder_count (f->recorder, "declared", "shared"), ==, 1);
+}
+
+static void
+assert_declaration (RegRegistry        *registry,
+                    const char         *name,
+                    const char         *manifest_dir,
+                    const char         *manifest,
+                    const char * const *shadowed)
+{
+  g_autoptr(RegBackendInfo) info = reg_registry_get_backend_info (registry, name);
+  g_autofree char *expected = manifest != NULL ? g_build_filename (manifest_dir, manifest, NULL) : NULL;
+  g_auto(GStrv) from_property = NULL;
+  const char * const *got;
+  guint n = 0;
+
+  g_assert_nonnull (info);
+  g_assert_cmpstr (reg_backend_info_get_manifest_path (info), ==, expected);
+  got = reg_backend_info_get_shadowed_manifests (info);
+  g_object_get (info, "shadowed-manifests", &from_property, NULL);
+  g_assert_cmpstrv (from_property, got);
+  for (; shadowed[n] != NULL; n++)
+    g_assert_cmpstr (got[n], ==, shadowed[n]);
+  g_assert_null (got[n]);
+}
+
+/* Which manifest declared a backend, and which later declarations of its
+ * name it hides: in a later directory, later in byte order in the same
+ * directory, and those a runtime registration hides. */
+static void
+test_search_path_shadowed (Fixture       *f,
+                           gconstpointer  data)
+{
+  const char *later = f->dir;
+  const char *first = fixture_add_dir (f);
+  g_autofree char *first_b = g_build_filename (first, "b.backend", NULL);
+  g_autofree char *later_a = g_build_filename (later, "a.backend", NULL);
+  g_autofree char *later_z = g_build_filename (later, "z.backend", NULL);
+  g_autoptr(RegCompiler) compiler = reg_func_compiler_new ("runtime", refuse_compile, NULL, NULL);
+  g_autoptr(GError) error = NULL;
+
+  write_manifest (first, "a.backend", "liba.so", "first",
+                  (const char * const[]) { "shared", "runtime", NULL });
+  write_manifest (first, "b.backend", "libb.so", "first, second file",
+                  (const char * const[]) { "shared", "only_b", NULL });
+  write_manifest (later, "a.backend", "liba.so", "later",
+                  (const char * const[]) { "shared", "only_later", NULL });
+  write_manifest (later, "z.backend", "libz.so", "later, second file",
+                  (const char * const[]) { "shared", NULL });
+
+  assert_declaration (f->registry, "shared", first, "a.backend",
+                      (const char * const[]) { first_b, later_a, later_z, NULL });
+  assert_declaration (f->registry, "only_b", first, "b.backend", (const char * const[]) { NULL });
+  assert_declaration (f->registry, "only_later", later, "a.backend", (const char * const[]) { NULL });
+
+  /* A runtime backend over a declared name hides its manifest. */
+  g_assert_true (reg_registry_register_backend (f->registry, "runtime", compiler, NULL, &error));
+  g_assert_no_error (error);
+  {
+    g_autofree char *first_a = g_build_filename (first, "a.backend", NULL);
+
+    assert_declaration (f->registry, "runtime", NULL, NULL, (const char * const[]) { first_a, NULL });
+  }
+
+  /* A rescan finds the same. */
+  reg_registry_rescan (f->registry);
+  assert_declaration (f->registry, "shared", first, "a.backend",
+                      (const char * const[]) { first_b, later_a, later_z, NULL });
+  {
+    g_autofree char *first_a = g_build_filename (first, "a.backend", NULL);
+
+    assert_declaration (f->registry, "runtime", NULL, NULL, (const char * const[]) { first_a, NULL });
+  }
+
+  /* A directory added after discovery takes the name over, and hides what
+   * the declaration it replaces hid. */
+  {
+    const char *earliest = fixture_add_dir (f);
+    g_autofree char *first_a = g_build_filename (first, "a.backend", NULL);
+
+    write_manifest (earliest, "e.backend", "libe.so", "earliest",
+                    (const char * const[]) { "only_later", "shared", NULL });
+    assert_listed (f->registry, "not_declared_anywhere", FALSE);
+    assert_declaration (f->registry, "only_later", earliest, "e.backend",
+                        (const char * const[]) { later_a, NULL });
+    assert_declaration (f->registry, "shared", earliest, "e.backend",
+                        (const char * const[]) { first_a, first_b, later_a, later_z, NULL });
+
+    /* Unregistered, the name is gone with what it hid; a rescan brings
+     * both back. */
+    g_assert_true (reg_registry_unregister_backend (f->registry, "only_later", &error));
+    g_assert_no_error (error);
+    g_assert_null (reg_registry_get_backend_info (f->registry, "only_later"));
+    reg_registry_rescan (f->registry);
+    assert_declaration (f->registry, "only_later", earliest, "e.backend",
+                        (const char * const[]) { later_a, NULL });
+  }
 }
 
 /* A directory added after discovery is read by the next call that
@@ -2049,6 +2175,7 @@ main (int   argc,
 
   ADD ("/module/search-path/newest-first", test_search_path_newest_first, NULL);
   ADD ("/module/search-path/same-directory", test_search_path_same_directory, NULL);
+  ADD ("/module/search-path/shadowed", test_search_path_shadowed, NULL);
   ADD ("/module/search-path/added-after-discovery",
        test_search_path_added_after_discovery, NULL);
   ADD ("/module/search-path/added-before-environment",

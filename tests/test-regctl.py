@@ -10,6 +10,8 @@
 #   REGCTL_EXAMPLES         docs/examples (default: found from this file)
 #   REGCTL_MAN_PAGE         docs/regctl.1 (default: found from this file)
 #   REG_BACKEND_PATH        the built modules
+#   REGCTL_FIXTURES         the built fixture modules (tests/modules)
+#   REG_VERIFY_HELPER       the built checker of `regctl verify`
 #   REGCTL_WRAPPER          optional command to run regctl under, e.g.
 #                           "valgrind -q --error-exitcode=97 --leak-check=full
 #                            --errors-for-leak-kinds=definite,indirect"
@@ -18,6 +20,7 @@
 # Tests of the default backend (inductor) are skipped, saying so, while no
 # module declares it.
 
+import atexit
 import json
 import math
 import os
@@ -37,8 +40,13 @@ REGCTL = os.environ.get('REGCTL')
 EXAMPLES = os.environ.get('REGCTL_EXAMPLES', os.path.join(SOURCE_ROOT, 'docs', 'examples'))
 MAN_PAGE = os.environ.get('REGCTL_MAN_PAGE', os.path.join(SOURCE_ROOT, 'docs', 'regctl.1'))
 WRAPPER = shlex.split(os.environ.get('REGCTL_WRAPPER', ''))
+FIXTURES = os.environ.get('REGCTL_FIXTURES')
 
-COMMANDS = ['list', 'info', 'run', 'bench', 'paths']
+# The verdicts regctl records go to a cache directory of the tests' own.
+os.environ['XDG_CACHE_HOME'] = tempfile.mkdtemp(prefix='test-regctl-cache-')
+atexit.register(shutil.rmtree, os.environ['XDG_CACHE_HOME'], ignore_errors=True)
+
+COMMANDS = ['list', 'info', 'run', 'bench', 'paths', 'verify']
 LIST_KEYS = {'name', 'tags', 'description', 'loaded', 'origin', 'module_path', 'default',
              'version', 'authors', 'website', 'license', 'options'}
 OPTION_KEYS = {'name', 'type', 'type_name', 'default', 'minimum', 'maximum', 'choices', 'description'}
@@ -567,6 +575,8 @@ class TestList(RegctlTestCase):
 
 class TestInfo(RegctlTestCase):
     def info_fields(self, stdout):
+        """The Key: value lines of `regctl info` (Shadows' continuation
+        lines aside)."""
         fields = {}
         for line in stdout.splitlines():
             key, _, value = line.partition(':')
@@ -666,6 +676,28 @@ class TestInfo(RegctlTestCase):
         self.assertEqual(result.stdout, '')
         self.assertIn('ghost', result.stderr)
         self.assertIn('libghost.so', result.stderr)
+
+    def test_declaration_and_shadowed(self):
+        first, later = self.mkdir('first'), self.mkdir('later')
+        write_manifest(first, 'a.backend', 'liba.so', [('twice', [], 'First')])
+        write_manifest(later, 'a.backend', 'liba.so', [('twice', [], 'Later')])
+        write_manifest(later, 'b.backend', 'libb.so', [('twice', [], 'Later, b')])
+        env = {'REG_BACKEND_PATH': first + ':' + later}
+        result = regctl('info', 'twice', env=env)
+        self.assertExit(result, 0)
+        lines = result.stdout.splitlines()
+        self.assertIn('Manifest:     %s' % os.path.join(first, 'a.backend'), lines)
+        shadows = lines.index('Shadows:      %s' % os.path.join(later, 'a.backend'))
+        self.assertEqual(lines[shadows + 1], '              %s' % os.path.join(later, 'b.backend'))
+
+        info = json.loads(regctl('info', 'twice', '--json', env=env).stdout)
+        self.assertEqual(info['manifest_path'], os.path.join(first, 'a.backend'))
+        self.assertEqual(info['shadowed_manifests'],
+                         [os.path.join(later, 'a.backend'), os.path.join(later, 'b.backend')])
+
+        info = json.loads(regctl('info', 'twice', '--json', env={'REG_BACKEND_PATH': later}).stdout)
+        self.assertEqual(info['manifest_path'], os.path.join(later, 'a.backend'))
+        self.assertEqual(info['shadowed_manifests'], [os.path.join(later, 'b.backend')])
 
     def test_unknown_with_suggestion(self):
         result = regctl('info', 'eagr')
@@ -1187,12 +1219,12 @@ class TestPaths(RegctlTestCase):
         result = regctl('paths', env=env)
         self.assertExit(result, 0)
         rows = parse_table(result.stdout)
-        self.assertEqual(rows[0], ['ORDER', 'DIRECTORY', 'ORIGIN', 'MANIFESTS'])
+        self.assertEqual(rows[0], ['ORDER', 'DIRECTORY', 'ORIGIN', 'MANIFESTS', 'SKIPPED'])
         self.assertEqual(rows[1:], [
-            ['1', os.path.realpath(a), 'REG_BACKEND_PATH', '2'],
-            ['2', os.path.realpath(missing), 'REG_BACKEND_PATH', '0 (missing)'],
-            ['3', os.path.realpath(b), 'REG_BACKEND_PATH', '0'],
-            ['4', os.path.realpath(system), 'REG_BACKEND_SYSTEM_DIR', '1'],
+            ['1', os.path.realpath(a), 'REG_BACKEND_PATH', '2', '0'],
+            ['2', os.path.realpath(missing), 'REG_BACKEND_PATH', '0 (missing)', '0'],
+            ['3', os.path.realpath(b), 'REG_BACKEND_PATH', '0', '0'],
+            ['4', os.path.realpath(system), 'REG_BACKEND_SYSTEM_DIR', '1', '0'],
         ])
         # what list finds there
         names = [x['name'] for x in json.loads(regctl('list', '--all', '--json', env=env).stdout)]
@@ -1206,12 +1238,41 @@ class TestPaths(RegctlTestCase):
         self.assertExit(result, 0)
         self.assertEqual(json.loads(result.stdout), [
             {'directory': os.path.realpath(missing), 'origin': 'REG_BACKEND_PATH',
-             'manifests': 0, 'status': 'missing'},
+             'manifests': 0, 'skipped': 0, 'status': 'missing', 'skipped_manifests': []},
             {'directory': os.path.realpath(not_dir), 'origin': 'REG_BACKEND_PATH',
-             'manifests': 0, 'status': 'not-a-directory'},
+             'manifests': 0, 'skipped': 0, 'status': 'not-a-directory', 'skipped_manifests': []},
             {'directory': os.path.realpath(a), 'origin': 'REG_BACKEND_PATH',
-             'manifests': 2, 'status': 'ok'},
+             'manifests': 2, 'skipped': 0, 'status': 'ok', 'skipped_manifests': []},
         ])
+
+    def test_skipped_counted_apart(self):
+        a, b, system, missing = self.make_dirs()
+        old = self.write('a/old.backend', '[Reg Module]\nModule=libold.so\nAbiVersion=1\n\n[Backend old]\n')
+        bad = self.write('a/z\u2028.backend', '[Reg Module]\nModule=../x.so\nAbiVersion=2\n\n[Backend bad]\n')
+        env = {'REG_BACKEND_PATH': a, 'REG_BACKEND_SYSTEM_DIR': ''}
+        result = regctl('paths', env=env)
+        self.assertExit(result, 0)
+        table, _, rest = result.stdout.partition('\n\n')
+        self.assertEqual(parse_table(table + '\n')[1:], [['1', os.path.realpath(a), 'REG_BACKEND_PATH', '2', '2']])
+        lines = rest.splitlines()
+        self.assertEqual(lines[0], 'Skipped manifests:')
+        self.assertTrue(lines[1].startswith('  %s: AbiVersion=1 is not supported' % old), lines)
+        self.assertIn('Rebuild the module against this libreg and set AbiVersion=2', lines[1])
+        # the file name's line separator is not one on the terminal
+        self.assertTrue(lines[2].startswith('  %s/z' % a), lines)
+        self.assertIn('Fix Module= in the manifest', lines[2])
+        self.assertEqual(len(lines), 3)
+
+        paths = json.loads(regctl('paths', '--json', env=env).stdout)
+        self.assertEqual((paths[0]['manifests'], paths[0]['skipped']), (2, 2))
+        self.assertEqual([m['path'] for m in paths[0]['skipped_manifests']], [old, bad])
+        self.assertTrue(paths[0]['skipped_manifests'][0]['reason'].startswith('AbiVersion=1 is not supported'))
+
+        # a lookup of a name a skipped manifest declares says so
+        result = regctl('info', 'old', '--load', env=env)
+        self.assertExit(result, 1)
+        self.assertIn("Invalid backend: 'old'. The manifest %s declares it but was skipped: "
+                      "AbiVersion=1 is not supported" % old, result.stderr)
 
     def test_added_paths_come_first_in_order_given(self):
         a, b, system, missing = self.make_dirs()
@@ -1240,7 +1301,7 @@ class TestPaths(RegctlTestCase):
         self.assertEqual(json.loads(regctl('paths', '--json', env=env).stdout), [])
         result = regctl('paths', env=env)
         self.assertExit(result, 0)
-        self.assertEqual(result.stdout.split(), ['ORDER', 'DIRECTORY', 'ORIGIN', 'MANIFESTS'])
+        self.assertEqual(result.stdout.split(), ['ORDER', 'DIRECTORY', 'ORIGIN', 'MANIFESTS', 'SKIPPED'])
 
     def test_extra_argument(self):
         self.assertUsageError(regctl('paths', 'x'), 'paths', "unexpected argument 'x'")
@@ -1401,6 +1462,182 @@ class TestCache(RegctlTestCase):
         os.unlink(os.path.join(d, 'broken.backend'))
         self.assertExit(regctl('cache', d, env=self.ENV), 0)
         self.assertIsNone(self.rejection(d))
+
+
+VERIFY_KEYS = {'name', 'verdict', 'reason', 'unsupported_ops', 'quarantined', 'time', 'module_path'}
+
+
+@unittest.skipUnless(FIXTURES, 'REGCTL_FIXTURES is not set')
+class TestVerify(RegctlTestCase):
+    """regctl verify on the fixture modules, one per verdict."""
+
+    def install(self, directory, fixture):
+        """Copies tests/modules' fixture (manifest and module) into
+        @directory; returns the module's path there."""
+        module = 'libfixture-%s.so' % fixture
+        shutil.copy(os.path.join(FIXTURES, fixture + '.backend'), directory)
+        shutil.copy(os.path.join(FIXTURES, module), directory)
+        return os.path.join(directory, module)
+
+    def fixtures(self, *names):
+        d = self.mkdir('fixtures')
+        for name in names:
+            self.install(d, name)
+        return d, {'REG_BACKEND_PATH': d}
+
+    def verify_json(self, *args, env=None):
+        result = regctl('verify', '--json', *args, env=env)
+        self.assertIn(result.returncode, (0, 1), result.stderr)
+        return result, json.loads(result.stdout)
+
+    def test_each_verdict(self):
+        d, env = self.fixtures('verify-ok', 'verify-unsupported', 'verify-wrong',
+                               'verify-crash', 'verify-hang')
+        # The one that hangs on its own, with a short timeout: the others
+        # have the default one, which a loaded machine needs.
+        result, checked = self.verify_json('verify_hang', '--timeout', '1', env=env)
+        self.assertExit(result, 1)
+        result, others = self.verify_json('verify_ok', 'verify_unsupported', 'verify_wrong',
+                                          'verify_crash', env=env)
+        self.assertExit(result, 1)
+        checked += others
+        by_name = {c['name']: c for c in checked}
+        self.assertEqual(sorted(by_name), ['verify_crash', 'verify_hang', 'verify_ok',
+                                           'verify_unsupported', 'verify_wrong'])
+        for c in checked:
+            self.assertEqual(set(c), VERIFY_KEYS)
+            self.assertTrue(c['module_path'].startswith(d + '/'))
+            self.assertRegex(c['time'], r'^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$')
+        verdicts = {name: c['verdict'] for name, c in by_name.items()}
+        self.assertEqual(verdicts, {'verify_ok': 'ok', 'verify_unsupported': 'unsupported',
+                                    'verify_wrong': 'wrong-results', 'verify_crash': 'crashed',
+                                    'verify_hang': 'timeout'})
+        self.assertIsNone(by_name['verify_ok']['reason'])
+        for name in ['verify_unsupported', 'verify_wrong', 'verify_crash', 'verify_hang']:
+            self.assertIsInstance(by_name[name]['reason'], str)
+            self.assertNotEqual(by_name[name]['reason'], '')
+        self.assertEqual(by_name['verify_unsupported']['unsupported_ops'], ['matmul'])
+        self.assertIn("graph 'op/sigmoid': output 0: largest error", by_name['verify_wrong']['reason'])
+        self.assertIn('no result after 1 s', by_name['verify_hang']['reason'])
+        self.assertEqual({n for n, c in by_name.items() if c['quarantined']}, {'verify_crash', 'verify_hang'})
+
+    def test_load_failed(self):
+        d = self.mkdir('abi')
+        shutil.copy(os.path.join(FIXTURES, 'abi-mismatch.backend'), d)
+        shutil.copy(os.path.join(FIXTURES, 'libfixture-abi-mismatch.so'), d)
+        result, checked = self.verify_json('abi_mismatch', env={'REG_BACKEND_PATH': d})
+        self.assertExit(result, 1)
+        self.assertEqual(checked[0]['verdict'], 'load-failed')
+        self.assertIn('this libreg expects', checked[0]['reason'])
+
+    def test_text_table(self):
+        d, env = self.fixtures('verify-ok', 'verify-unsupported')
+        result = regctl('verify', 'verify_unsupported', 'verify_ok', env=env)
+        self.assertExit(result, 0)
+        rows = parse_table(result.stdout)
+        self.assertEqual(rows[0], ['NAME', 'VERDICT', 'REASON'])
+        self.assertEqual(rows[1][:2], ['verify_unsupported', 'unsupported'])
+        self.assertIn('matmul', rows[1][2])
+        self.assertEqual(rows[2], ['verify_ok', 'ok', '-'])
+
+    def test_exit_statuses(self):
+        d, env = self.fixtures('verify-ok', 'verify-unsupported', 'verify-wrong')
+        self.assertExit(regctl('verify', 'verify_ok', 'verify_unsupported', env=env), 0)
+        self.assertExit(regctl('verify', 'verify_ok', 'verify_wrong', env=env), 1)
+        result = regctl('verify', 'verify_okk', env=env)
+        self.assertExit(result, 1)
+        self.assertTrue(result.stderr.startswith("Invalid backend: 'verify_okk', did you mean: 'verify_ok'"),
+                        result.stderr)
+        self.assertUsageError(regctl('verify', env=env), 'verify', 'give backend names, or --all')
+        self.assertUsageError(regctl('verify', '--all', 'verify_ok', env=env), 'verify',
+                              '--all and backend names cannot be used together')
+        self.assertUsageError(regctl('verify', '--timeout', '0', 'verify_ok', env=env), 'verify',
+                              '--timeout must be more than 0 and at most 86400 seconds')
+        self.assertUsageError(regctl('verify', '--memory-limit', '-1', 'verify_ok', env=env), 'verify',
+                              '--memory-limit must be a number of MiB, 0 for no limit')
+
+    def test_quarantine_across_processes(self):
+        d, env = self.fixtures('verify-crash', 'verify-ok')
+        result, checked = self.verify_json('verify_crash', env=env)
+        self.assertEqual(checked[0]['verdict'], 'crashed')
+
+        # Another process, later: the lookup fails, the process lives.
+        result = regctl('info', 'verify_crash', '--load', env=env)
+        self.assertExit(result, 1)
+        self.assertIn("backend 'verify_crash' (declared by %s/verify-crash.backend)" % d, result.stderr)
+        self.assertIn('is quarantined', result.stderr)
+        self.assertIn('run `regctl verify verify_crash` to check it again', result.stderr)
+
+        rows = {r[0]: r for r in parse_table(regctl('list', '--all', env=env).stdout)[1:]}
+        self.assertEqual(rows['verify_crash'][2], 'quarantined')
+        self.assertEqual(rows['verify_ok'][2], 'declared')
+
+        fields = TestInfo.info_fields(None, regctl('info', 'verify_crash', env=env).stdout)
+        self.assertEqual(fields['State'], 'quarantined')
+        self.assertRegex(fields['Verdict'], r'^crashed, \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC '
+                                            r'\(the module is quarantined\)$')
+        # (none in a sanitizer build)
+        self.assertRegex(fields['Reason'], r'\((memory limit 4096 MiB|no memory limit)\)')
+        info = json.loads(regctl('info', 'verify_crash', '--json', env=env).stdout)
+        self.assertEqual(info['check']['verdict'], 'crashed')
+        self.assertIs(info['check']['quarantined'], True)
+        self.assertEqual(info['check']['backend'], 'verify_crash')
+
+        # Checking before the first load gives the same in a fresh store.
+        fresh = self.mkdir('cache')
+        result = regctl('info', 'verify_crash', '--load',
+                        env=dict(env, REG_VERIFY_MODULES='1', XDG_CACHE_HOME=fresh))
+        self.assertExit(result, 1)
+        self.assertIn('is quarantined', result.stderr)
+        self.assertTrue(os.path.exists(os.path.join(fresh, 'libreg', 'verdicts')))
+
+    def test_lifted_on_change(self):
+        d, env = self.fixtures('verify-crash')
+        module = os.path.join(d, 'libfixture-verify-crash.so')
+        self.verify_json('verify_crash', env=env)
+        self.assertEqual(TestInfo.info_fields(None, regctl('info', 'verify_crash', env=env).stdout)['State'],
+                         'quarantined')
+        st = os.stat(module)
+        os.utime(module, (st.st_atime, st.st_mtime + 10))
+        fields = TestInfo.info_fields(None, regctl('info', 'verify_crash', env=env).stdout)
+        self.assertEqual(fields['State'], 'declared')
+        self.assertEqual(fields['Verdict'], 'none (`regctl verify verify_crash` checks it)')
+
+    def test_system_store(self):
+        d, env = self.fixtures('verify-crash')
+        cache = self.mkdir('cache')
+        env = dict(env, XDG_CACHE_HOME=cache)
+        result, checked = self.verify_json('--system', 'verify_crash', env=env)
+        self.assertEqual(checked[0]['verdict'], 'crashed')
+        with open(os.path.join(d, 'backends.verdicts'), encoding='utf-8') as f:
+            self.assertTrue(f.readline().startswith('libreg verdict store 1'))
+        self.assertFalse(os.path.exists(os.path.join(cache, 'libreg')))
+        # every user sees it
+        other = self.mkdir('other-cache')
+        result = regctl('info', 'verify_crash', '--load', env=dict(env, XDG_CACHE_HOME=other))
+        self.assertIn('is quarantined', result.stderr)
+
+    def test_concurrent_runs_share_one_store(self):
+        cache = self.mkdir('cache')
+        dirs = [self.mkdir('d%d' % i) for i in range(4)]
+        for d in dirs:
+            self.install(d, 'verify-ok')
+            self.install(d, 'verify-unsupported')
+        processes = [subprocess.Popen(WRAPPER + [REGCTL, 'verify', 'verify_ok', 'verify_unsupported'],
+                                      env=dict(os.environ, REG_BACKEND_PATH=d, XDG_CACHE_HOME=cache),
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                     for d in dirs]
+        for p in processes:
+            p.communicate(timeout=600)
+            self.assertEqual(p.returncode, 0)
+        with open(os.path.join(cache, 'libreg', 'verdicts'), encoding='utf-8') as f:
+            store = f.read()
+        for d in dirs:
+            for name in ['verify_ok', 'verify_unsupported']:
+                info = json.loads(regctl('info', name, '--json',
+                                         env={'REG_BACKEND_PATH': d, 'XDG_CACHE_HOME': cache}).stdout)
+                self.assertIsNotNone(info['check'], (d, name, store))
+                self.assertTrue(info['check']['module_path'].startswith(d + '/'))
 
 if __name__ == '__main__':
     if not REGCTL:

@@ -111,10 +111,16 @@ source_of (RegBackendInfo *info)
   return module_path;
 }
 
+/* "quarantined" for a declared backend that a verdict keeps from
+ * loading (@verdict: the one that governs it, or NULL). */
 static const char *
-state_of (RegBackendInfo *info)
+state_of (RegBackendInfo *info,
+          RegVerdict     *verdict)
 {
-  return reg_backend_info_get_loaded (info) ? "loaded" : "declared";
+  if (reg_backend_info_get_loaded (info))
+    return "loaded";
+
+  return verdict != NULL && reg_verdict_get_quarantines (verdict) ? "quarantined" : "declared";
 }
 
 static const char *
@@ -127,6 +133,15 @@ description_of (RegBackendInfo *info)
 
 /* ---- list --------------------------------------------------------------- */
 
+static void
+unref_nullable (gpointer object)
+{
+  if (object != NULL)
+    g_object_unref (object);
+}
+
+/* The keys are those of the contract of `list --json`: a quarantine
+ * shows in the table, in `info` and in `verify --json`. */
 static void
 print_list_json (GPtrArray *infos)
 {
@@ -147,7 +162,8 @@ print_list_json (GPtrArray *infos)
  * module's file name (its directory is in `regctl paths`), and long
  * descriptions are cut.  Piped, it is whole. */
 static void
-print_list_table (GPtrArray *infos)
+print_list_table (GPtrArray *infos,
+                  GPtrArray *verdicts)
 {
   g_autoptr(RegctlTable) table = regctl_table_new (5, "NAME", "TAGS", "STATE", "SOURCE", "DESCRIPTION");
   g_autofree char *text = NULL;
@@ -162,7 +178,8 @@ print_list_table (GPtrArray *infos)
         : g_strdup (source_of (info));
 
       regctl_table_add_row (table, reg_backend_info_get_name (info), tags,
-                            state_of (info), source, description_of (info));
+                            state_of (info, g_ptr_array_index (verdicts, i)), source,
+                            description_of (info));
     }
 
   regctl_table_fit (table, 4, width);
@@ -194,6 +211,7 @@ regctl_list (const RegctlCommand  *command,
   g_auto(GStrv) exclude = NULL;
   g_auto(GStrv) names = NULL;
   g_autoptr(GPtrArray) infos = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GPtrArray) verdicts = g_ptr_array_new_with_free_func (unref_nullable);
   g_autoptr(GError) error = NULL;
   RegRegistry *registry;
   int status;
@@ -221,14 +239,18 @@ regctl_list (const RegctlCommand  *command,
     {
       RegBackendInfo *info = reg_registry_get_backend_info (registry, names[i]);
 
-      if (info != NULL)
-        g_ptr_array_add (infos, info);
+      if (info == NULL)
+        continue;
+      g_ptr_array_add (infos, info);
+      /* Verdicts only matter to declared backends: a loaded one is in. */
+      g_ptr_array_add (verdicts, json || reg_backend_info_get_loaded (info)
+                                 ? NULL : reg_registry_dup_verdict (registry, names[i]));
     }
 
   if (json)
     print_list_json (infos);
   else
-    print_list_table (infos);
+    print_list_table (infos, verdicts);
 
   return REGCTL_EXIT_OK;
 }
@@ -310,9 +332,56 @@ print_options_text (GListModel *options)
     regctl_print ("  %s\n", lines[i]);
 }
 
+/* The manifest that declared the backend, and those it hides: one per
+ * line, under one label. */
+static void
+print_declaration_text (RegBackendInfo *info)
+{
+  const char *manifest = reg_backend_info_get_manifest_path (info);
+  const char * const *shadowed = reg_backend_info_get_shadowed_manifests (info);
+  g_autofree char *shown = manifest != NULL ? regctl_display_path (manifest) : g_strdup ("-");
+
+  regctl_print ("Manifest:     %s\n", shown);
+  for (guint i = 0; shadowed[i] != NULL; i++)
+    {
+      g_autofree char *path = regctl_display_path (shadowed[i]);
+
+      regctl_print ("%s%s\n", i == 0 ? "Shadows:      " : "              ", path);
+    }
+}
+
+/* The verdict of the backend's last check, its date and reason. */
+static void
+print_verdict_text (RegBackendInfo *info,
+                    RegVerdict     *verdict)
+{
+  g_autofree char *time = NULL;
+  g_autofree char *reason = NULL;
+
+  if (reg_backend_info_get_origin (info) != REG_BACKEND_ORIGIN_MODULE)
+    return;
+
+  if (verdict == NULL)
+    {
+      regctl_print ("Verdict:      none (`regctl verify %s` checks it)\n", reg_backend_info_get_name (info));
+      return;
+    }
+
+  time = regctl_format_time (reg_verdict_get_time (verdict), FALSE);
+  regctl_print ("Verdict:      %s, %s%s\n", regctl_verdict_nick (reg_verdict_get_kind (verdict)), time,
+                reg_verdict_get_quarantines (verdict) ? " (the module is quarantined)" : "");
+  if (!g_str_equal (reg_verdict_get_backend_name (verdict), reg_backend_info_get_name (info)))
+    regctl_print ("Checked:      backend '%s' of the same module\n", reg_verdict_get_backend_name (verdict));
+  if (reg_verdict_get_reason (verdict) != NULL)
+    {
+      reason = regctl_text_for_terminal (reg_verdict_get_reason (verdict));
+      regctl_print ("Reason:       %s\n", reason);
+    }
+}
+
 static void
 print_info_text (RegBackendInfo *info,
-                 gboolean        is_default,
+                 RegVerdict     *verdict,
                  RegCompiler    *compiler,
                  gint64          load_ns)
 {
@@ -329,10 +398,12 @@ print_info_text (RegBackendInfo *info,
   regctl_print ("Name:         %s\n", reg_backend_info_get_name (info));
   regctl_print ("Tags:         %s\n", tags);
   regctl_print ("Description:  %s\n", description);
-  regctl_print ("State:        %s\n", state_of (info));
+  regctl_print ("State:        %s\n", state_of (info, verdict));
   regctl_print ("Origin:       %s\n", origin_to_string (reg_backend_info_get_origin (info)));
   regctl_print ("Module:       %s\n", module_path != NULL ? module_path : "-");
-  regctl_print ("Default:      %s\n", is_default ? "yes" : "no");
+  print_declaration_text (info);
+  print_verdict_text (info, verdict);
+  regctl_print ("Default:      %s\n", reg_backend_info_get_is_default (info) ? "yes" : "no");
   for (gsize i = 0; i < G_N_ELEMENTS (about); i++)
     if (about[i].value != NULL)
       {
@@ -360,11 +431,27 @@ print_info_text (RegBackendInfo *info,
 
 static void
 print_info_json (RegBackendInfo *info,
+                 RegVerdict     *verdict,
                  RegCompiler    *compiler)
 {
   g_autoptr(GString) out = g_string_new (NULL);
 
   append_info_json (out, info, "  ");
+  g_string_append (out, ",\n  \"manifest_path\": ");
+  regctl_json_append_string (out, reg_backend_info_get_manifest_path (info));
+  g_string_append (out, ",\n  \"shadowed_manifests\": ");
+  regctl_json_append_strv (out, reg_backend_info_get_shadowed_manifests (info));
+  g_string_append (out, ",\n  \"check\": ");
+  if (verdict == NULL)
+    g_string_append (out, "null");
+  else
+    {
+      g_string_append (out, "{\n    \"backend\": ");
+      regctl_json_append_string (out, reg_verdict_get_backend_name (verdict));
+      g_string_append (out, ",\n");
+      regctl_append_verdict_json (out, verdict, "    ");
+      g_string_append (out, "\n  }");
+    }
   if (compiler != NULL)
     {
       g_string_append (out, ",\n  \"compiler\": ");
@@ -396,6 +483,7 @@ regctl_info (const RegctlCommand  *command,
   g_autoptr(GOptionContext) context = regctl_option_context_new (command, "NAME", entries, &add_paths);
   g_autoptr(RegBackendInfo) info = NULL;
   g_autoptr(RegCompiler) compiler = NULL;
+  g_autoptr(RegVerdict) verdict = NULL;
   g_autoptr(GError) error = NULL;
   RegRegistry *registry;
   const char *name;
@@ -449,10 +537,12 @@ regctl_info (const RegctlCommand  *command,
       return REGCTL_EXIT_FAILURE;
     }
 
+  verdict = reg_registry_dup_verdict (registry, name);
+
   if (json)
-    print_info_json (info, compiler);
+    print_info_json (info, verdict, compiler);
   else
-    print_info_text (info, reg_backend_info_get_is_default (info), compiler, load_ns);
+    print_info_text (info, verdict, compiler, load_ns);
 
   return REGCTL_EXIT_OK;
 }
@@ -549,6 +639,13 @@ typedef enum {
 static const char * const dir_status_names[] = { "ok", "missing", "not-a-directory", "unreadable" };
 static const char * const dir_status_labels[] = { NULL, "missing", "not a directory", "unreadable" };
 
+static int
+compare_paths (gconstpointer a,
+               gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
 /* Counts the manifests as discovery finds them: entries named *.backend. */
 static guint
 count_manifests (const char *dir,
@@ -578,6 +675,28 @@ count_manifests (const char *dir,
   return n;
 }
 
+/* The skipped manifests of @dir, by name. */
+static GPtrArray *
+skipped_in (GHashTable *skipped,
+            const char *dir)
+{
+  GPtrArray *paths = g_ptr_array_new ();
+  GHashTableIter iter;
+  gpointer key;
+
+  g_hash_table_iter_init (&iter, skipped);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    {
+      g_autofree char *parent = g_path_get_dirname (key);
+
+      if (g_str_equal (parent, dir))
+        g_ptr_array_add (paths, key);
+    }
+  g_ptr_array_sort (paths, compare_paths);
+
+  return paths;
+}
+
 int
 regctl_paths (const RegctlCommand  *command,
               int                   argc,
@@ -592,10 +711,13 @@ regctl_paths (const RegctlCommand  *command,
     G_OPTION_ENTRY_NULL
   };
   g_autoptr(GOptionContext) context = regctl_option_context_new (command, NULL, entries, &add_paths);
-  g_autoptr(RegctlTable) table = regctl_table_new (4, "ORDER", "DIRECTORY", "ORIGIN", "MANIFESTS");
+  g_autoptr(RegctlTable) table = regctl_table_new (5, "ORDER", "DIRECTORY", "ORIGIN", "MANIFESTS", "SKIPPED");
   g_autoptr(GString) out = g_string_new (NULL);
+  g_autoptr(GString) skipped_text = g_string_new (NULL);
+  g_autoptr(GHashTable) skipped = NULL;
   g_auto(GStrv) dirs = NULL;
   g_autofree const char **origins = NULL;
+  RegRegistry *registry;
   int status;
 
   if (!regctl_parse_args (command, context, &argc, &argv, &status))
@@ -603,8 +725,10 @@ regctl_paths (const RegctlCommand  *command,
   if ((status = regctl_check_positionals (command, positionals, 0, NULL)) != REGCTL_EXIT_OK)
     return status;
 
-  dirs = reg_registry_get_search_paths (regctl_get_registry (add_paths));
+  registry = regctl_get_registry (add_paths);
+  dirs = reg_registry_get_search_paths (registry);
   origins = search_path_origins (dirs);
+  skipped = reg_registry_dup_skipped_manifests (registry);
 
   regctl_table_set_right_aligned (table, 0);
   if (json)
@@ -612,8 +736,12 @@ regctl_paths (const RegctlCommand  *command,
 
   for (guint i = 0; dirs[i] != NULL; i++)
     {
+      g_autoptr(GPtrArray) dir_skipped = skipped_in (skipped, dirs[i]);
       DirStatus dir_status;
       guint n = count_manifests (dirs[i], &dir_status);
+
+      /* Used: those discovery read, all but the skipped ones. */
+      n -= MIN (n, dir_skipped->len);
 
       if (json)
         {
@@ -621,9 +749,21 @@ regctl_paths (const RegctlCommand  *command,
           regctl_json_append_string (out, dirs[i]);
           g_string_append (out, ",\n    \"origin\": ");
           regctl_json_append_string (out, origins[i]);
-          g_string_append_printf (out, ",\n    \"manifests\": %u,\n    \"status\": ", n);
+          g_string_append_printf (out, ",\n    \"manifests\": %u,\n    \"skipped\": %u,\n    \"status\": ",
+                                  n, dir_skipped->len);
           regctl_json_append_string (out, dir_status_names[dir_status]);
-          g_string_append (out, "\n  }");
+          g_string_append (out, ",\n    \"skipped_manifests\": [");
+          for (guint j = 0; j < dir_skipped->len; j++)
+            {
+              const char *path = g_ptr_array_index (dir_skipped, j);
+
+              g_string_append (out, j > 0 ? ",\n      {\"path\": " : "\n      {\"path\": ");
+              regctl_json_append_string (out, path);
+              g_string_append (out, ", \"reason\": ");
+              regctl_json_append_string (out, g_hash_table_lookup (skipped, path));
+              g_string_append (out, j + 1 == dir_skipped->len ? "}\n    " : "}");
+            }
+          g_string_append (out, "]\n  }");
         }
       else
         {
@@ -631,9 +771,19 @@ regctl_paths (const RegctlCommand  *command,
           g_autofree char *count = dir_status == DIR_OK
             ? g_strdup_printf ("%u", n)
             : g_strdup_printf ("0 (%s)", dir_status_labels[dir_status]);
+          g_autofree char *n_skipped = g_strdup_printf ("%u", dir_skipped->len);
           g_autofree char *display = g_filename_display_name (dirs[i]);
 
-          regctl_table_add_row (table, order, display, origins[i], count);
+          regctl_table_add_row (table, order, display, origins[i], count, n_skipped);
+
+          for (guint j = 0; j < dir_skipped->len; j++)
+            {
+              const char *path = g_ptr_array_index (dir_skipped, j);
+              g_autofree char *shown = regctl_display_path (path);
+              g_autofree char *reason = regctl_text_for_terminal (g_hash_table_lookup (skipped, path));
+
+              g_string_append_printf (skipped_text, "  %s: %s\n", shown, reason);
+            }
         }
     }
 
@@ -647,6 +797,8 @@ regctl_paths (const RegctlCommand  *command,
       g_autofree char *text = regctl_table_to_string (table);
 
       regctl_print ("%s", text);
+      if (skipped_text->len > 0)
+        regctl_print ("\nSkipped manifests:\n%s", skipped_text->str);
     }
 
   return REGCTL_EXIT_OK;

@@ -204,6 +204,67 @@ regctl_single_line (const char *text)
 }
 
 /**
+ * regctl_display_path:
+ * @path: a file name, in the file system's encoding
+ *
+ * Makes @path fit for a line of text on a terminal: converted to UTF-8 as
+ * g_filename_display_name() does, control characters made spaces.
+ *
+ * Returns: (transfer full): the text
+ */
+char *
+regctl_display_path (const char *path)
+{
+  g_autofree char *display = g_filename_display_name (path);
+
+  return regctl_text_for_terminal (display);
+}
+
+/**
+ * regctl_text_for_terminal:
+ * @text: UTF-8 text from outside regctl (a file name, a module's message)
+ *
+ * Makes @text one visible line, as the library's messages are: control,
+ * format and line or paragraph separator characters become `<U+XXXX>`,
+ * bytes that are not UTF-8 `\xNN`.
+ *
+ * Returns: (transfer full): the text
+ */
+char *
+regctl_text_for_terminal (const char *text)
+{
+  const char *end = text + strlen (text);
+  GString *out = g_string_sized_new (end - text);
+
+  for (const char *p = text; p < end;)
+    {
+      gunichar c = g_utf8_get_char_validated (p, end - p);
+
+      if (c == (gunichar) -1 || c == (gunichar) -2)
+        {
+          g_string_append_printf (out, "\\x%02X", (guchar) *p);
+          p++;
+          continue;
+        }
+
+      switch (g_unichar_type (c))
+        {
+        case G_UNICODE_CONTROL:
+        case G_UNICODE_FORMAT:
+        case G_UNICODE_LINE_SEPARATOR:
+        case G_UNICODE_PARAGRAPH_SEPARATOR:
+          g_string_append_printf (out, "<U+%04X>", c);
+          break;
+        default:
+          g_string_append_len (out, p, g_utf8_next_char (p) - p);
+        }
+      p = g_utf8_next_char (p);
+    }
+
+  return g_string_free (out, FALSE);
+}
+
+/**
  * regctl_split_list:
  * @text: a comma-separated list
  *

@@ -39,13 +39,14 @@ static const char list_description[] =
 
 static const char info_description[] =
   "Shows what the registry knows of backend NAME (debug and experimental ones\n"
-  "included): tags, description, state, origin, module file, whether it is the\n"
-  "default, the version, authors, website and license its manifest gives, and\n"
-  "the options it takes (name, type, default, the range or choices allowed, and\n"
-  "a description), all without loading its module.  --json prints the object\n"
-  "`regctl list --json` prints for it.  --load also looks the backend up, which\n"
-  "loads its module, and fails (exit status 1, the error on stderr) when the\n"
-  "module cannot provide it.\n"
+  "included): tags, description, state, origin, module file, the manifest that\n"
+  "declared it and those whose declarations of NAME it hides (Shadows), its last\n"
+  "check's verdict, whether it is the default, the version, authors, website and\n"
+  "license its manifest gives, and the options it takes (name, type, default, the\n"
+  "range or choices allowed, and a description), all without loading its module.\n"
+  "--json prints the object `regctl list --json` prints for it, with the manifests\n"
+  "and the check.  --load also looks the backend up, which loads its module, and\n"
+  "fails (exit status 1, the error on stderr) when the module cannot provide it.\n"
   "\n"
   "An unknown NAME prints the registry's message, with close matches, on\n"
   "stderr and exits with status 1.";
@@ -101,7 +102,8 @@ static const char bench_description[] =
 
 static const char paths_description[] =
   "Prints the directories searched for backend manifests (*.backend files),\n"
-  "in search order, where each comes from, and how many manifests it holds:\n"
+  "in search order, where each comes from, how many manifests discovery used\n"
+  "there and how many it skipped (listed after the table, with the reason):\n"
   "  added                   --add-path\n"
   "  REG_BACKEND_PATH        the colon-separated environment variable\n"
   "  REG_BACKEND_SYSTEM_DIR  the variable replacing the installed directory\n"
@@ -119,6 +121,27 @@ static const char cache_description[] =
   "Broken manifests are reported and left out, and the cache is not used\n"
   "while they are there.  Without DIR, directories that do not exist are\n"
   "skipped; a DIR that cannot be listed or written is an error (exit status 1).";
+
+static const char verify_description[] =
+  "Checks each backend NAME (or, with --all, every backend a module declares)\n"
+  "in a process of its own: loads its module there, makes its compiler, then\n"
+  "compiles and calls a fixed conformance set of graphs (every operator, NaN,\n"
+  "infinities, -0, 0-d, 8-d and empty tensors, odd matmuls, a long chain,\n"
+  "several outputs) and compares every output with eager's, under the timeout\n"
+  "and the memory limit.  No module code runs in regctl itself.\n"
+  "\n"
+  "Verdicts: ok; unsupported (some graphs refused with UNSUPPORTED_OP, which\n"
+  "is allowed: the operators are listed); wrong-results (the graph, the output\n"
+  "and the largest error); crashed (the signal); timeout; load-failed (the\n"
+  "error).  A crashed or timeout verdict quarantines the module file: no\n"
+  "registry opens it until the file changes or a new check passes.  Verdicts\n"
+  "are recorded in the user's cache ($XDG_CACHE_HOME/libreg/verdicts), or with\n"
+  "--system beside the modules, for every user (run it from a package's\n"
+  "post-install step, as gio-querymodules is).\n"
+  "\n"
+  "--json prints an array of objects with the keys name, verdict, reason\n"
+  "(null for ok), unsupported_ops, quarantined, time and module_path.  Exit\n"
+  "status 0 when every backend is ok or unsupported, 1 otherwise.";
 
 static const RegctlCommand commands[] = {
   { "list", "[--all] [--exclude-tags=TAGS] [--json]",
@@ -139,6 +162,9 @@ static const RegctlCommand commands[] = {
   { "cache", "[DIR...]",
     "Write the discovery cache of module directories",
     cache_description, regctl_cache },
+  { "verify", "[NAME...] [--all] [--json] [--timeout=SECONDS] [--system]",
+    "Check backends in a process of their own; quarantine those that crash",
+    verify_description, regctl_verify },
 };
 
 /* Prints the program's usage, listing the subcommands. */
@@ -163,6 +189,7 @@ print_usage (FILE *stream)
            "Environment:\n"
            "  REG_BACKEND_PATH        colon-separated directories searched for backends\n"
            "  REG_BACKEND_SYSTEM_DIR  replaces the installed backend directory (empty: none)\n"
+           "  REG_VERIFY_MODULES=1    check modules out of process before their first load\n"
            "\n"
            "Exit status: 0 success, 1 failure, 2 bad command line.\n");
 }

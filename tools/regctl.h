@@ -68,6 +68,8 @@ void            regctl_json_append_variant  (GString              *out,
                                              GVariant             *value);
 char           *regctl_join_tags            (const char * const   *tags);
 char           *regctl_single_line          (const char           *text);
+char           *regctl_display_path         (const char           *path);
+char           *regctl_text_for_terminal    (const char           *text);
 char          **regctl_split_list           (const char           *text);
 char           *regctl_format_double        (double                value,
                                              const char           *format);
@@ -171,5 +173,16 @@ int             regctl_bench                (const RegctlCommand  *command,
 int             regctl_cache                (const RegctlCommand  *command,
                                              int                   argc,
                                              char                **argv);
+int             regctl_verify               (const RegctlCommand  *command,
+                                             int                   argc,
+                                             char                **argv);
+
+/* regctl-verify.c: verdicts, for list and info too */
+const char     *regctl_verdict_nick         (RegVerdictKind        kind);
+char           *regctl_format_time          (gint64                seconds,
+                                             gboolean              iso);
+void            regctl_append_verdict_json  (GString              *out,
+                                             RegVerdict           *verdict,
+                                             const char           *indent);
 
 G_END_DECLS

@@ -10,6 +10,7 @@
 #
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
+import atexit
 import contextlib
 import difflib
 import gc
@@ -25,6 +26,12 @@ import unittest
 import weakref
 
 import gi
+
+# Verdicts of `Reg.Registry.verify_backend` and the quarantine they apply
+# are read from the user's cache: one of the tests' own, made before GLib
+# reads the variable.
+os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="test-reg-cache-")
+atexit.register(shutil.rmtree, os.environ["XDG_CACHE_HOME"], ignore_errors=True)
 
 gi.require_version("GLib", "2.0")
 gi.require_version("GObject", "2.0")
@@ -653,6 +660,53 @@ class TestRegistry(RegTestCase):
             r.add_search_path(b)
             self.assertEqual(r.get_search_paths(), [b, a] + env)  # newest first
         self.assertEqual(Reg.Registry.new().get_search_paths(), env)
+
+    @needs_modules
+    def test_verify_backend(self):
+        r = self.registry
+        if not os.environ.get("REG_VERIFY_HELPER"):
+            self.skipTest("REG_VERIFY_HELPER is not set")
+        self.assertEqual(r.props.module_checks, Reg.ModuleChecks.QUARANTINE)
+        options = GLib.Variant("a{sv}", {"store": GLib.Variant("s", "none"),
+                                         "timeout": GLib.Variant("d", 60.0)})
+        verdict = r.verify_backend("eager", options, None)
+        self.assertIsInstance(verdict, Reg.Verdict)
+        self.assertEqual(verdict.get_kind(), Reg.VerdictKind.OK)
+        self.assertEqual(verdict.props.kind, Reg.VerdictKind.OK)
+        self.assertIsNone(verdict.get_reason())
+        self.assertEqual(verdict.get_unsupported_ops(), [])
+        self.assertFalse(verdict.get_quarantines())
+        self.assertEqual(verdict.get_backend_name(), "eager")
+        self.assertTrue(verdict.get_module_path().endswith("libreg-eager.so"))
+        self.assertIsNone(r.dup_verdict("eager"))  # "none": not recorded
+        recorded = r.verify_backend("eager", None, None)  # the user's store
+        self.assertEqual(r.dup_verdict("eager").get_time(), recorded.get_time())
+        with self.assertRaises(GLib.Error) as cm:
+            r.verify_backend("eager", GLib.Variant("a{sv}", {"bogus": GLib.Variant("i", 1)}), None)
+        self.assertTrue(cm.exception.matches(Gio.io_error_quark(), Gio.IOErrorEnum.INVALID_ARGUMENT))
+
+    def test_skipped_manifests_and_declarations(self):
+        r = self.registry
+        with tempfile.TemporaryDirectory() as first, tempfile.TemporaryDirectory() as later:
+            for d, description in ((first, "first"), (later, "later")):
+                with open(os.path.join(d, "py.backend"), "w") as f:
+                    f.write("[Reg Module]\nModule=libpy.so\nAbiVersion=2\n\n"
+                            "[Backend py_twice]\nDescription=%s\n" % description)
+            broken = os.path.join(later, "old.backend")
+            with open(broken, "w") as f:
+                f.write("[Reg Module]\nModule=libold.so\nAbiVersion=1\n\n[Backend py_old]\n")
+            r.add_search_path(later)
+            r.add_search_path(first)
+            skipped = r.dup_skipped_manifests()
+            self.assertEqual(list(skipped), [broken])
+            self.assertTrue(skipped[broken].startswith("AbiVersion=1 is not supported"))
+            info = r.get_backend_info("py_twice")
+            self.assertEqual(info.get_manifest_path(), os.path.join(first, "py.backend"))
+            self.assertEqual(info.props.shadowed_manifests, [os.path.join(later, "py.backend")])
+            with self.assertRaises(GLib.Error) as cm:
+                r.lookup_backend("py_old")
+            self.assertIn("The manifest %s declares it but was skipped" % broken,
+                          cm.exception.message)
 
     @needs_modules
     def test_declared_backend_and_rescan(self):

@@ -1,0 +1,74 @@
+/* reg-verdict-store-private.h: verdicts recorded against module files
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include <glib.h>
+
+#include "reg-verdict.h"
+
+G_BEGIN_DECLS
+
+/* The file name of the store beside a module directory's modules. */
+#define REG_VERDICT_STORE_NAME "backends.verdicts"
+
+/* A store larger than this is not read: it cannot be one libreg wrote
+ * (REG_VERDICT_STORE_MAX_RECORDS records of a few hundred bytes). */
+#define REG_VERDICT_STORE_MAX_SIZE (1024 * 1024)
+#define REG_VERDICT_STORE_MAX_RECORDS 1024
+
+/* What identifies a module file: a verdict holds for the file it was made
+ * on, and any change to it (replaced, rebuilt, touched) lifts it. */
+typedef struct
+{
+  guint64 dev;
+  guint64 ino;
+  gint64  size;
+  gint64  mtime_ns;
+  gint64  ctime_ns;
+} RegFileId;
+
+/* Stats @path, following symbolic links as dlopen() does.  FALSE with a
+ * G_FILE_ERROR when it cannot. */
+gboolean    _reg_file_id_get               (const char       *path,
+                                            RegFileId        *id,
+                                            GError          **error);
+gboolean    _reg_file_id_equal             (const RegFileId  *a,
+                                            const RegFileId  *b);
+
+/* The per-user store, $XDG_CACHE_HOME/libreg/verdicts, or NULL in a
+ * setuid or setgid program (whose environment is its caller's). */
+char       *_reg_verdict_store_user_path   (void);
+
+/* The store beside @module_path: REG_VERDICT_STORE_NAME in its directory. */
+char       *_reg_verdict_store_path_beside (const char       *module_path);
+
+/* Every verdict recorded for the module file @module_path whose identity
+ * is @id, from the store beside it and the user's, newest first.  A store
+ * that is missing is no verdict; one that is unreadable or corrupt in any
+ * way is ignored whole, with a g_debug() saying why. */
+GPtrArray  *_reg_verdict_store_find        (const char       *module_path,
+                                            const RegFileId  *id);
+
+/* The first verdict of @verdicts (from _reg_verdict_store_find()) that
+ * quarantines the module, or the first of backend @name; NULL if none.
+ * (transfer none) */
+RegVerdict *_reg_verdict_store_pick        (GPtrArray        *verdicts,
+                                            const char       *name,
+                                            gboolean          quarantining);
+
+/* Adds @verdict, made on the module file of identity @id, to the store
+ * @store_path, replacing the verdict of the same backend of the same file
+ * and dropping those of module files that changed or are gone.  Writers
+ * take a lock on the store's directory, read, merge and replace the file
+ * atomically (a new file renamed over the old one), so concurrent writers
+ * keep each other's verdicts and readers never see half a store.  Creates
+ * the directory of the user's store. */
+gboolean    _reg_verdict_store_record      (const char       *store_path,
+                                            RegVerdict       *verdict,
+                                            const RegFileId  *id,
+                                            GError          **error);
+
+G_END_DECLS

@@ -1,0 +1,73 @@
+/* reg-verify-private.h: checking backends in a process of their own
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+#include "reg-registry.h"
+#include "reg-verdict.h"
+
+G_BEGIN_DECLS
+
+/* Defaults of reg_registry_verify_backend()'s options, also those of the
+ * checks made before a first load. */
+#define REG_VERIFY_DEFAULT_TIMEOUT      20.0
+#define REG_VERIFY_DEFAULT_MEMORY_LIMIT (G_GUINT64_CONSTANT (4) << 30)
+
+typedef enum {
+  REG_VERIFY_STORE_USER,
+  REG_VERIFY_STORE_SYSTEM,  /* beside the module */
+  REG_VERIFY_STORE_NONE,
+} RegVerifyStore;
+
+typedef struct
+{
+  double          timeout;       /* seconds */
+  guint64         memory_limit;  /* bytes of address space; 0: none */
+  RegVerifyStore  store;
+} RegVerifyOptions;
+
+/* Reads reg_registry_verify_backend()'s @options (nullable) over the
+ * defaults; G_IO_ERROR_INVALID_ARGUMENT naming a bad key or value. */
+gboolean    _reg_verify_options_parse (GVariant                *options,
+                                       RegVerifyOptions        *parsed,
+                                       GError                 **error);
+
+/* Checks backend @name, declared in the search directory @dir with the
+ * module file @module_path, in a child process (the helper), and records
+ * the verdict in the store @options ask for when the module file did not
+ * change meanwhile.  NULL with an error when the check could not be made
+ * (no helper, cancelled) or its verdict not recorded.  Blocks the calling
+ * thread; runs no module code in this process. */
+RegVerdict *_reg_verify_run           (const char              *name,
+                                       const char              *module_path,
+                                       const char              *dir,
+                                       const RegVerifyOptions  *options,
+                                       GCancellable            *cancellable,
+                                       GError                 **error);
+
+/* The verdict that governs backend @name of @module_path as the file is
+ * now: one quarantining the module, or else the backend's own; NULL when
+ * none is recorded. */
+RegVerdict *_reg_verify_dup_verdict   (const char              *name,
+                                       const char              *module_path);
+
+/* The registry's hook before it opens @module_path for backend @name:
+ * with REG_MODULE_CHECKS_QUARANTINE, fails when a recorded verdict
+ * quarantines the module; with REG_MODULE_CHECKS_VERIFY, first checks out
+ * of process each backend of @names (those the registry takes from the
+ * module) that has no verdict yet, and fails when one quarantines it.
+ * The failure is REG_REGISTRY_ERROR_LOAD_FAILED naming @manifest_path and
+ * the module, the verdict, and the command that checks it again. */
+gboolean    _reg_verify_before_load   (RegModuleChecks          checks,
+                                       const char              *name,
+                                       const char              *module_path,
+                                       const char              *manifest_path,
+                                       const char              *dir,
+                                       GPtrArray               *names,
+                                       GError                 **error);
+
+G_END_DECLS

@@ -1,0 +1,871 @@
+/* test-verify.c: checking backends out of process, verdicts, quarantine
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The fixture modules tests/modules/verify-* give one verdict each; every
+ * case copies the ones it needs into a directory of its own (a copy is a
+ * module file of its own: its own identity in the verdict store, its own
+ * mapping if it is loaded).  The checks run reg-verify-helper, found
+ * through REG_VERIFY_HELPER (tests/meson.build); the user's verdict store
+ * is in the test's own XDG_CACHE_HOME (G_TEST_OPTION_ISOLATE_DIRS).
+ *
+ * verify_crash kills whatever process loads it, so it is only ever loaded
+ * by the checker, or by a test's subprocess that is expected to die.
+ */
+
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <utime.h>
+
+#include <glib/gstdio.h>
+#include <reg.h>
+
+#include "test-files.h"
+#include "test-objects.h"
+
+#define FIXTURE_BUILDDIR TEST_BUILDDIR G_DIR_SEPARATOR_S "modules"
+#define LOG_DOMAIN "Reg"
+
+/* Under a sanitizer the checker runs without a memory limit (its runtime
+ * reserves terabytes of address space), and a raised SIGSEGV ends it the
+ * runtime's way: an exit status, or SIGABRT with abort_on_error. */
+#if defined (__SANITIZE_ADDRESS__) || defined (__SANITIZE_THREAD__)
+# define SANITIZED 1
+#elif defined (__has_feature)
+# if __has_feature (address_sanitizer) || __has_feature (thread_sanitizer)
+#  define SANITIZED 1
+# endif
+#endif
+#ifndef SANITIZED
+# define SANITIZED 0
+#endif
+
+/* Debug messages of the "Reg" domain, captured: the store says there why
+ * it ignores a file. */
+static GPtrArray *debug_messages;
+
+static void
+capture_debug (const char     *log_domain,
+               GLogLevelFlags  log_level,
+               const char     *message,
+               gpointer        user_data)
+{
+  g_ptr_array_add (debug_messages, g_strdup (message));
+}
+
+static gboolean
+debug_logged (const char *pattern)
+{
+  for (guint i = 0; i < debug_messages->len; i++)
+    if (g_pattern_match_simple (pattern, g_ptr_array_index (debug_messages, i)))
+      return TRUE;
+
+  return FALSE;
+}
+
+/* Fixtures */
+
+typedef struct
+{
+  char        *dir;
+  RegRegistry *registry;
+} Fixture;
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  f->dir = make_tmp_dir ();
+  f->registry = reg_registry_new ();
+  reg_registry_add_search_path (f->registry, f->dir);
+  g_ptr_array_set_size (debug_messages, 0);
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_clear_object (&f->registry);
+  remove_tmp_dir (f->dir);
+  g_free (f->dir);
+}
+
+static char *
+read_file (const char *path,
+           gsize      *length)
+{
+  g_autoptr(GError) error = NULL;
+  char *contents = NULL;
+
+  g_file_get_contents (path, &contents, length, &error);
+  g_assert_no_error (error);
+  return contents;
+}
+
+/* Copies the fixture module and manifest FIXTURE (a directory name of
+ * tests/modules) into @dir; returns the module's path there. */
+static char *
+install (const char *dir,
+         const char *fixture)
+{
+  g_autofree char *manifest_name = g_strconcat (fixture, ".backend", NULL);
+  g_autofree char *module_name = g_strconcat ("libfixture-", fixture, ".so", NULL);
+  g_autofree char *manifest_path = g_build_filename (FIXTURE_BUILDDIR, manifest_name, NULL);
+  g_autofree char *module_path = g_build_filename (FIXTURE_BUILDDIR, module_name, NULL);
+  g_autofree char *manifest = NULL;
+  g_autofree char *module = NULL;
+  gsize manifest_length, module_length;
+
+  manifest = read_file (manifest_path, &manifest_length);
+  module = read_file (module_path, &module_length);
+  write_file (dir, manifest_name, manifest, manifest_length);
+  write_file_mode (dir, module_name, module, module_length, 0755);
+
+  return g_build_filename (dir, module_name, NULL);
+}
+
+/* Whether the file @path is mapped into this process. */
+static gboolean
+file_is_mapped (const char *path)
+{
+  g_autofree char *maps = read_file ("/proc/self/maps", NULL);
+
+  return strstr (maps, path) != NULL;
+}
+
+static GVariant *
+options_new (double      timeout,
+             const char *store)
+{
+  g_autoptr(GVariantDict) dict = g_variant_dict_new (NULL);
+
+  g_variant_dict_insert (dict, "timeout", "d", timeout);
+  g_variant_dict_insert (dict, "store", "s", store);
+  return g_variant_ref_sink (g_variant_dict_end (dict));
+}
+
+static RegVerdict *
+verify (RegRegistry *registry,
+        const char  *name,
+        GVariant    *options)
+{
+  g_autoptr(GError) error = NULL;
+  RegVerdict *verdict = reg_registry_verify_backend (registry, name, options, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (verdict);
+  g_assert_cmpstr (reg_verdict_get_backend_name (verdict), ==, name);
+
+  return verdict;
+}
+
+static void
+assert_reason_contains (RegVerdict *verdict,
+                        const char *fragment)
+{
+  const char *reason = reg_verdict_get_reason (verdict);
+
+  g_assert_nonnull (reason);
+  if (strstr (reason, fragment) == NULL)
+    g_error ("reason \"%s\" should contain \"%s\"", reason, fragment);
+}
+
+static void
+assert_kind (RegVerdict     *verdict,
+             RegVerdictKind  kind)
+{
+  if (reg_verdict_get_kind (verdict) != kind)
+    g_error ("verdict %d (%s), expected %d", reg_verdict_get_kind (verdict),
+             reg_verdict_get_reason (verdict), kind);
+}
+
+/* Verdicts */
+
+static void
+test_verdict_ok (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autofree char *module = install (f->dir, "verify-ok");
+  gint64 before = g_get_real_time () / G_USEC_PER_SEC;
+  g_autoptr(RegVerdict) verdict = verify (f->registry, "verify_ok", NULL);
+  g_autoptr(RegVerdict) recorded = NULL;
+  RegVerdictKind kind;
+  g_autofree char *reason = NULL;
+
+  assert_kind (verdict, REG_VERDICT_KIND_OK);
+  g_assert_null (reg_verdict_get_reason (verdict));
+  g_assert_cmpuint (g_strv_length ((char **) reg_verdict_get_unsupported_ops (verdict)), ==, 0);
+  g_assert_false (reg_verdict_get_quarantines (verdict));
+  g_assert_cmpstr (reg_verdict_get_module_path (verdict), ==, module);
+  g_assert_cmpint (reg_verdict_get_time (verdict), >=, before);
+  g_assert_cmpint (reg_verdict_get_time (verdict), <=, g_get_real_time () / G_USEC_PER_SEC);
+
+  g_object_get (verdict, "kind", &kind, "reason", &reason, NULL);
+  g_assert_cmpint (kind, ==, REG_VERDICT_KIND_OK);
+  g_assert_null (reason);
+
+  /* Recorded, and never loaded here. */
+  recorded = reg_registry_dup_verdict (f->registry, "verify_ok");
+  g_assert_nonnull (recorded);
+  assert_kind (recorded, REG_VERDICT_KIND_OK);
+  g_assert_cmpint (reg_verdict_get_time (recorded), ==, reg_verdict_get_time (verdict));
+  g_assert_false (file_is_mapped (module));
+}
+
+static void
+test_verdict_unsupported (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autofree char *module = install (f->dir, "verify-unsupported");
+  g_autoptr(RegVerdict) verdict = verify (f->registry, "verify_unsupported", NULL);
+  const char * const *ops = reg_verdict_get_unsupported_ops (verdict);
+
+  assert_kind (verdict, REG_VERDICT_KIND_UNSUPPORTED);
+  assert_reason_contains (verdict, "UNSUPPORTED_OP");
+  assert_reason_contains (verdict, "matmul");
+  g_assert_cmpstrv (ops, ((const char * const[]) { "matmul", NULL }));
+  g_assert_false (reg_verdict_get_quarantines (verdict));
+}
+
+static void
+test_verdict_wrong_results (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree char *module = install (f->dir, "verify-wrong");
+  g_autoptr(RegVerdict) verdict = verify (f->registry, "verify_wrong", NULL);
+
+  assert_kind (verdict, REG_VERDICT_KIND_WRONG_RESULTS);
+  /* which graph, which output, the largest error */
+  assert_reason_contains (verdict, "graph 'op/sigmoid': output 0: largest error ");
+  assert_reason_contains (verdict, "(backend ");
+  g_assert_false (reg_verdict_get_quarantines (verdict));
+}
+
+static void
+test_verdict_crashed (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *module = install (f->dir, "verify-crash");
+  g_autoptr(RegVerdict) verdict = verify (f->registry, "verify_crash", NULL);
+
+  assert_kind (verdict, REG_VERDICT_KIND_CRASHED);
+  if (SANITIZED)
+    g_assert_true (g_str_has_prefix (reg_verdict_get_reason (verdict), "exited with status") ||
+                   g_str_has_prefix (reg_verdict_get_reason (verdict), "killed by signal"));
+  else
+    assert_reason_contains (verdict, "killed by signal SIGSEGV (Segmentation fault)");
+  g_assert_true (reg_verdict_get_quarantines (verdict));
+  g_assert_false (file_is_mapped (module));
+}
+
+static void
+test_verdict_timeout (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *module = install (f->dir, "verify-hang");
+  g_autoptr(GVariant) options = options_new (0.5, "user");
+  g_autoptr(RegVerdict) verdict = verify (f->registry, "verify_hang", options);
+
+  assert_kind (verdict, REG_VERDICT_KIND_TIMEOUT);
+  assert_reason_contains (verdict, "no result after 0.5 s");
+  g_assert_true (reg_verdict_get_quarantines (verdict));
+}
+
+static void
+test_verdict_load_failed (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autofree char *module = NULL;
+  g_autoptr(RegVerdict) verdict = NULL;
+  g_autofree char *source = g_build_filename (FIXTURE_BUILDDIR, "libfixture-abi-mismatch.so", NULL);
+  g_autofree char *manifest = g_build_filename (FIXTURE_BUILDDIR, "abi-mismatch.backend", NULL);
+  g_autofree char *text = read_file (manifest, NULL);
+  g_autofree char *bytes = NULL;
+  gsize length;
+
+  bytes = read_file (source, &length);
+  write_file (f->dir, "abi-mismatch.backend", text, -1);
+  write_file_mode (f->dir, "libfixture-abi-mismatch.so", bytes, length, 0755);
+
+  verdict = verify (f->registry, "abi_mismatch", NULL);
+  assert_kind (verdict, REG_VERDICT_KIND_LOAD_FAILED);
+  assert_reason_contains (verdict, "ABI version");
+  g_assert_false (reg_verdict_get_quarantines (verdict));
+}
+
+/* A backend that allocates without bound dies at the memory limit, well
+ * before it takes the machine's memory, and the reason says so. */
+static void
+test_memory_limit (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *module = NULL;
+  g_autoptr(GVariantDict) dict = g_variant_dict_new (NULL);
+  g_autoptr(GVariant) options = NULL;
+  g_autoptr(RegVerdict) verdict = NULL;
+
+  if (SANITIZED)
+    {
+      g_test_skip ("no memory limit under a sanitizer");
+      return;
+    }
+
+  module = install (f->dir, "verify-hog");
+  g_variant_dict_insert (dict, "memory-limit", "t", (guint64) 256 << 20);
+  options = g_variant_ref_sink (g_variant_dict_end (dict));
+  verdict = verify (f->registry, "verify_hog", options);
+
+  assert_kind (verdict, REG_VERDICT_KIND_CRASHED);
+  assert_reason_contains (verdict, "(memory limit 256 MiB)");
+  assert_reason_contains (verdict, "failed to allocate");
+}
+
+/* Quarantine */
+
+static void
+assert_quarantined (RegRegistry *registry,
+                    const char  *name,
+                    const char  *dir)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(RegCompiler) compiler = reg_registry_lookup_backend (registry, name, &error);
+  g_autofree char *manifest = g_strdup_printf ("(declared by %s/", dir);
+  g_autofree char *command = g_strdup_printf ("run `regctl verify %s` to check it again", name);
+
+  g_assert_null (compiler);
+  g_assert_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED);
+  g_assert_nonnull (strstr (error->message, manifest));
+  g_assert_nonnull (strstr (error->message, "is quarantined"));
+  g_assert_nonnull (strstr (error->message, command));
+}
+
+static void
+test_quarantine_lookup (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *module = install (f->dir, "verify-crash");
+  g_autoptr(RegVerdict) verdict = verify (f->registry, "verify_crash", NULL);
+  g_autoptr(RegRegistry) other = reg_registry_new ();
+  g_autoptr(RegVerdict) recorded = NULL;
+
+  /* Never opened: the process lives, the file is not mapped, and the
+   * failure is retried (and refused) every time. */
+  assert_quarantined (f->registry, "verify_crash", f->dir);
+  assert_quarantined (f->registry, "verify_crash", f->dir);
+  g_assert_false (file_is_mapped (module));
+
+  reg_registry_add_search_path (other, f->dir);
+  assert_quarantined (other, "verify_crash", f->dir);
+
+  recorded = reg_registry_dup_verdict (other, "verify_crash");
+  g_assert_nonnull (recorded);
+  assert_kind (recorded, REG_VERDICT_KIND_CRASHED);
+  g_assert_true (reg_verdict_get_quarantines (recorded));
+}
+
+/* Run by the tests below in a process of its own: looks verify_crash of
+ * the directory TEST_VERIFY_DIR up, and says how it went, unless the
+ * module is opened, which kills the process.  The verdicts are beside the
+ * module (each process has a cache directory of its own). */
+static void
+test_lookup_subprocess (void)
+{
+  g_autoptr(RegRegistry) registry = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(RegCompiler) compiler = NULL;
+
+  if (!g_test_subprocess ())
+    {
+      g_test_skip ("run by the quarantine tests");
+      return;
+    }
+
+  registry = reg_registry_new ();
+  if (g_getenv ("TEST_VERIFY_NO_CHECKS") != NULL)
+    reg_registry_set_module_checks (registry, REG_MODULE_CHECKS_NONE);
+  reg_registry_add_search_path (registry, g_getenv ("TEST_VERIFY_DIR"));
+  compiler = reg_registry_lookup_backend (registry, "verify_crash", &error);
+  g_print ("looked up: %s\n", error != NULL ? error->message : "loaded");
+}
+
+static void
+trap_lookup (Fixture  *f,
+             gboolean  no_checks)
+{
+  g_setenv ("TEST_VERIFY_DIR", f->dir, TRUE);
+  if (no_checks)
+    g_setenv ("TEST_VERIFY_NO_CHECKS", "1", TRUE);
+  else
+    g_unsetenv ("TEST_VERIFY_NO_CHECKS");
+  g_test_trap_subprocess ("/verify/subprocess/lookup", 0, G_TEST_SUBPROCESS_DEFAULT);
+}
+
+/* The verdict recorded by this process keeps another one, started
+ * afterwards, from opening the module: its lookup fails, and it lives. */
+static void
+test_quarantine_other_process (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_autofree char *module = install (f->dir, "verify-crash");
+  g_autoptr(GVariant) system = options_new (20, "system");
+  g_autoptr(RegVerdict) verdict = verify (f->registry, "verify_crash", system);
+  g_autofree char *expected = g_strdup_printf ("*looked up: backend 'verify_crash' (declared by %s/*"
+                                               "is quarantined*run `regctl verify verify_crash`*",
+                                               f->dir);
+
+  trap_lookup (f, FALSE);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stdout (expected);
+}
+
+/* A changed module file is another module: the quarantine is lifted (the
+ * lookup opens it, and dies), until it is checked again. */
+static void
+test_quarantine_lifted_on_change (Fixture       *f,
+                                  gconstpointer  data)
+{
+  g_autofree char *module = install (f->dir, "verify-crash");
+  g_autoptr(GVariant) system = options_new (20, "system");
+  g_autoptr(RegVerdict) verdict = verify (f->registry, "verify_crash", system);
+  g_autoptr(RegVerdict) gone = NULL;
+  g_autoptr(RegVerdict) again = NULL;
+  g_autoptr(RegVerdict) recorded = NULL;
+  GStatBuf st;
+
+  trap_lookup (f, FALSE);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stdout ("*is quarantined*");
+
+  /* Rebuilt: a new modification time (and change time). */
+  g_assert_no_errno (g_stat (module, &st));
+  g_assert_no_errno (g_utime (module, &(struct utimbuf) { st.st_atime, st.st_mtime + 10 }));
+
+  gone = reg_registry_dup_verdict (f->registry, "verify_crash");
+  g_assert_null (gone);
+  trap_lookup (f, FALSE);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stdout_unmatched ("*looked up*");
+
+  /* Checked again, quarantined again; the store holds one verdict. */
+  again = verify (f->registry, "verify_crash", system);
+  assert_kind (again, REG_VERDICT_KIND_CRASHED);
+  recorded = reg_registry_dup_verdict (f->registry, "verify_crash");
+  g_assert_nonnull (recorded);
+  g_assert_cmpint (reg_verdict_get_time (recorded), ==, reg_verdict_get_time (again));
+  assert_quarantined (f->registry, "verify_crash", f->dir);
+}
+
+/* REG_MODULE_CHECKS_NONE opens even a quarantined module. */
+static void
+test_quarantine_checks_off (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree char *module = install (f->dir, "verify-crash");
+  g_autoptr(GVariant) system = options_new (20, "system");
+  g_autoptr(RegVerdict) verdict = verify (f->registry, "verify_crash", system);
+
+  trap_lookup (f, FALSE);
+  g_test_trap_assert_passed ();
+  trap_lookup (f, TRUE);
+  g_test_trap_assert_failed ();
+}
+
+/* The verdict store */
+
+static char *
+user_store (void)
+{
+  return g_build_filename (g_get_user_cache_dir (), "libreg", "verdicts", NULL);
+}
+
+/* Anything wrong with the store and it is ignored whole, with a debug
+ * message: the quarantine it held no longer applies, and the next verdict
+ * replaces it. */
+static void
+test_store_corrupt (Fixture       *f,
+                    gconstpointer  data)
+{
+  static const struct {
+    const char *contents;
+    const char *why;
+  } corrupt[] = {
+    { "", "*no \"libreg verdict store 1\" header*" },
+    { "libreg verdict store 2\n[]\n", "*header*" },
+    { "libreg verdict store 1\n[(1, 2, 3", "*" },
+    { "libreg verdict store 1\n{'a': 1}\n", "*" },
+    { "libreg verdict store 1\n[]\n[]\n", "*text after the records*" },
+    { "libreg verdict store 1\n[(1, 2, 3, 4, 5, 6, 'verify_crash', 'exploded', 'r', [], b'/x')]\n",
+      "*record 1: an unknown verdict*" },
+    { "libreg verdict store 1\n[(1, 2, 3, 4, 5, 6, 'a/b', 'crashed', 'r', [], b'/x')]\n",
+      "*record 1: a backend name breaks the naming rules*" },
+    { "libreg verdict store 1\n[(1, 2, 3, 4, 5, 6, 'a', 'crashed', 'r', [], b'relative')]\n",
+      "*record 1: a module path that is not an absolute file name*" },
+    { "libreg verdict store 1\n[(1, 2, 3, 4, 5, 6, 'a', 'crashed', '', [], b'/x')]\n",
+      "*record 1: a reason where there should be none, or none where there should be one*" },
+    { "libreg verdict store 1\n[(1, 2, -3, 4, 5, 6, 'a', 'crashed', 'r', [], b'/x')]\n",
+      "*record 1: a negative size or time*" },
+  };
+  g_autofree char *module = install (f->dir, "verify-crash");
+  g_autoptr(RegVerdict) verdict = verify (f->registry, "verify_crash", NULL);
+  g_autofree char *store = user_store ();
+  g_autofree char *dir = g_path_get_dirname (store);
+  g_autofree char *good = read_file (store, NULL);
+  g_autoptr(RegVerdict) recorded = NULL;
+
+  g_assert_true (g_str_has_prefix (good, "libreg verdict store 1\n"));
+
+  for (guint i = 0; i < G_N_ELEMENTS (corrupt) + 3; i++)
+    {
+      g_autoptr(RegVerdict) found = NULL;
+
+      g_test_message ("corruption %u", i);
+      g_ptr_array_set_size (debug_messages, 0);
+      if (i < G_N_ELEMENTS (corrupt))
+        write_file (dir, "verdicts", corrupt[i].contents, -1);
+      else if (i == G_N_ELEMENTS (corrupt))
+        {
+          /* a good store cut short */
+          write_file (dir, "verdicts", good, strlen (good) / 2);
+        }
+      else if (i == G_N_ELEMENTS (corrupt) + 1)
+        {
+          /* a NUL byte in a good store */
+          g_autofree char *copy = g_strdup (good);
+
+          copy[strlen ("libreg verdict store 1\n") + 3] = '\0';
+          write_file (dir, "verdicts", copy, strlen (good));
+        }
+      else
+        {
+          /* too large to be one */
+          g_autoptr(GString) huge = g_string_new (good);
+
+          while (huge->len <= 1024 * 1024)
+            g_string_append (huge, "                                                                ");
+          write_file (dir, "verdicts", huge->str, huge->len);
+        }
+
+      found = reg_registry_dup_verdict (f->registry, "verify_crash");
+      g_assert_null (found);
+      g_assert_true (debug_logged ("verdict store */verdicts ignored: *"));
+      if (i < G_N_ELEMENTS (corrupt) && !debug_logged (corrupt[i].why))
+        g_error ("no debug message like \"%s\"", corrupt[i].why);
+    }
+
+  /* The next verdict writes a store that is read again. */
+  g_clear_object (&verdict);
+  verdict = verify (f->registry, "verify_crash", NULL);
+  recorded = reg_registry_dup_verdict (f->registry, "verify_crash");
+  g_assert_nonnull (recorded);
+  assert_quarantined (f->registry, "verify_crash", f->dir);
+}
+
+/* --system (store "system") writes beside the module, for every user;
+ * "none" nowhere. */
+static void
+test_store_system (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *module = install (f->dir, "verify-crash");
+  g_autoptr(GVariant) none = options_new (20, "none");
+  g_autoptr(GVariant) system = options_new (20, "system");
+  g_autoptr(RegVerdict) unrecorded = verify (f->registry, "verify_crash", none);
+  g_autoptr(RegVerdict) verdict = NULL;
+  g_autoptr(RegVerdict) recorded = NULL;
+  g_autofree char *beside = g_build_filename (f->dir, "backends.verdicts", NULL);
+  g_autofree char *store = user_store ();
+  g_autofree char *text = NULL;
+
+  assert_kind (unrecorded, REG_VERDICT_KIND_CRASHED);
+  g_assert_null (reg_registry_dup_verdict (f->registry, "verify_crash"));
+  g_assert_false (g_file_test (store, G_FILE_TEST_EXISTS));
+
+  verdict = verify (f->registry, "verify_crash", system);
+  g_assert_true (g_file_test (beside, G_FILE_TEST_IS_REGULAR));
+  g_assert_false (g_file_test (store, G_FILE_TEST_EXISTS));
+  text = read_file (beside, NULL);
+  g_assert_nonnull (strstr (text, "'verify_crash', 'crashed'"));
+
+  recorded = reg_registry_dup_verdict (f->registry, "verify_crash");
+  g_assert_nonnull (recorded);
+  assert_quarantined (f->registry, "verify_crash", f->dir);
+}
+
+/* Writers running at once keep each other's verdicts. */
+typedef struct
+{
+  RegRegistry *registry;
+  RegVerdict  *verdict;
+} Writer;
+
+static gpointer
+writer_run (gpointer data)
+{
+  Writer *writer = data;
+
+  writer->verdict = reg_registry_verify_backend (writer->registry, "verify_ok", NULL, NULL, NULL);
+  return NULL;
+}
+
+static void
+test_store_concurrent (Fixture       *f,
+                       gconstpointer  data)
+{
+  enum { N_WRITERS = 4 };
+  Writer writers[N_WRITERS];
+  GThread *threads[N_WRITERS];
+  char *dirs[N_WRITERS];
+  g_autofree char *store = user_store ();
+  g_autofree char *text = NULL;
+
+  for (guint i = 0; i < N_WRITERS; i++)
+    {
+      dirs[i] = make_tmp_dir ();
+      g_free (install (dirs[i], "verify-ok"));
+      writers[i].registry = reg_registry_new ();
+      reg_registry_add_search_path (writers[i].registry, dirs[i]);
+    }
+
+  for (guint i = 0; i < N_WRITERS; i++)
+    threads[i] = g_thread_new ("writer", writer_run, &writers[i]);
+  for (guint i = 0; i < N_WRITERS; i++)
+    g_thread_join (threads[i]);
+
+  text = read_file (store, NULL);
+  for (guint i = 0; i < N_WRITERS; i++)
+    {
+      g_autoptr(RegVerdict) recorded = reg_registry_dup_verdict (writers[i].registry, "verify_ok");
+
+      g_assert_nonnull (writers[i].verdict);
+      g_assert_nonnull (recorded);
+      g_assert_cmpstr (reg_verdict_get_module_path (recorded), ==,
+                       reg_verdict_get_module_path (writers[i].verdict));
+      g_assert_nonnull (strstr (text, dirs[i]));
+
+      g_object_unref (writers[i].verdict);
+      g_object_unref (writers[i].registry);
+      remove_tmp_dir (dirs[i]);
+      g_free (dirs[i]);
+    }
+}
+
+/* A verdict of a module file that is gone is dropped when the store is
+ * next written. */
+static void
+test_store_prunes (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *ok_module = install (f->dir, "verify-ok");
+  g_autofree char *crash_module = install (f->dir, "verify-crash");
+  g_autoptr(RegVerdict) first = verify (f->registry, "verify_ok", NULL);
+  g_autoptr(RegVerdict) second = NULL;
+  g_autofree char *store = user_store ();
+  g_autofree char *text = NULL;
+
+  g_assert_no_errno (g_unlink (ok_module));
+  second = verify (f->registry, "verify_crash", NULL);
+  text = read_file (store, NULL);
+  g_assert_null (strstr (text, "verify_ok"));
+  g_assert_nonnull (strstr (text, "verify_crash"));
+}
+
+/* Checking before the first load */
+
+static void
+test_before_load (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autofree char *crash_module = install (f->dir, "verify-crash");
+  g_autofree char *ok_module = install (f->dir, "verify-ok");
+  g_autoptr(RegCompiler) compiler = NULL;
+  g_autoptr(RegVerdict) crash = NULL;
+  g_autoptr(RegVerdict) ok = NULL;
+  g_autoptr(GError) error = NULL;
+
+  reg_registry_set_module_checks (f->registry, REG_MODULE_CHECKS_VERIFY);
+
+  /* Checked in a child, which dies: this lookup fails, and the process
+   * lives. */
+  assert_quarantined (f->registry, "verify_crash", f->dir);
+  g_assert_false (file_is_mapped (crash_module));
+  crash = reg_registry_dup_verdict (f->registry, "verify_crash");
+  g_assert_nonnull (crash);
+  assert_kind (crash, REG_VERDICT_KIND_CRASHED);
+
+  /* Checked, then loaded here. */
+  compiler = reg_registry_lookup_backend (f->registry, "verify_ok", &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (compiler);
+  g_assert_true (file_is_mapped (ok_module));
+  ok = reg_registry_dup_verdict (f->registry, "verify_ok");
+  g_assert_nonnull (ok);
+  assert_kind (ok, REG_VERDICT_KIND_OK);
+}
+
+/* REG_VERIFY_MODULES=1 turns the check on for registries made after. */
+static void
+test_before_load_environment (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autoptr(RegRegistry) plain = reg_registry_new ();
+  g_autoptr(RegRegistry) verifying = NULL;
+  g_autoptr(RegRegistry) other_value = NULL;
+
+  g_assert_cmpint (reg_registry_get_module_checks (plain), ==, REG_MODULE_CHECKS_QUARANTINE);
+
+  g_setenv ("REG_VERIFY_MODULES", "1", TRUE);
+  verifying = reg_registry_new ();
+  g_setenv ("REG_VERIFY_MODULES", "yes", TRUE);
+  other_value = reg_registry_new ();
+  g_unsetenv ("REG_VERIFY_MODULES");
+
+  g_assert_cmpint (reg_registry_get_module_checks (verifying), ==,
+                   REG_MODULE_CHECKS_QUARANTINE | REG_MODULE_CHECKS_VERIFY);
+  g_assert_cmpint (reg_registry_get_module_checks (other_value), ==, REG_MODULE_CHECKS_QUARANTINE);
+}
+
+static void
+count_notify (GObject    *object,
+              GParamSpec *pspec,
+              gpointer    user_data)
+{
+  (*(guint *) user_data)++;
+}
+
+static void
+test_module_checks_property (Fixture       *f,
+                             gconstpointer  data)
+{
+  guint n_notified = 0;
+  RegModuleChecks checks;
+
+  g_signal_connect (f->registry, "notify::module-checks", G_CALLBACK (count_notify), &n_notified);
+
+  reg_registry_set_module_checks (f->registry, REG_MODULE_CHECKS_QUARANTINE);
+  g_assert_cmpuint (n_notified, ==, 0);
+  reg_registry_set_module_checks (f->registry, REG_MODULE_CHECKS_NONE);
+  g_assert_cmpuint (n_notified, ==, 1);
+  g_object_set (f->registry, "module-checks", REG_MODULE_CHECKS_VERIFY, NULL);
+  g_assert_cmpuint (n_notified, ==, 2);
+  g_object_get (f->registry, "module-checks", &checks, NULL);
+  g_assert_cmpint (checks, ==, REG_MODULE_CHECKS_VERIFY);
+}
+
+/* Errors */
+
+static void
+test_errors (Fixture       *f,
+             gconstpointer  data)
+{
+  static const char * const bad_options[] = {
+    "{'timeout': <'x'>}",
+    "{'timeout': <0.0>}",
+    "{'timeout': <uint32 3>}",
+    "{'memory-limit': <-1>}",
+    "{'store': <'elsewhere'>}",
+    "{'bogus': <1>}",
+  };
+  g_autoptr(RegCompiler) runtime = reg_func_compiler_new ("runtime", refuse_compile, NULL, NULL);
+  g_autofree char *module = install (f->dir, "verify-ok");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(RegVerdict) verdict = NULL;
+
+  verdict = reg_registry_verify_backend (f->registry, "verify_ko", NULL, NULL, &error);
+  g_assert_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_INVALID_BACKEND);
+  g_assert_null (verdict);
+  g_assert_nonnull (strstr (error->message, "did you mean: 'verify_ok'"));
+  g_clear_error (&error);
+
+  g_assert_true (reg_registry_register_backend (f->registry, "runtime", runtime, NULL, &error));
+  verdict = reg_registry_verify_backend (f->registry, "runtime", NULL, NULL, &error);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED);
+  g_assert_null (verdict);
+  g_clear_error (&error);
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad_options); i++)
+    {
+      g_autoptr(GVariant) options = g_variant_parse (G_VARIANT_TYPE_VARDICT, bad_options[i], NULL, NULL, NULL);
+
+      g_assert_nonnull (options);
+      verdict = reg_registry_verify_backend (f->registry, "verify_ok", options, NULL, &error);
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+      g_assert_null (verdict);
+      g_clear_error (&error);
+    }
+
+  /* A cancelled check gives no verdict. */
+  {
+    g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+
+    g_cancellable_cancel (cancellable);
+    verdict = reg_registry_verify_backend (f->registry, "verify_ok", NULL, cancellable, &error);
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+    g_assert_null (verdict);
+    g_clear_error (&error);
+    g_assert_null (reg_registry_dup_verdict (f->registry, "verify_ok"));
+  }
+
+  /* No checker: an error naming it, and the variable that chose it. */
+  {
+    g_autofree char *helper = g_strdup (g_getenv ("REG_VERIFY_HELPER"));
+
+    g_setenv ("REG_VERIFY_HELPER", "/nonexistent/reg-verify-helper", TRUE);
+    verdict = reg_registry_verify_backend (f->registry, "verify_ok", NULL, NULL, &error);
+    if (helper != NULL)
+      g_setenv ("REG_VERIFY_HELPER", helper, TRUE);
+    else
+      g_unsetenv ("REG_VERIFY_HELPER");
+    g_assert_nonnull (error);
+    g_assert_null (verdict);
+    g_assert_nonnull (strstr (error->message, "/nonexistent/reg-verify-helper"));
+    g_assert_nonnull (strstr (error->message, "REG_VERIFY_HELPER"));
+  }
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  int ret;
+
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  /* Only the directories the tests add. */
+  g_setenv ("REG_BACKEND_PATH", "", TRUE);
+  g_setenv ("REG_BACKEND_SYSTEM_DIR", "", TRUE);
+  g_unsetenv ("REG_VERIFY_MODULES");
+
+  debug_messages = g_ptr_array_new_with_free_func (g_free);
+  g_log_set_handler (LOG_DOMAIN, G_LOG_LEVEL_DEBUG, capture_debug, NULL);
+
+#define ADD(path, func) \
+  g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown)
+
+  ADD ("/verify/verdict/ok", test_verdict_ok);
+  ADD ("/verify/verdict/unsupported", test_verdict_unsupported);
+  ADD ("/verify/verdict/wrong-results", test_verdict_wrong_results);
+  ADD ("/verify/verdict/crashed", test_verdict_crashed);
+  ADD ("/verify/verdict/timeout", test_verdict_timeout);
+  ADD ("/verify/verdict/load-failed", test_verdict_load_failed);
+  ADD ("/verify/memory-limit", test_memory_limit);
+  ADD ("/verify/quarantine/lookup", test_quarantine_lookup);
+  ADD ("/verify/quarantine/other-process", test_quarantine_other_process);
+  ADD ("/verify/quarantine/lifted-on-change", test_quarantine_lifted_on_change);
+  ADD ("/verify/quarantine/checks-off", test_quarantine_checks_off);
+  g_test_add_func ("/verify/subprocess/lookup", test_lookup_subprocess);
+  ADD ("/verify/store/corrupt", test_store_corrupt);
+  ADD ("/verify/store/system", test_store_system);
+  ADD ("/verify/store/concurrent", test_store_concurrent);
+  ADD ("/verify/store/prunes", test_store_prunes);
+  ADD ("/verify/before-load", test_before_load);
+  ADD ("/verify/before-load/environment", test_before_load_environment);
+  ADD ("/verify/module-checks-property", test_module_checks_property);
+  ADD ("/verify/errors", test_errors);
+
+  ret = g_test_run ();
+
+  g_ptr_array_unref (debug_messages);
+
+  return ret;
+}
