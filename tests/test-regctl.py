@@ -731,6 +731,52 @@ class TestInfo(RegctlTestCase):
 
 
 class TestRun(RegctlTestCase):
+    def test_fallback_is_printed(self):
+        relu = self.write('relu.graph', 'graph(x):\n  a = relu(x)\n  return (a,)\n')
+        result = regctl('run', relu, '--backend', 'relu_compile_error_TESTING_ONLY',
+                        env={'REG_FALLBACK_BACKENDS': 'eager'})
+        self.assertExit(result, 0)
+        self.assertEqual(result.stdout.splitlines()[0],
+                         'backend: eager (fallback from relu_compile_error_TESTING_ONLY: '
+                         'relu_compile_error_TESTING_ONLY: the graph contains relu (node 1))')
+        self.assertIn("falling back to 'eager'", result.stderr)
+        # without a chain, the error as before
+        result = regctl('run', relu, '--backend', 'relu_compile_error_TESTING_ONLY')
+        self.assertExit(result, 1)
+
+    def test_progress_on_terminal(self):
+        # A call long enough (a 1000x1000 product on eager) shows how long
+        # it has taken, on the terminal only, and erases it.
+        master, slave = open_pty(self)
+        try:
+            process = subprocess.Popen(WRAPPER + [REGCTL, 'run', example('mlp.graph'), '-b', 'eager',
+                                                  '-i', 'x=1000x1000', '-i', 'w=1000x1000',
+                                                  '-i', 'b=1000x1000'],
+                                       stdout=subprocess.PIPE, stderr=slave, text=True)
+            os.close(slave)
+            slave = None
+            progress = b''
+            while True:
+                ready, _, _ = select.select([master], [], [], 120)
+                if not ready:
+                    break
+                try:
+                    chunk = os.read(master, 4096)
+                except OSError:  # EIO: the other side is closed
+                    break
+                if not chunk:
+                    break
+                progress += chunk
+            stdout, _ = process.communicate(timeout=600)
+        finally:
+            if slave is not None:
+                os.close(slave)
+            os.close(master)
+        self.assertEqual(process.returncode, 0)
+        self.assertIn(b"calling what 'eager' compiled: ", progress)
+        self.assertTrue(progress.endswith(b'\r\x1b[K'), progress)
+        self.assertTrue(stdout.startswith('backend: eager\n'), stdout)
+
     def run_eager(self, graph, *args, env=None):
         result = regctl('run', graph, '--backend', 'eager', '--print-inputs', '--max-values', '0',
                         *args, env=env)
@@ -1037,15 +1083,20 @@ class TestBench(RegctlTestCase):
         lines = result.stdout.splitlines()
         self.assertEqual(lines[0], 'inputs: x=8x8 y=8x8')
         self.assertIn('3 per backend', lines[1])
-        rows = parse_table('\n'.join(lines[2:]))
-        self.assertEqual(rows[0], ['BACKEND', 'COMPILE_MS', 'MEDIAN_MS', 'MIN_MS', 'RATIO'])
+        rows = parse_table('\n'.join(lines[2:-1]))
+        self.assertEqual(rows[0], ['BACKEND', 'COMPILE_MS', 'AGAIN_MS', 'MEDIAN_MS', 'MIN_MS', 'RATIO'])
         self.assertEqual([r[0] for r in rows[1:]], ['eager', 'relu_runtime_error_TESTING_ONLY'])
-        self.assertEqual(rows[1][4], '1.00')
+        self.assertEqual(rows[1][5], '1.00')
         for row in rows[1:]:
-            compile_ms, median, fastest, ratio = (float(v) for v in row[1:])
+            compile_ms, again_ms, median, fastest, ratio = (float(v) for v in row[1:])
             self.assertGreaterEqual(median, fastest)
             self.assertGreaterEqual(compile_ms, 0)
+            self.assertGreaterEqual(again_ms, 0)
             self.assertGreater(ratio, 0)
+        # eager shares its functions: its second compile was a hit; the
+        # testing backend's functions are not shared.
+        self.assertEqual(lines[-1], 'compile cache: 1 hits, 1 misses, 0 evictions '
+                                    '(AGAIN_MS: the same compile again)')
 
     def test_inputs(self):
         result = regctl('bench', example('mlp.graph'), '--backends', 'eager', '--repeat', '1',

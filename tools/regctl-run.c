@@ -31,6 +31,9 @@ option_error (const RegctlCommand *command,
 }
 
 /* Checks the numeric options every graph command has. */
+/* How long a compile or a call runs before regctl run shows progress. */
+#define PROGRESS_DELAY_NS (500 * G_GINT64_CONSTANT (1000000))
+
 static int
 check_common_numbers (const RegctlCommand *command,
                       gint64               seed,
@@ -127,6 +130,147 @@ print_tensor_line (const char *label,
   regctl_print ("%s\n", line->str);
 }
 
+/* Progress on a terminal: one line, rewritten in place. */
+typedef struct
+{
+  gboolean enabled;
+  gint64   last_ns;
+} Progress;
+
+static void
+progress_update (Progress   *progress,
+                 gboolean    force,
+                 const char *format,
+                 ...) G_GNUC_PRINTF (3, 4);
+
+static void
+progress_update (Progress   *progress,
+                 gboolean    force,
+                 const char *format,
+                 ...)
+{
+  g_autofree char *text = NULL;
+  gint64 now;
+  va_list args;
+
+  if (!progress->enabled)
+    return;
+
+  /* A few updates a second: writing each call of a fast graph to the
+   * terminal would cost more than the call. */
+  now = regctl_now_ns ();
+  if (!force && now - progress->last_ns < 100 * G_GINT64_CONSTANT (1000000))
+    return;
+  progress->last_ns = now;
+
+  va_start (args, format);
+  text = g_strdup_vprintf (format, args);
+  va_end (args);
+
+  regctl_printerr ("\r\033[K%s", text);
+}
+
+static void
+progress_clear (Progress *progress)
+{
+  if (progress->enabled)
+    regctl_printerr ("\r\033[K");
+}
+
+/* Runs the thread-default main context until *@done, showing on the
+ * terminal how long @what has taken once it takes longer than a moment:
+ * regctl waits as a synchronous program does, but says it is waiting. */
+static void
+wait_with_progress (Progress   *progress,
+                    gboolean   *done,
+                    const char *what)
+{
+  GMainContext *context = g_main_context_get_thread_default ();
+  gint64 start = regctl_now_ns ();
+  gboolean shown = FALSE;
+
+  while (!*done)
+    {
+      gint64 elapsed = regctl_now_ns () - start;
+
+      if (elapsed >= PROGRESS_DELAY_NS)
+        {
+          g_autofree char *seconds = regctl_format_double (elapsed / 1e9, "%.1f");
+
+          progress_update (progress, !shown, "%s: %s s", what, seconds);
+          shown = TRUE;
+        }
+      /* Wake up now and then to update the line. */
+      if (!g_main_context_iteration (context, FALSE))
+        g_usleep (progress->enabled ? 20000 : 200);
+    }
+
+  if (shown)
+    progress_clear (progress);
+}
+
+/* What regctl run waits for: a compile, then a call. */
+typedef struct
+{
+  gboolean       done;
+  RegCompiledFn *fn;
+  GPtrArray     *outputs;
+  GError        *error;
+} Waiting;
+
+static void
+compiled_cb (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  Waiting *waiting = user_data;
+
+  waiting->fn = reg_registry_compile_finish (REG_REGISTRY (source), result, &waiting->error);
+  waiting->done = TRUE;
+}
+
+static void
+called_cb (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  Waiting *waiting = user_data;
+
+  waiting->outputs = reg_compiled_fn_call_finish (REG_COMPILED_FN (source), result, &waiting->error);
+  waiting->done = TRUE;
+}
+
+/* The first fallback of a compile: who failed, and why. */
+typedef struct
+{
+  char *failed;
+  char *reason;
+} Fallback;
+
+static void
+fallback_clear (Fallback *fallback)
+{
+  g_clear_pointer (&fallback->failed, g_free);
+  g_clear_pointer (&fallback->reason, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Fallback, fallback_clear)
+
+static void
+on_fallback (RegRegistry  *registry,
+             const char   *failed,
+             const char   *next,
+             const GError *error,
+             gpointer      user_data)
+{
+  Fallback *fallback = user_data;
+
+  if (fallback->failed != NULL)
+    return;
+  fallback->failed = g_strdup (failed);
+  fallback->reason = regctl_single_line (error->message);
+}
+
 /* Resolves the backend (the default one for %NULL) and loads it, so that
  * the compile time does not count loading its module. */
 static RegCompiler *
@@ -187,8 +331,16 @@ regctl_run (const RegctlCommand  *command,
   g_autofree char *default_name = NULL;
   g_autofree char *compile_ms = NULL;
   g_autofree char *call_ms = NULL;
+  g_autofree char *what = NULL;
+  g_autoptr(GMainContext) main_context = NULL;
+  Progress progress = { regctl_stderr_is_terminal (), 0 };
+  Waiting compiling = { 0 };
+  Waiting calling = { 0 };
+  g_auto(Fallback) fallback = { NULL, NULL };
+  gulong fallback_handler;
   RegRegistry *registry;
   const char *path;
+  const char *compiled_by;
   const guint *input_ids;
   gint64 start, compile_ns, call_ns;
   int status;
@@ -238,29 +390,51 @@ regctl_run (const RegctlCommand  *command,
                              &options, &error))
     return option_error (command, error);
 
+  /* Asynchronous calls waited for, so that a long compile or call shows
+   * progress on a terminal. */
+  main_context = g_main_context_new ();
+  g_main_context_push_thread_default (main_context);
+  fallback_handler = g_signal_connect (registry, "fallback", G_CALLBACK (on_fallback), &fallback);
+
   start = regctl_now_ns ();
-  fn = reg_registry_compile (registry, backend, graph, inputs, options, &error);
+  reg_registry_compile_async (registry, backend, graph, inputs, options, NULL, compiled_cb, &compiling);
+  what = g_strdup_printf ("compiling on '%s'", backend != NULL ? backend : default_name);
+  wait_with_progress (&progress, &compiling.done, what);
   compile_ns = regctl_now_ns () - start;
+  g_signal_handler_disconnect (registry, fallback_handler);
+  fn = g_steal_pointer (&compiling.fn);
   if (fn == NULL)
     {
-      print_compile_error (path, backend != NULL ? backend : default_name, graph, shapes, size, error);
+      g_main_context_pop_thread_default (main_context);
+      print_compile_error (path, backend != NULL ? backend : default_name, graph, shapes, size,
+                           compiling.error);
+      g_clear_error (&compiling.error);
       return REGCTL_EXIT_FAILURE;
     }
+  compiled_by = reg_compiled_fn_get_backend (fn);
 
   start = regctl_now_ns ();
-  outputs = reg_compiled_fn_call (fn, inputs, &error);
+  reg_compiled_fn_call_async (fn, inputs, NULL, called_cb, &calling);
+  g_free (what);
+  what = g_strdup_printf ("calling what '%s' compiled", compiled_by);
+  wait_with_progress (&progress, &calling.done, what);
   call_ns = regctl_now_ns () - start;
+  g_main_context_pop_thread_default (main_context);
+  outputs = g_steal_pointer (&calling.outputs);
   if (outputs == NULL)
     {
-      regctl_printerr ("calling %s compiled by backend '%s' failed: %s\n", path,
-                  backend != NULL ? backend : default_name, error->message);
+      regctl_printerr ("calling %s compiled by backend '%s' failed: %s\n", path, compiled_by,
+                       calling.error->message);
+      g_clear_error (&calling.error);
       return REGCTL_EXIT_FAILURE;
     }
 
-  if (backend != NULL)
-    regctl_print ("backend: %s\n", backend);
+  if (fallback.failed != NULL)
+    regctl_print ("backend: %s (fallback from %s: %s)\n", compiled_by, fallback.failed, fallback.reason);
+  else if (backend != NULL)
+    regctl_print ("backend: %s\n", compiled_by);
   else
-    regctl_print ("backend: %s (default)\n", default_name != NULL ? default_name : reg_compiler_get_name (compiler));
+    regctl_print ("backend: %s (default)\n", compiled_by);
 
   input_ids = reg_graph_get_inputs (graph, NULL);
   for (guint i = 0; i < inputs->len; i++)
@@ -291,6 +465,7 @@ typedef struct
 {
   char   *name;
   gint64  compile_ns;
+  gint64  again_ns;    /* the same compile again: the compile cache's answer */
   gint64  median_ns;
   gint64  min_ns;
 } BenchResult;
@@ -299,53 +474,6 @@ static void
 bench_result_clear (BenchResult *result)
 {
   g_free (result->name);
-}
-
-/* Progress on a terminal: one line, rewritten in place. */
-typedef struct
-{
-  gboolean enabled;
-  gint64   last_ns;
-} Progress;
-
-static void
-progress_update (Progress   *progress,
-                 gboolean    force,
-                 const char *format,
-                 ...) G_GNUC_PRINTF (3, 4);
-
-static void
-progress_update (Progress   *progress,
-                 gboolean    force,
-                 const char *format,
-                 ...)
-{
-  g_autofree char *text = NULL;
-  gint64 now;
-  va_list args;
-
-  if (!progress->enabled)
-    return;
-
-  /* A few updates a second: writing each call of a fast graph to the
-   * terminal would cost more than the call. */
-  now = regctl_now_ns ();
-  if (!force && now - progress->last_ns < 100 * G_GINT64_CONSTANT (1000000))
-    return;
-  progress->last_ns = now;
-
-  va_start (args, format);
-  text = g_strdup_vprintf (format, args);
-  va_end (args);
-
-  regctl_printerr ("\r\033[K%s", text);
-}
-
-static void
-progress_clear (Progress *progress)
-{
-  if (progress->enabled)
-    regctl_printerr ("\r\033[K");
 }
 
 static int
@@ -566,6 +694,15 @@ bench_backend (const RegctlCommand *command,
       return REGCTL_EXIT_FAILURE;
     }
 
+  /* Again: a backend that shares its functions answers from the cache. */
+  {
+    g_autoptr(RegCompiledFn) again = NULL;
+
+    start = regctl_now_ns ();
+    again = reg_registry_compile (registry, result->name, graph, inputs, options, NULL);
+    result->again_ns = regctl_now_ns () - start;
+  }
+
   /* One call not timed, to check the outputs (and warm caches up). */
   outputs = reg_compiled_fn_call (fn, inputs, &error);
   if (outputs == NULL)
@@ -614,24 +751,26 @@ bench_backend (const RegctlCommand *command,
 static void
 print_bench_table (GArray *results)
 {
-  g_autoptr(RegctlTable) table = regctl_table_new (5, "BACKEND", "COMPILE_MS", "MEDIAN_MS", "MIN_MS", "RATIO");
+  g_autoptr(RegctlTable) table = regctl_table_new (6, "BACKEND", "COMPILE_MS", "AGAIN_MS",
+                                                   "MEDIAN_MS", "MIN_MS", "RATIO");
   g_autofree char *text = NULL;
   gint64 first = g_array_index (results, BenchResult, 0).median_ns;
 
-  for (guint col = 1; col < 5; col++)
+  for (guint col = 1; col < 6; col++)
     regctl_table_set_right_aligned (table, col);
 
   for (guint i = 0; i < results->len; i++)
     {
       BenchResult *result = &g_array_index (results, BenchResult, i);
       g_autofree char *compile = regctl_format_ms (result->compile_ns, "%.3f");
+      g_autofree char *again = regctl_format_ms (result->again_ns, "%.3f");
       g_autofree char *median = regctl_format_ms (result->median_ns, "%.4f");
       g_autofree char *min = regctl_format_ms (result->min_ns, "%.4f");
       g_autofree char *ratio = first > 0
         ? regctl_format_double ((double) result->median_ns / (double) first, "%.2f")
         : g_strdup ("-");
 
-      regctl_table_add_row (table, result->name, compile, median, min, ratio);
+      regctl_table_add_row (table, result->name, compile, again, median, min, ratio);
     }
 
   text = regctl_table_to_string (table);
@@ -686,6 +825,7 @@ regctl_bench (const RegctlCommand  *command,
   Progress progress = { regctl_stderr_is_terminal (), 0 };
   RegRegistry *registry;
   const char *path;
+  guint64 hits, misses, evictions;
   guint n_backends;
   int status;
 
@@ -733,7 +873,7 @@ regctl_bench (const RegctlCommand  *command,
   registry = regctl_get_registry (add_paths);
   for (guint i = 0; i < n_backends; i++)
     {
-      BenchResult result = { g_strdup (backends[i]), 0, 0, 0 };
+      BenchResult result = { g_strdup (backends[i]), 0, 0, 0, 0 };
       g_autofree char *prefix = g_strdup_printf ("[%u/%u]", i + 1, n_backends);
 
       g_array_append_val (results, result);
@@ -750,6 +890,10 @@ regctl_bench (const RegctlCommand  *command,
   regctl_print ("calls: %d per backend, after one checked call; outputs match backend '%s'\n",
            repeat, backends[0]);
   print_bench_table (results);
+  reg_registry_get_compile_cache_counters (registry, &hits, &misses, &evictions);
+  regctl_print ("compile cache: %" G_GUINT64_FORMAT " hits, %" G_GUINT64_FORMAT " misses, %"
+                G_GUINT64_FORMAT " evictions (AGAIN_MS: the same compile again)\n",
+                hits, misses, evictions);
 
   return REGCTL_EXIT_OK;
 }
