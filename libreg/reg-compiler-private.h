@@ -54,4 +54,9 @@ RegCompiledFn *_reg_compiler_compile_prepared_finish (RegCompiler          *self
 gboolean       _reg_compiler_set_options             (RegCompiler          *self,
                                                       GListModel           *options);
 
+/* Whether @self compiles asynchronously as every compiler does by default:
+ * its synchronous compile in a worker thread.  The registry then runs that
+ * compile in its own worker, saving a trip through the caller's context. */
+gboolean       _reg_compiler_compiles_in_worker      (RegCompiler          *self);
+
 G_END_DECLS

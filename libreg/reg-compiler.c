@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "reg-backend-error-private.h"
+#include "reg-binding-private.h"
 #include "reg-compiler-private.h"
 #include "reg-compiled-fn-private.h"
 #include "reg-graph-private.h"
@@ -407,6 +408,13 @@ _reg_compiler_set_options (RegCompiler *self,
   schema->options = options != NULL ? g_object_ref (options) : NULL;
 
   return compiler_keep_schema (self, schema)->options == options;
+}
+
+gboolean
+_reg_compiler_compiles_in_worker (RegCompiler *self)
+{
+  return REG_COMPILER_GET_IFACE (self)->compile_async == reg_compiler_real_compile_async &&
+         !_reg_binding_is_thread_bound (G_OBJECT_TYPE (self));
 }
 
 RegShape *

@@ -2403,20 +2403,38 @@ chain_fail (Chain   *chain,
  * consulted. */
 typedef struct
 {
+  RegRegistry   *registry;
   RegCompiler   *compiler;
   char          *name;
   RegShape      *shapes;
   GBytes        *key;          /* nullable: not cached */
   gsize          cost;
   gboolean       must_settle;
-  RegCompiledFn *hit;          /* nullable */
+  RegCompiledFn *hit;          /* nullable: the function, from the cache or compiled */
 } Attempt;
 
+/* Ends an attempt with what its compile gave (@fn, nullable): settles its
+ * claim on the cache, which must happen whatever the outcome. */
+static void
+attempt_end (Attempt       *attempt,
+             RegCompiledFn *fn)
+{
+  if (!attempt->must_settle)
+    return;
+
+  _reg_compile_cache_settle (attempt->registry->cache, attempt->compiler, attempt->key, fn,
+                             attempt->cost);
+  attempt->must_settle = FALSE;
+}
+
+/* An attempt dropped (a compile that failed, or was cancelled while a
+ * worker still ran it) gives up its claim on the cache. */
 static void
 attempt_free (Attempt *attempt)
 {
-  g_assert (!attempt->must_settle);
+  attempt_end (attempt, NULL);
 
+  g_clear_object (&attempt->registry);
   g_clear_object (&attempt->compiler);
   g_free (attempt->name);
   g_free (attempt->shapes);
@@ -2426,20 +2444,6 @@ attempt_free (Attempt *attempt)
 }
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Attempt, attempt_free)
-
-/* Ends an attempt with what its compile gave (@fn, nullable): settles its
- * claim on the cache, which must happen whatever the outcome. */
-static void
-attempt_end (RegRegistry   *self,
-             Attempt       *attempt,
-             RegCompiledFn *fn)
-{
-  if (!attempt->must_settle)
-    return;
-
-  _reg_compile_cache_settle (self->cache, attempt->compiler, attempt->key, fn, attempt->cost);
-  attempt->must_settle = FALSE;
-}
 
 /* Whether a compile may look in the cache before the graph is checked for
  * its inputs: only when the options are a dictionary and the graph is
@@ -2475,6 +2479,7 @@ attempt_begin (Chain         *chain,
   g_autoptr(Attempt) attempt = g_new0 (Attempt, 1);
   gboolean by_default = chain->position == 0 && chain->asked == NULL;
 
+  attempt->registry = g_object_ref (self);
   attempt->compiler = chain_resolve (chain, self, error);
   if (attempt->compiler == NULL)
     return NULL;
@@ -2495,7 +2500,7 @@ attempt_begin (Chain         *chain,
 
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     {
-      attempt_end (self, attempt, NULL);
+      attempt_end (attempt, NULL);
       return NULL;
     }
 
@@ -2503,7 +2508,7 @@ attempt_begin (Chain         *chain,
                                            options, error);
   if (attempt->shapes == NULL)
     {
-      attempt_end (self, attempt, NULL);
+      attempt_end (attempt, NULL);
       return NULL;
     }
   if (attempt->key != NULL)
@@ -2577,7 +2582,7 @@ reg_registry_compile (RegRegistry  *self,
                                &compile_error);
           fn = _reg_compiler_conclude (attempt->compiler, attempt->name, fn, compile_error,
                                        graph, example_inputs, attempt->shapes, &local_error);
-          attempt_end (self, attempt, fn);
+          attempt_end (attempt, fn);
           if (fn != NULL)
             return fn;
         }
@@ -2652,13 +2657,12 @@ attempt_compiled (GObject      *source_object,
                   gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
-  RegRegistry *self = g_task_get_source_object (task);
   AsyncCompile *ac = g_task_get_task_data (task);
   GError *error = NULL;
   RegCompiledFn *fn;
 
   fn = _reg_compiler_compile_prepared_finish (REG_COMPILER (source_object), result, &error);
-  attempt_end (self, ac->attempt, fn);
+  attempt_end (ac->attempt, fn);
   g_clear_pointer (&ac->attempt, attempt_free);
 
   if (fn != NULL)
@@ -2702,6 +2706,38 @@ attempt_begun (GObject      *source_object,
                                         attempt_compiled, g_object_ref (task));
 }
 
+/* Compiles in the worker, for a backend that would only have run its
+ * synchronous compile in a worker of its own (one trip between threads
+ * instead of two).  Returns the function, or NULL with @error. */
+static RegCompiledFn *
+compile_in_this_worker (Attempt       *attempt,
+                        AsyncCompile  *ac,
+                        GCancellable  *cancellable,
+                        GError       **error)
+{
+  GVariant *options = ac->chain.position == 0 ? ac->options : NULL;
+  GError *compile_error = NULL;
+  RegCompiledFn *fn;
+
+  if (cancellable != NULL)
+    g_cancellable_push_current (cancellable);
+  fn = REG_COMPILER_GET_IFACE (attempt->compiler)->compile (attempt->compiler, ac->graph,
+                                                            ac->example_inputs, options,
+                                                            &compile_error);
+  if (cancellable != NULL)
+    g_cancellable_pop_current (cancellable);
+
+  fn = _reg_compiler_conclude (attempt->compiler, attempt->name, fn, compile_error, ac->graph,
+                               ac->example_inputs, attempt->shapes, error);
+
+  /* A compile cancelled meanwhile keeps nothing, not even in the cache. */
+  if (fn != NULL && g_cancellable_set_error_if_cancelled (cancellable, error))
+    g_clear_object (&fn);
+  attempt_end (attempt, fn);
+
+  return fn;
+}
+
 static void
 attempt_begin_in_worker (GTask        *step,
                          gpointer      source_object,
@@ -2709,8 +2745,8 @@ attempt_begin_in_worker (GTask        *step,
                          GCancellable *cancellable)
 {
   AsyncCompile *ac = g_task_get_task_data (G_TASK (task_data));
+  g_autoptr(Attempt) attempt = NULL;
   GError *error = NULL;
-  Attempt *attempt;
 
   /* Nothing runs for a compile cancelled before it starts. */
   if (g_task_return_error_if_cancelled (step))
@@ -2719,10 +2755,17 @@ attempt_begin_in_worker (GTask        *step,
   attempt = attempt_begin (&ac->chain, source_object, ac->graph, ac->example_inputs,
                            ac->chain.position == 0 ? ac->options : NULL,
                            cancellable, &error);
+  if (attempt != NULL && attempt->hit == NULL && _reg_compiler_compiles_in_worker (attempt->compiler))
+    {
+      attempt->hit = compile_in_this_worker (attempt, ac, cancellable, &error);
+      if (attempt->hit == NULL)
+        g_clear_pointer (&attempt, attempt_free);
+    }
+
   if (attempt == NULL)
     g_task_return_error (step, error);
   else
-    g_task_return_pointer (step, attempt, (GDestroyNotify) attempt_free);
+    g_task_return_pointer (step, g_steal_pointer (&attempt), (GDestroyNotify) attempt_free);
 }
 
 static void
@@ -2733,10 +2776,12 @@ async_compile_attempt (GTask *task)
                                       attempt_begun, g_object_ref (task));
 
   g_task_set_source_tag (step, attempt_begin_in_worker);
-  g_task_set_task_data (step, task, NULL);
-  /* Its attempt must reach attempt_begun() even if the compile was
-   * cancelled meanwhile: it may hold a claim on the cache to settle. */
-  g_task_set_check_cancellable (step, FALSE);
+  /* The worker uses the compile's data until it returns, even after a
+   * cancellation has made the step return early (return-on-cancel): it
+   * holds the compile, and what it returns late is freed by
+   * attempt_free(), which gives up its claim on the cache. */
+  g_task_set_task_data (step, g_object_ref (task), g_object_unref);
+  g_task_set_return_on_cancel (step, TRUE);
   g_task_run_in_thread (step, attempt_begin_in_worker);
 }
 
