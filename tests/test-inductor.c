@@ -599,25 +599,32 @@ test_fusion_mlp (void)
   unfused = compile_with ("inductor", graph, inputs, "{'fuse': <false>}");
   g_assert_cmpuint (fn_get_n_kernels (unfused), ==, 7);
 
-  /* h and out live in block buffers only */
+  /* h and out live in panels of rows only, h_bias and logits in block
+   * buffers */
   g_object_get (fn, "plan", &plan, NULL);
-  g_assert_nonnull (strstr (plan, "kernel 0: 3 ops over 54 elements, 2 block buffers: "
+  g_assert_nonnull (strstr (plan, "kernel 0: 3 ops over 54 elements, 1 block buffer: "
                                   "h=matmul(x,w1) h_bias=add(h,b1) *h_act=relu(h_bias)\n"));
-  g_assert_nonnull (strstr (plan, "kernel 1: 4 ops over 27 elements, 2 block buffers: "
+  g_assert_nonnull (strstr (plan, "kernel 1: 4 ops over 27 elements, 1 block buffer: "
                                   "out=matmul(h_act,w2) logits=add(out,b2) *probs=sigmoid(logits) "
                                   "*loss=sum(probs)\n"));
 
   check_against_eager (graph, inputs, NULL, COMPARE_CLOSE, 1e-5, 1e-5);
   check_against_eager (graph, inputs, "{'fuse': <false>, 'threads': <uint32 3>}",
                        COMPARE_CLOSE, 1e-5, 1e-5);
-  /* blocks of 4 rows (4, 4 and 1) for h, of 8 rows (8 and 1) for out */
+  /* in-tree panels of 4 rows (4, 4 and 1) for h, of 8 rows (8 and 1) for
+   * out, blocks that do not end with a row */
   check_against_eager (graph, inputs, "{'block-size': <uint32 24>, 'threads': <uint32 2>}",
                        COMPARE_CLOSE, 1e-5, 1e-5);
-  /* too small a block for 4 rows of 6: the first matmul stays apart */
+  check_against_eager (graph, inputs, "{'block-size': <uint32 24>, 'blas': <false>}",
+                       COMPARE_CLOSE, 1e-5, 1e-5);
+  /* a block smaller than 4 rows of 6: panels still of 4 rows, each
+   * product still fused with its epilogue */
   g_clear_object (&fn);
   fn = compile_with ("inductor", graph, inputs, "{'block-size': <uint32 23>}");
-  g_assert_cmpuint (fn_get_n_kernels (fn), ==, 3);
+  g_assert_cmpuint (fn_get_n_kernels (fn), ==, 2);
   check_against_eager (graph, inputs, "{'block-size': <uint32 23>}", COMPARE_CLOSE, 1e-5, 1e-5);
+  check_against_eager (graph, inputs, "{'block-size': <uint32 5>, 'blas': <false>}",
+                       COMPARE_CLOSE, 1e-5, 1e-5);
 }
 
 /* Epilogue fusion: the elementwise kernel that reads a matmul's result

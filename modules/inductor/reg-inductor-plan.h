@@ -44,6 +44,7 @@ typedef struct
   guint    threads;
   gboolean vector_math;
   guint    passes;       /* RegIndPasses */
+  gboolean blas;         /* FALSE: products on the in-tree loops */
 } RegIndOptions;
 
 /* Maps an operator name to its RegIndOp, or returns FALSE. */

@@ -11,6 +11,7 @@
 #include <gmodule.h>
 #include <reg.h>
 
+#include "reg-inductor-gemm.h"
 #include "reg-inductor-plan.h"
 
 #define REG_INDUCTOR_BACKEND "inductor"
@@ -239,6 +240,7 @@ parse_options (GVariant       *options,
   out->threads = 1;
   out->vector_math = TRUE;
   out->passes = REG_IND_PASS_ALL;
+  out->blas = TRUE;
 
   if (options == NULL)
     return TRUE;
@@ -265,6 +267,11 @@ parse_options (GVariant       *options,
         {
           if ((ok = check_type (value, "b", key, error)))
             out->vector_math = g_variant_get_boolean (value);
+        }
+      else if (g_str_equal (key, "blas"))
+        {
+          if ((ok = check_type (value, "b", key, error)))
+            out->blas = g_variant_get_boolean (value);
         }
       else if (g_str_equal (key, "block-size"))
         {
@@ -313,7 +320,7 @@ parse_options (GVariant       *options,
       else
         {
           ok = bad_option (error, key, "unknown option (known: fuse, block-size, threads, "
-                           "vector-math, passes)");
+                           "vector-math, passes, blas)");
         }
 
       if (!ok)
@@ -335,6 +342,7 @@ reg_inductor_compiler_compile (RegCompiler  *compiler,
 {
   RegIndOptions opts;
   g_autoptr(GVariant) shapes = NULL;
+  g_autofree char *matmul = NULL;
   IndGraph *ind_graph;
   RegInductorFn *fn;
 
@@ -355,13 +363,17 @@ reg_inductor_compiler_compile (RegCompiler  *compiler,
   fn->plan = _reg_ind_plan_new (ind_graph, &opts);
   fn->description = _reg_ind_plan_describe (fn->plan);
 
-  g_debug (REG_INDUCTOR_BACKEND ": %u kernel%s (fuse %s, block size %u, %u thread%s, %s math)\n%s",
+  /* the matmul line says what OpenBLAS would do now; each call looks
+   * again (reg-inductor-gemm.h) */
+  matmul = opts.blas ? _reg_ind_gemm_dup_description () : g_strdup ("in-tree (blas off)");
+  g_debug (REG_INDUCTOR_BACKEND ": %u kernel%s (fuse %s, block size %u, %u thread%s, %s math, "
+           "matmul %s)\n%s",
            _reg_ind_plan_get_n_kernels (fn->plan),
            _reg_ind_plan_get_n_kernels (fn->plan) == 1 ? "" : "s",
            opts.fuse ? "on" : "off", opts.block_size,
            opts.threads, opts.threads == 1 ? "" : "s",
            opts.vector_math ? _reg_ind_isa_name () : "libm",
-           fn->description);
+           matmul, fn->description);
 
   return REG_COMPILED_FN (fn);
 }

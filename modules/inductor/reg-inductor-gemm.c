@@ -1,0 +1,133 @@
+/* reg-inductor-gemm.c: the inductor's matrix products, on a BLAS or not
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * See reg-inductor-gemm.h for the three modes and docs/inductor.md for why
+ * OpenBLAS (and not BLIS) and how its threads are counted.
+ */
+
+#include <string.h>
+
+#include "reg-inductor-gemm.h"
+#include "reg-inductor-kernels.h"
+
+#ifdef REG_INDUCTOR_OPENBLAS
+# include <cblas.h>
+#endif
+
+/* openblas_get_parallel (): what the library was built for. */
+#define OPENBLAS_SEQUENTIAL 0
+#define OPENBLAS_PTHREADS   1
+
+gboolean
+_reg_ind_gemm_have_blas (void)
+{
+#ifdef REG_INDUCTOR_OPENBLAS
+  return TRUE;
+#else
+  return FALSE;
+#endif
+}
+
+#ifdef REG_INDUCTOR_OPENBLAS
+/* Only the pthreads build is safe for calls from several threads at once:
+ * Debian's single-threaded build is compiled without USE_LOCKING, so two
+ * concurrent calls can share a work buffer (and give wrong products), and
+ * the OpenMP build expects its callers to be OpenMP threads.  Any other
+ * build is left alone (the in-tree loops run instead). */
+static gboolean
+blas_usable (void)
+{
+  return openblas_get_parallel () == OPENBLAS_PTHREADS;
+}
+#endif
+
+char *
+_reg_ind_gemm_dup_description (void)
+{
+#ifdef REG_INDUCTOR_OPENBLAS
+  g_auto(GStrv) words = g_strsplit (openblas_get_config (), " ", 3);
+  int threads = openblas_get_num_threads ();
+
+  if (!blas_usable ())
+    return g_strdup_printf ("in-tree (%s %s is not a pthreads build)",
+                            words[0], words[1] != NULL ? words[1] : "");
+
+  return g_strdup_printf ("%s %s (%s, %d thread%s)", words[0],
+                          words[1] != NULL ? words[1] : "",
+                          openblas_get_corename (), threads, threads == 1 ? "" : "s");
+#else
+  return g_strdup ("in-tree");
+#endif
+}
+
+RegIndGemmMode
+_reg_ind_gemm_choose (guint     threads,
+                      gboolean  allow_blas,
+                      guint    *blas_threads)
+{
+  *blas_threads = 1;
+
+#ifdef REG_INDUCTOR_OPENBLAS
+  if (allow_blas && blas_usable ())
+    {
+      /* read, never set: the count belongs to the application */
+      int t = openblas_get_num_threads ();
+
+      *blas_threads = (guint) MAX (t, 1);
+      if (*blas_threads == 1)
+        return REG_IND_GEMM_BLAS_SPLIT;
+      if (*blas_threads <= threads)
+        return REG_IND_GEMM_BLAS_THREADED;
+    }
+#endif
+
+  return REG_IND_GEMM_IN_TREE;
+}
+
+gboolean
+_reg_ind_gemm_fits_blas (gsize m,
+                         gsize k,
+                         gsize n)
+{
+#ifdef REG_INDUCTOR_OPENBLAS
+  gsize limit = sizeof (blasint) >= 8 ? G_MAXINT64 : G_MAXINT;
+
+  return m <= limit && k <= limit && n <= limit;
+#else
+  return FALSE;
+#endif
+}
+
+void
+_reg_ind_gemm_rows (RegIndGemmMode  mode,
+                    const float    *a,
+                    const float    *b,
+                    float          *c,
+                    gsize           row_begin,
+                    gsize           row_end,
+                    gsize           k,
+                    gsize           n)
+{
+  if (row_end <= row_begin || n == 0)
+    return;
+
+#ifdef REG_INDUCTOR_OPENBLAS
+  if (mode != REG_IND_GEMM_IN_TREE)
+    {
+      /* C = A B with beta 0: C is only written.  k = 0 is a product of
+       * zeros, which is what sgemm's beta pass gives too; done here so as
+       * not to depend on it. */
+      if (k == 0)
+        memset (c, 0, (row_end - row_begin) * n * sizeof (float));
+      else
+        cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans,
+                     (blasint) (row_end - row_begin), (blasint) n, (blasint) k,
+                     1.0f, a + row_begin * k, (blasint) k, b, (blasint) n,
+                     0.0f, c, (blasint) n);
+      return;
+    }
+#endif
+
+  _reg_ind_matmul_rows (a, b, c, row_begin, row_end, k, n);
+}
