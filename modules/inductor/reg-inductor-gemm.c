@@ -43,21 +43,36 @@ blas_usable (void)
 #endif
 
 char *
-_reg_ind_gemm_dup_description (void)
+_reg_ind_gemm_dup_description (guint    threads,
+                               gboolean allow_blas)
 {
 #ifdef REG_INDUCTOR_OPENBLAS
   g_auto(GStrv) words = g_strsplit (openblas_get_config (), " ", 3);
-  int threads = openblas_get_num_threads ();
+  g_autofree char *name = g_strdup_printf ("%s %s %s", words[0],
+                                           words[1] != NULL ? words[1] : "",
+                                           openblas_get_corename ());
+  guint blas_threads;
 
+  if (!allow_blas)
+    return g_strdup ("in-tree loops (blas off)");
   if (!blas_usable ())
-    return g_strdup_printf ("in-tree (%s %s is not a pthreads build)",
-                            words[0], words[1] != NULL ? words[1] : "");
+    return g_strdup_printf ("in-tree loops (%s is not a pthreads build)", name);
 
-  return g_strdup_printf ("%s %s (%s, %d thread%s)", words[0],
-                          words[1] != NULL ? words[1] : "",
-                          openblas_get_corename (), threads, threads == 1 ? "" : "s");
+  switch (_reg_ind_gemm_choose (threads, allow_blas, &blas_threads))
+    {
+    case REG_IND_GEMM_BLAS_SPLIT:
+      return g_strdup_printf ("%s, 1 thread: sgemm per panel on the inductor's threads", name);
+    case REG_IND_GEMM_BLAS_THREADED:
+      return g_strdup_printf ("%s, %u threads: one sgemm on OpenBLAS's threads", name,
+                              blas_threads);
+    case REG_IND_GEMM_IN_TREE:
+    default:
+      return g_strdup_printf ("in-tree loops (%s would use %u threads)", name, blas_threads);
+    }
 #else
-  return g_strdup ("in-tree");
+  if (!allow_blas)
+    return g_strdup ("in-tree loops (blas off)");
+  return g_strdup ("in-tree loops");
 #endif
 }
 

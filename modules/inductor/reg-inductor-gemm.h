@@ -38,9 +38,11 @@ typedef enum {
 /* TRUE when the module was built with a BLAS. */
 gboolean       _reg_ind_gemm_have_blas   (void);
 
-/* "OpenBLAS 0.3.21 (Haswell, pthreads, 2 threads)" or "in-tree", for the
- * plan's log line. */
-char          *_reg_ind_gemm_dup_description (void);
+/* What a call on @threads threads does with its products now, for the
+ * plan's log line: "OpenBLAS 0.3.21 Haswell, 1 thread: sgemm per panel on
+ * the inductor's threads", "in-tree loops (OpenBLAS would use 2 threads)"... */
+char          *_reg_ind_gemm_dup_description (guint        threads,
+                                              gboolean     allow_blas);
 
 /* How a call that may use @threads threads computes its products now
  * (OpenBLAS's thread count is read each time); @allow_blas FALSE (the

@@ -365,7 +365,7 @@ reg_inductor_compiler_compile (RegCompiler  *compiler,
 
   /* the matmul line says what OpenBLAS would do now; each call looks
    * again (reg-inductor-gemm.h) */
-  matmul = opts.blas ? _reg_ind_gemm_dup_description () : g_strdup ("in-tree (blas off)");
+  matmul = _reg_ind_gemm_dup_description (opts.threads, opts.blas);
   g_debug (REG_INDUCTOR_BACKEND ": %u kernel%s (fuse %s, block size %u, %u thread%s, %s math, "
            "matmul %s)\n%s",
            _reg_ind_plan_get_n_kernels (fn->plan),
