@@ -1153,7 +1153,8 @@ test_matmul_log_line (gconstpointer data)
   else if (g_strcmp0 (blas_threads, "2") == 0 && threads == 1)
     want = "*matmul in-tree loops (OpenBLAS * would use 2 threads))*";
   else if (g_strcmp0 (blas_threads, "2") == 0)
-    want = "*matmul OpenBLAS *, 2 threads: one sgemm on OpenBLAS's threads)*";
+    want = "*matmul OpenBLAS *, 2 threads: one sgemm on OpenBLAS's threads from "
+           "2^27 multiply-adds, in-tree loops below)*";
 #else
   want = "*matmul in-tree loops)*";
 #endif
@@ -1162,6 +1163,50 @@ test_matmul_log_line (gconstpointer data)
   g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
   g_test_trap_assert_passed ();
   g_test_trap_assert_stdout (want);
+}
+
+/* A product large enough for OpenBLAS's own threads (2^27 multiply-adds:
+ * under OPENBLAS_NUM_THREADS=2, one sgemm on them, then the epilogue on
+ * the inductor's 2 threads), against the in-tree loops and against the
+ * layer computed in double on some rows (eager would take seconds under
+ * valgrind). */
+static void
+test_matmul_large (void)
+{
+  g_autoptr(RegGraph) graph = graph_new_from_string (
+    "graph(x, w, b):\n  h = matmul(x, w)\n  c = add(h, b)\n  y = relu(c)\n  s = sum(y)\n"
+    "  return (y, s)\n");
+  const gint64 m = 512, k = 512, n = 512;
+  g_autoptr(GPtrArray) inputs = tensor_array_new ();
+  g_autoptr(GPtrArray) intree = NULL;
+  const float *x, *w, *b;
+  double atol = 4 * (double) k * 6e-8 * k;
+
+  g_ptr_array_add (inputs, tensor_new_uniform ((const gint64[]) { m, k }, 2, -1, 1));
+  g_ptr_array_add (inputs, tensor_new_uniform ((const gint64[]) { k, n }, 2, -1, 1));
+  g_ptr_array_add (inputs, tensor_new_uniform ((const gint64[]) { m, n }, 2, -1, 1));
+  x = reg_tensor_get_data (g_ptr_array_index (inputs, 0), NULL);
+  w = reg_tensor_get_data (g_ptr_array_index (inputs, 1), NULL);
+  b = reg_tensor_get_data (g_ptr_array_index (inputs, 2), NULL);
+
+  intree = run_with ("inductor", graph, inputs, "{'blas': <false>}");
+  for (guint threads = 1; threads <= 2; threads++)
+    {
+      g_autofree char *options = g_strdup_printf ("{'threads': <uint32 %u>}", threads);
+      g_autoptr(GPtrArray) got = run_with ("inductor", graph, inputs, options);
+      const float *y = reg_tensor_get_data (g_ptr_array_index (got, 0), NULL);
+
+      assert_outputs_agree (got, intree, COMPARE_CLOSE, atol, 1e-5, options);
+      for (gint64 i = 0; i < m; i += 73)
+        for (gint64 j = 0; j < n; j++)
+          {
+            double acc = b[i * n + j];
+
+            for (gint64 l = 0; l < k; l++)
+              acc += (double) x[i * k + l] * w[l * n + j];
+            g_assert_cmpfloat_with_epsilon (y[i * n + j], MAX (acc, 0.0), atol);
+          }
+    }
 }
 
 /* A product of NaN and infinities: the BLAS and the in-tree loops give
@@ -1534,6 +1579,7 @@ main (int   argc,
   g_test_add_func ("/inductor/random/matmul", test_random_matmul);
   g_test_add_func ("/inductor/matmul/odd-shapes", test_matmul_odd_shapes);
   g_test_add_func ("/inductor/matmul/specials", test_matmul_specials);
+  g_test_add_func ("/inductor/matmul/large", test_matmul_large);
   g_test_add_data_func ("/inductor/matmul/log-line/1-thread", GUINT_TO_POINTER (1),
                         test_matmul_log_line);
   g_test_add_data_func ("/inductor/matmul/log-line/2-threads", GUINT_TO_POINTER (2),

@@ -63,8 +63,8 @@ _reg_ind_gemm_dup_description (guint    threads,
     case REG_IND_GEMM_BLAS_SPLIT:
       return g_strdup_printf ("%s, 1 thread: sgemm per panel on the inductor's threads", name);
     case REG_IND_GEMM_BLAS_THREADED:
-      return g_strdup_printf ("%s, %u threads: one sgemm on OpenBLAS's threads", name,
-                              blas_threads);
+      return g_strdup_printf ("%s, %u threads: one sgemm on OpenBLAS's threads from "
+                              "2^27 multiply-adds, in-tree loops below", name, blas_threads);
     case REG_IND_GEMM_IN_TREE:
     default:
       return g_strdup_printf ("in-tree loops (%s would use %u threads)", name, blas_threads);

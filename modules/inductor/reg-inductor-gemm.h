@@ -29,6 +29,15 @@
 
 G_BEGIN_DECLS
 
+/* OpenBLAS's own threads pay only on large products: at 256^3 its two
+ * threads are no faster than one on an idle machine here, and 20 times
+ * slower than one when the other core is busy (its threads wait for each
+ * other by spinning), while at 2048x1024x1024 they halve the time.  In a
+ * process where OpenBLAS has several threads, a product of fewer
+ * multiply-adds than this goes to the in-tree loops on the call's threads
+ * instead of one sgemm on OpenBLAS's. */
+#define REG_IND_GEMM_THREADED_MIN_MADDS ((double) (1 << 27))
+
 typedef enum {
   REG_IND_GEMM_IN_TREE,
   REG_IND_GEMM_BLAS_SPLIT,      /* single-threaded sgemm per panel */

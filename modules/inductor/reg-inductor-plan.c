@@ -1657,18 +1657,22 @@ plan_product (Run   *run,
               guint  threads)
 {
   const Kernel *kernel = run->kernel;
-  gsize m = kernel->m, row_madds = MAX (kernel->k * kernel->n, 1);
-  gsize total = m * row_madds;
+  gsize m = kernel->m;
+  /* in double: the cost model needs no exact figure, and k n (m k n) of
+   * any tensors that fit in memory do not overflow it */
+  double row_madds = MAX ((double) kernel->k * kernel->n, 1.0);
+  double total = m * row_madds;
   guint workers;
 
   /* no thread gets less than MIN_WORKER_MADDS */
-  workers = (guint) MIN ((gsize) threads, MAX (total / MIN_WORKER_MADDS, 1));
+  workers = (guint) CLAMP (total / MIN_WORKER_MADDS, 1.0, (double) threads);
 
   if (run->mode == REG_IND_GEMM_IN_TREE)
     {
       /* panels in L1, chunks of whole panels */
       run->panel_rows = intree_panel_rows (run->plan, kernel->n);
-      run->chunk_len = MAX (div_up (CHUNK_MADDS, row_madds), 1);
+      run->chunk_len = (gsize) MAX (ceil (CHUNK_MADDS / row_madds), 1.0);
+      run->chunk_len = MIN (run->chunk_len, MAX (m, 1));
       run->chunk_len = div_up (run->chunk_len, run->panel_rows) * run->panel_rows;
     }
   else
@@ -1709,6 +1713,9 @@ run_kernel (const IndPlan  *plan,
   gboolean has_product = kernel->kind == KERNEL_MATMUL || kernel->mm_node != G_MAXUINT;
 
   if (has_product && !_reg_ind_gemm_fits_blas (kernel->m, kernel->k, kernel->n))
+    run.mode = mode = REG_IND_GEMM_IN_TREE;
+  if (has_product && mode == REG_IND_GEMM_BLAS_THREADED &&
+      (double) kernel->m * kernel->k * kernel->n < REG_IND_GEMM_THREADED_MIN_MADDS)
     run.mode = mode = REG_IND_GEMM_IN_TREE;
 
   if (has_product && mode == REG_IND_GEMM_BLAS_THREADED)
