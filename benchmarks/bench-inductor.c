@@ -463,9 +463,9 @@ chain_inputs_new (gsize n)
   return inputs;
 }
 
-/* --child GRAPH:SIZE:THREADS[:noblas] (GRAPH layer with SIZE MxKxN, or
- * chain8 with SIZE elements): one contender of a table, in a process of
- * its own; prints `ms MEDIAN`. */
+/* --child GRAPH:SIZE:THREADS[:MATMUL] (GRAPH layer with SIZE MxKxN, or
+ * chain8 with SIZE elements; MATMUL the option matmul, auto by default):
+ * one contender of a table, in a process of its own; prints `ms MEDIAN`. */
 static int
 child_main (RegRegistry *registry,
             const char  *spec,
@@ -484,7 +484,7 @@ child_main (RegRegistry *registry,
   if (g_strv_length (parts) < 3 ||
       !g_ascii_string_to_unsigned (parts[2], 10, 1, 256, &threads, NULL))
     {
-      g_printerr ("--child: expected GRAPH:SIZE:THREADS[:noblas], got %s\n", spec);
+      g_printerr ("--child: expected GRAPH:SIZE:THREADS[:MATMUL], got %s\n", spec);
       return 2;
     }
 
@@ -505,8 +505,8 @@ child_main (RegRegistry *registry,
     }
   g_assert_no_error (error);
 
-  options = g_strdup_printf ("{'threads': <uint32 %u>, 'blas': <%s>}", (guint) threads,
-                             parts[3] != NULL && g_str_equal (parts[3], "noblas") ? "false" : "true");
+  options = g_strdup_printf ("{'threads': <uint32 %u>, 'matmul': <'%s'>}", (guint) threads,
+                             parts[3] != NULL ? parts[3] : "auto");
   fn = compile (registry, "inductor", graph, inputs, options);
   cd = (CallData) { fn, inputs };
   printf ("ms %.4f\n", median_ms (call_fn, &cd, quick ? 3 : 5, quick ? 300 : 2000));
@@ -651,15 +651,18 @@ bench_layer (RegRegistry *registry,
     const char *name;
     guint       threads;
     const char *blas_threads;   /* OPENBLAS_NUM_THREADS of the child */
-    gboolean    blas;
+    const char *matmul;         /* the option matmul */
     guint       numpy;          /* compared with numpy on 1 or 2 threads */
   } rows[] = {
-    { "inductor 1 thread", 1, "1", TRUE, 1 },
-    { "inductor 2 threads", 2, "1", TRUE, 2 },
-    { "inductor 2 threads, OpenBLAS 2 threads", 2, "2", TRUE, 2 },
-    { "inductor 1 thread, OpenBLAS 2 threads", 1, "2", TRUE, 1 },
-    { "inductor blas=false, 1 thread", 1, "1", FALSE, 1 },
-    { "inductor blas=false, 2 threads", 2, "1", FALSE, 2 },
+    { "inductor 1 thread", 1, "1", "auto", 1 },
+    { "inductor 2 threads", 2, "1", "auto", 2 },
+    { "inductor 1 thread, OpenBLAS 2 threads", 1, "2", "auto", 1 },
+    { "inductor 2 threads, OpenBLAS 2 threads", 2, "2", "auto", 2 },
+    { "inductor matmul=blas, 1 thread", 1, "1", "blas", 1 },
+    { "inductor matmul=blas, 2 threads", 2, "1", "blas", 2 },
+    { "inductor matmul=blas, 2 thr, OpenBLAS 2", 2, "2", "blas", 2 },
+    { "inductor matmul=in-tree, 1 thread", 1, "1", "in-tree", 1 },
+    { "inductor matmul=in-tree, 2 threads", 2, "1", "in-tree", 2 },
   };
   double ms[G_N_ELEMENTS (rows)];
   LayerData ld;
@@ -684,8 +687,8 @@ bench_layer (RegRegistry *registry,
 
   for (guint r = 0; r < G_N_ELEMENTS (rows); r++)
     {
-      g_autofree char *spec = g_strdup_printf ("layer:%s:%u%s", shape, rows[r].threads,
-                                               rows[r].blas ? "" : ":noblas");
+      g_autofree char *spec = g_strdup_printf ("layer:%s:%u:%s", shape, rows[r].threads,
+                                               rows[r].matmul);
       g_autofree char *matmul = NULL;
       g_autofree char *note = NULL;
 

@@ -283,6 +283,9 @@ test_options_good (void)
     "{'vector-math': <false>}",
     "{'passes': <@as []>}",
     "{'passes': <['fold', 'simplify', 'cse', 'dce']>}",
+    "{'matmul': <'auto'>}",
+    "{'matmul': <'blas'>}",
+    "{'matmul': <'in-tree'>}",
   };
 
   g_ptr_array_add (inputs, tensor_new_random ((const gint64[]) { 5 }, 1, FALSE));
@@ -315,6 +318,8 @@ test_options_bad (void)
     { "{'vector-math': <uint32 1>}", "'vector-math'" },
     { "{'passes': <['fold', 'inline']>}", "'passes'" },
     { "{'passes': <'fold'>}", "'passes'" },
+    { "{'matmul': <'openblas'>}", "'matmul'" },
+    { "{'matmul': <true>}", "'matmul'" },
   };
 
   g_ptr_array_add (inputs, tensor_new_random ((const gint64[]) { 5 }, 1, FALSE));
@@ -615,7 +620,9 @@ test_fusion_mlp (void)
    * out, blocks that do not end with a row */
   check_against_eager (graph, inputs, "{'block-size': <uint32 24>, 'threads': <uint32 2>}",
                        COMPARE_CLOSE, 1e-5, 1e-5);
-  check_against_eager (graph, inputs, "{'block-size': <uint32 24>, 'blas': <false>}",
+  check_against_eager (graph, inputs, "{'block-size': <uint32 24>, 'matmul': <'in-tree'>}",
+                       COMPARE_CLOSE, 1e-5, 1e-5);
+  check_against_eager (graph, inputs, "{'block-size': <uint32 24>, 'matmul': <'blas'>}",
                        COMPARE_CLOSE, 1e-5, 1e-5);
   /* a block smaller than 4 rows of 6: panels still of 4 rows, each
    * product still fused with its epilogue */
@@ -623,7 +630,7 @@ test_fusion_mlp (void)
   fn = compile_with ("inductor", graph, inputs, "{'block-size': <uint32 23>}");
   g_assert_cmpuint (fn_get_n_kernels (fn), ==, 2);
   check_against_eager (graph, inputs, "{'block-size': <uint32 23>}", COMPARE_CLOSE, 1e-5, 1e-5);
-  check_against_eager (graph, inputs, "{'block-size': <uint32 5>, 'blas': <false>}",
+  check_against_eager (graph, inputs, "{'block-size': <uint32 5>, 'matmul': <'in-tree'>}",
                        COMPARE_CLOSE, 1e-5, 1e-5);
 }
 
@@ -1059,7 +1066,7 @@ test_random_matmul (void)
 
 /* Products of odd shapes (one row, one column, primes, nothing at all),
  * alone and with an epilogue, on 1 and 2 threads, on the BLAS (when the
- * module has one) and on the in-tree loops.  The shapes reach every way a
+ * module has one: `matmul` 'blas') and on the in-tree loops.  The shapes reach every way a
  * product is cut: one panel, panels shared by two threads, a product too
  * wide for a panel in cache (a temporary), an in-tree panel wider than
  * the cache budget.  The suite runs this with OpenBLAS single-threaded
@@ -1085,10 +1092,13 @@ test_matmul_odd_shapes (void)
   static const char * const options[] = {
     "{'threads': <uint32 1>}",
     "{'threads': <uint32 2>}",
-    "{'threads': <uint32 1>, 'blas': <false>}",
-    "{'threads': <uint32 2>, 'blas': <false>}",
-    "{'threads': <uint32 2>, 'block-size': <uint32 5>}",
-    "{'fuse': <false>, 'threads': <uint32 2>}",
+    "{'threads': <uint32 1>, 'matmul': <'blas'>}",
+    "{'threads': <uint32 2>, 'matmul': <'blas'>}",
+    "{'threads': <uint32 1>, 'matmul': <'in-tree'>}",
+    "{'threads': <uint32 2>, 'matmul': <'in-tree'>}",
+    "{'threads': <uint32 2>, 'block-size': <uint32 5>, 'matmul': <'blas'>}",
+    "{'threads': <uint32 2>, 'block-size': <uint32 5>, 'matmul': <'in-tree'>}",
+    "{'fuse': <false>, 'threads': <uint32 2>, 'matmul': <'blas'>}",
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (shapes); i++)
@@ -1121,6 +1131,30 @@ test_matmul_odd_shapes (void)
     }
 }
 
+#ifdef TEST_HAVE_BLAS
+#include <cblas.h>
+
+/* The rule of `matmul` auto (reg-inductor-gemm.h): the in-tree loops when
+ * they run their AVX-512 variant and OpenBLAS's core has no AVX-512 GEMM
+ * kernels. */
+static gboolean
+intree_is_wider (void)
+{
+  static const char * const avx512_cores[] = { "skylakex", "cooperlake", "sapphirerapids" };
+  gboolean wider = FALSE;
+
+#if defined (__GNUC__) && !defined (__clang__) && defined (__x86_64__)
+  __builtin_cpu_init ();
+  wider = __builtin_cpu_supports ("x86-64-v4");
+#endif
+  for (guint i = 0; wider && i < G_N_ELEMENTS (avx512_cores); i++)
+    if (g_ascii_strcasecmp (openblas_get_corename (), avx512_cores[i]) == 0)
+      wider = FALSE;
+
+  return wider;
+}
+#endif
+
 /* The plan's log line says how products are computed: on OpenBLAS when
  * the module has it (and OpenBLAS's thread count allows it), else on the
  * in-tree loops.  tests/meson.build defines TEST_HAVE_BLAS and runs the
@@ -1137,13 +1171,19 @@ test_matmul_log_line (gconstpointer data)
       g_autoptr(RegGraph) graph = graph_new_from_string (
         "graph(x, w):\n  h = matmul(x, w)\n  y = relu(h)\n  return (y,)\n");
       g_autoptr(GPtrArray) inputs = tensor_array_new ();
-      g_autofree char *options = g_strdup_printf ("{'threads': <uint32 %u>}", threads);
+      g_autofree char *options = g_strdup_printf ("{'threads': <uint32 %u>, 'matmul': <'blas'>}",
+                                                  threads);
       g_autoptr(RegCompiledFn) fn = NULL;
 
       g_setenv ("G_MESSAGES_DEBUG", "Reg", TRUE);
       g_ptr_array_add (inputs, tensor_new_uniform ((const gint64[]) { 4, 3 }, 2, -1, 1));
       g_ptr_array_add (inputs, tensor_new_uniform ((const gint64[]) { 3, 5 }, 2, -1, 1));
       fn = compile_with ("inductor", graph, inputs, options);
+      g_clear_object (&fn);
+      /* the default, `auto`: whichever the machine makes faster */
+      fn = compile_with ("inductor", graph, inputs, "{'matmul': <'auto'>}");
+      g_clear_object (&fn);
+      fn = compile_with ("inductor", graph, inputs, "{'matmul': <'in-tree'>}");
       return;
     }
 
@@ -1163,6 +1203,15 @@ test_matmul_log_line (gconstpointer data)
   g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
   g_test_trap_assert_passed ();
   g_test_trap_assert_stdout (want);
+#ifdef TEST_HAVE_BLAS
+  if (intree_is_wider ())
+    g_test_trap_assert_stdout ("*matmul in-tree loops (AVX-512, wider than OpenBLAS *'s kernels)*"
+                               "*matmul in-tree loops (matmul in-tree)*");
+  else
+    g_test_trap_assert_stdout ("*matmul OpenBLAS *matmul in-tree loops (matmul in-tree)*");
+#else
+  g_test_trap_assert_stdout ("*matmul in-tree loops)*matmul in-tree loops (matmul in-tree)*");
+#endif
 }
 
 /* A product large enough for OpenBLAS's own threads (2^27 multiply-adds:
@@ -1189,10 +1238,11 @@ test_matmul_large (void)
   w = reg_tensor_get_data (g_ptr_array_index (inputs, 1), NULL);
   b = reg_tensor_get_data (g_ptr_array_index (inputs, 2), NULL);
 
-  intree = run_with ("inductor", graph, inputs, "{'blas': <false>}");
+  intree = run_with ("inductor", graph, inputs, "{'matmul': <'in-tree'>}");
   for (guint threads = 1; threads <= 2; threads++)
     {
-      g_autofree char *options = g_strdup_printf ("{'threads': <uint32 %u>}", threads);
+      g_autofree char *options = g_strdup_printf ("{'threads': <uint32 %u>, 'matmul': <'blas'>}",
+                                                  threads);
       g_autoptr(GPtrArray) got = run_with ("inductor", graph, inputs, options);
       const float *y = reg_tensor_get_data (g_ptr_array_index (got, 0), NULL);
 
@@ -1218,8 +1268,8 @@ test_matmul_specials (void)
     "graph(x, w, b):\n  h = matmul(x, w)\n  y = add(h, b)\n  return (y, h)\n");
   static const char * const options[] = {
     "{'threads': <uint32 1>}",
-    "{'threads': <uint32 2>}",
-    "{'blas': <false>}",
+    "{'threads': <uint32 2>, 'matmul': <'blas'>}",
+    "{'matmul': <'in-tree'>}",
   };
   g_autoptr(GPtrArray) inputs = tensor_array_new ();
   float *x;

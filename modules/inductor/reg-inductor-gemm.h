@@ -3,9 +3,14 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * With the module built against OpenBLAS (meson option `blas`), a product
- * is one cblas_sgemm() call per panel of rows; without it, or when a call
- * may not use OpenBLAS (below), the in-tree loops of
- * reg-inductor-kernels.c compute it.
+ * can be one cblas_sgemm() call per panel of rows, or the in-tree loops of
+ * reg-inductor-kernels.c.  The option `matmul` chooses: `blas` and
+ * `in-tree` force one, `auto` (the default) takes the in-tree loops where
+ * their vectors are wider than those of OpenBLAS's kernels for this CPU
+ * (the loops' AVX-512 variant against an OpenBLAS core without AVX-512
+ * kernels, such as the Haswell kernels OpenBLAS 0.3.21 picks on AMD Zen 4
+ * and 5: the loops are then faster at every size, docs/inductor.md), and
+ * OpenBLAS elsewhere.
  *
  * OpenBLAS's thread count belongs to the process (OPENBLAS_NUM_THREADS, or
  * openblas_set_num_threads() by the application): the module only reads
@@ -44,6 +49,13 @@ typedef enum {
   REG_IND_GEMM_BLAS_THREADED,   /* one sgemm, on OpenBLAS's own threads */
 } RegIndGemmMode;
 
+/* The option `matmul`. */
+typedef enum {
+  REG_IND_MATMUL_AUTO,
+  REG_IND_MATMUL_BLAS,
+  REG_IND_MATMUL_IN_TREE,
+} RegIndMatmul;
+
 /* TRUE when the module was built with a BLAS. */
 gboolean       _reg_ind_gemm_have_blas   (void);
 
@@ -51,14 +63,13 @@ gboolean       _reg_ind_gemm_have_blas   (void);
  * plan's log line: "OpenBLAS 0.3.21 Haswell, 1 thread: sgemm per panel on
  * the inductor's threads", "in-tree loops (OpenBLAS would use 2 threads)"... */
 char          *_reg_ind_gemm_dup_description (guint        threads,
-                                              gboolean     allow_blas);
+                                              RegIndMatmul matmul);
 
 /* How a call that may use @threads threads computes its products now
- * (OpenBLAS's thread count is read each time); @allow_blas FALSE (the
- * `blas` option) always gives REG_IND_GEMM_IN_TREE.  *@blas_threads is
- * set to the threads OpenBLAS uses for one call (1 without a BLAS). */
+ * (OpenBLAS's thread count is read each time).  *@blas_threads is set to
+ * the threads OpenBLAS uses for one call (1 without a BLAS). */
 RegIndGemmMode _reg_ind_gemm_choose      (guint        threads,
-                                          gboolean     allow_blas,
+                                          RegIndMatmul matmul,
                                           guint       *blas_threads);
 
 /* Rows [@row_begin, @row_end) of C = A B, A [m, k] and B [k, n] row-major,

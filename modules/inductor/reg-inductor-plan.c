@@ -845,7 +845,9 @@ intree_panel_rows (const IndPlan *plan,
 {
   gsize rows = n > 0 ? plan->options.block_size / n : 0;
 
-  return rows >= 4 ? rows & ~(gsize) 3 : 4;
+  if (rows >= 4)
+    return rows & ~(gsize) 3;
+  return MAX ((PANEL_BYTES / 2 / (MAX (n, 1) * sizeof (float))) & ~(gsize) 3, 4);
 }
 
 /* Epilogue fusion.  The elementwise kernel that reads a matmul's result
@@ -1851,7 +1853,7 @@ _reg_ind_plan_run (IndPlan    *plan,
 
   /* how the products of this call are computed: OpenBLAS's thread count
    * may have changed since the last call */
-  mode = _reg_ind_gemm_choose (threads, plan->options.blas, &blas_threads);
+  mode = _reg_ind_gemm_choose (threads, plan->options.matmul, &blas_threads);
 
   for (guint k = 0; k < plan->kernels->len; k++)
     run_kernel (plan, &g_array_index (plan->kernels, Kernel, k), bufs, scratch, mode);

@@ -22,6 +22,7 @@
 
 #include <reg.h>
 
+#include "reg-inductor-gemm.h"
 #include "reg-inductor-kernels.h"
 
 G_BEGIN_DECLS
@@ -44,7 +45,7 @@ typedef struct
   guint    threads;
   gboolean vector_math;
   guint    passes;       /* RegIndPasses */
-  gboolean blas;         /* FALSE: products on the in-tree loops */
+  RegIndMatmul matmul;   /* the option `matmul` */
 } RegIndOptions;
 
 /* Maps an operator name to its RegIndOp, or returns FALSE. */

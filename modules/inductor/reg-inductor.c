@@ -240,7 +240,7 @@ parse_options (GVariant       *options,
   out->threads = 1;
   out->vector_math = TRUE;
   out->passes = REG_IND_PASS_ALL;
-  out->blas = TRUE;
+  out->matmul = REG_IND_MATMUL_AUTO;
 
   if (options == NULL)
     return TRUE;
@@ -268,10 +268,21 @@ parse_options (GVariant       *options,
           if ((ok = check_type (value, "b", key, error)))
             out->vector_math = g_variant_get_boolean (value);
         }
-      else if (g_str_equal (key, "blas"))
+      else if (g_str_equal (key, "matmul"))
         {
-          if ((ok = check_type (value, "b", key, error)))
-            out->blas = g_variant_get_boolean (value);
+          if ((ok = check_type (value, "s", key, error)))
+            {
+              const char *choice = g_variant_get_string (value, NULL);
+
+              if (g_str_equal (choice, "auto"))
+                out->matmul = REG_IND_MATMUL_AUTO;
+              else if (g_str_equal (choice, "blas"))
+                out->matmul = REG_IND_MATMUL_BLAS;
+              else if (g_str_equal (choice, "in-tree"))
+                out->matmul = REG_IND_MATMUL_IN_TREE;
+              else
+                ok = bad_option (error, key, "expected 'auto', 'blas' or 'in-tree'");
+            }
         }
       else if (g_str_equal (key, "block-size"))
         {
@@ -320,7 +331,7 @@ parse_options (GVariant       *options,
       else
         {
           ok = bad_option (error, key, "unknown option (known: fuse, block-size, threads, "
-                           "vector-math, passes, blas)");
+                           "vector-math, passes, matmul)");
         }
 
       if (!ok)
@@ -365,7 +376,7 @@ reg_inductor_compiler_compile (RegCompiler  *compiler,
 
   /* the matmul line says what OpenBLAS would do now; each call looks
    * again (reg-inductor-gemm.h) */
-  matmul = _reg_ind_gemm_dup_description (opts.threads, opts.blas);
+  matmul = _reg_ind_gemm_dup_description (opts.threads, opts.matmul);
   g_debug (REG_INDUCTOR_BACKEND ": %u kernel%s (fuse %s, block size %u, %u thread%s, %s math, "
            "matmul %s)\n%s",
            _reg_ind_plan_get_n_kernels (fn->plan),
