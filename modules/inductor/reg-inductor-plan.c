@@ -1676,6 +1676,12 @@ plan_product (Run   *run,
       run->chunk_len = (gsize) MAX (ceil (CHUNK_MADDS / row_madds), 1.0);
       run->chunk_len = MIN (run->chunk_len, MAX (m, 1));
       run->chunk_len = div_up (run->chunk_len, run->panel_rows) * run->panel_rows;
+      /* panels in L2 can hold a whole product: then one part per thread */
+      if (workers > 1 && div_up (m, run->chunk_len) < workers)
+        {
+          run->panel_rows = MAX (div_up (div_up (m, workers), 4) * 4, 4);
+          run->chunk_len = run->panel_rows;
+        }
     }
   else
     {
