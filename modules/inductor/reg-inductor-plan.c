@@ -31,6 +31,10 @@
  * when the panel takes at most PANEL_BYTES.  A wider product is computed
  * whole (or one part per thread) and the epilogue then makes one pass
  * over it. */
+/* The in-tree loops pack nothing, so their chunks can be small: a product
+ * shared among threads is cut into at least this many per thread. */
+#define IN_TREE_CHUNKS_PER_WORKER 4
+
 #define BLAS_MIN_PANEL_ROWS 256
 #define PANEL_BYTES         (512 * 1024)
 
@@ -1676,10 +1680,13 @@ plan_product (Run   *run,
       run->chunk_len = (gsize) MAX (ceil (CHUNK_MADDS / row_madds), 1.0);
       run->chunk_len = MIN (run->chunk_len, MAX (m, 1));
       run->chunk_len = div_up (run->chunk_len, run->panel_rows) * run->panel_rows;
-      /* panels in L2 can hold a whole product: then one part per thread */
-      if (workers > 1 && div_up (m, run->chunk_len) < workers)
+      /* panels in L2 can hold a whole product: then smaller ones, at
+       * least IN_TREE_CHUNKS_PER_WORKER per thread, so that a thread that
+       * is late or slowed down holds up the call by one small chunk only */
+      if (workers > 1 && div_up (m, run->chunk_len) < (gsize) workers * IN_TREE_CHUNKS_PER_WORKER)
         {
-          run->panel_rows = MAX (div_up (div_up (m, workers), 4) * 4, 4);
+          run->panel_rows = MAX (div_up (div_up (m, (gsize) workers * IN_TREE_CHUNKS_PER_WORKER),
+                                         4) * 4, 4);
           run->chunk_len = run->panel_rows;
         }
     }
