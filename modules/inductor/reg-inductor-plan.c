@@ -16,13 +16,17 @@
 /* The cost model of threads (docs/inductor.md, "Threads").  A kernel is cut
  * into chunks that threads take one at a time (reg-inductor-parallel.h):
  * a chunk of an elementwise kernel is at least CHUNK_WORK elements times
- * instructions (about 40 us on one core), a chunk of a product at least
- * CHUNK_MADDS multiply-adds of the in-tree loops.  Fewer threads than asked
- * run a product whose threads would get less than MIN_WORKER_MADDS each:
- * waking a thread and sharing the operands would cost more than it saves. */
-#define CHUNK_WORK        (1 << 18)
+ * instructions (about 80 us on one core here: chain8 on 2^17 elements), a
+ * chunk of a product at least CHUNK_MADDS multiply-adds of the in-tree
+ * loops.  Fewer threads than asked run a product whose threads would get
+ * less than MIN_WORKER_MADDS each (about 100 us).  Below these, waking a
+ * thread (15 to 50 us here) and moving the operands to its cache cost more
+ * than the thread saves: with chunks of a quarter of these sizes, chain8
+ * on 2^16 elements and a 256^3 layer took 1.2 to 1.4 times as long on 2
+ * threads as on one. */
+#define CHUNK_WORK        (1 << 20)
 #define CHUNK_MADDS       (1 << 20)
-#define MIN_WORKER_MADDS  (1 << 21)
+#define MIN_WORKER_MADDS  (1 << 24)
 
 /* A product computed by sgemm goes in panels of rows.  Each sgemm packs
  * all of B again, which costs about 6/rows of its time, so a panel has at
