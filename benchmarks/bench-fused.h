@@ -17,6 +17,9 @@ void   bench_fused_chain8  (const float *x, const float *a, const float *b, floa
 void   bench_fused_chain16 (const float *x, const float *a, const float *b, float *y, size_t n);
 double bench_fused_sum     (const float *x, const float *a, size_t n);
 void   bench_fused_mlp     (const float *x, const float *w1, const float *w2, float *y, size_t rows);
+/* y = relu (x w + b), x [m, k], w [k, n], b and y [m, n] */
+void   bench_fused_layer   (const float *x, const float *w, const float *b, float *y,
+                            size_t m, size_t k, size_t n);
 
 void   bench_stream_3to1   (const float *x, const float *a, const float *b, float *y, size_t n);
 double bench_stream_2to0   (const float *x, const float *a, size_t n);

@@ -10,8 +10,18 @@
  * relative to the hand-fused loop (lower is better, 1.00 is the loop) and
  * the speed-up over numpy (higher is better).  See benchmarks/README.md.
  *
- *   bench-inductor [--sizes 1048576,16777216] [--graphs chain8,chain16,sum,mlp]
+ *   bench-inductor [--sizes 1048576,16777216] [--graphs chain8,chain16,sum,mlp,layer]
+ *                  [--layers 256x256x256,2048x1024x1024] [--sweep]
  *                  [--quick] [--no-numpy] [--numpy-script PATH]
+ *
+ * The graph `layer`, one MLP layer y = relu(x w + b) for each shape MxKxN of
+ * --layers, compares the inductor with numpy on the same OpenBLAS at 1 and 2
+ * threads and with a hand-written C loop.  Each of its figures comes from a
+ * child process (this program with --child, or bench-numpy.py) whose
+ * OpenBLAS thread count is set in its environment (OPENBLAS_NUM_THREADS),
+ * since OpenBLAS reads it once per process.  --sweep times the inductor at
+ * 1 and 2 threads from 64^3 to 4096^3 (the layer) and from 1K to 16M
+ * elements (chain8), the cost model's range.
  *
  * It also checks that the inductor's results agree with eager's (within
  * the tolerance of docs/inductor.md) and prints the largest difference.
@@ -35,6 +45,7 @@ typedef enum {
   GRAPH_CHAIN16,
   GRAPH_SUM,
   GRAPH_MLP,
+  GRAPH_LAYER,
 } GraphId;
 
 typedef struct
@@ -94,6 +105,13 @@ static const GraphInfo graphs[] = {
     "  y = sigmoid(ob)\n"
     "  return (y,)\n",
     "y = sigmoid(relu(x w1 + 0.1) w2 - 0.05), x [N/64, 64], w1 [64, 64], w2 [64, 16]" },
+  [GRAPH_LAYER] = { "layer",
+    "graph(x, w, b):\n"
+    "  h = matmul(x, w)\n"
+    "  c = add(h, b)\n"
+    "  y = relu(c)\n"
+    "  return (y,)\n",
+    "y = relu(x w + b), x [M, K], w [K, N], b [M, N]" },
 };
 
 /* Inputs: the same formula as bench-numpy.py, so both see the same data:
@@ -102,7 +120,7 @@ static void
 fill_input (float  *data,
             gsize   n,
             guint   seed,
-            float   scale)
+            double  scale)
 {
   for (gsize i = 0; i < n; i++)
     {
@@ -116,7 +134,7 @@ static RegTensor *
 input_new (const gint64 *shape,
            guint         n_dims,
            guint         seed,
-           float         scale)
+           double        scale)
 {
   RegTensor *tensor = reg_tensor_new (shape, n_dims);
   gsize n;
@@ -226,6 +244,9 @@ call_fused (gpointer data)
     case GRAPH_MLP:
       bench_fused_mlp (ld->in[0], ld->in[1], ld->in[2], ld->out, ld->n / BENCH_MLP_IN);
       break;
+    case GRAPH_LAYER:
+      /* timed apart, in bench_layer () */
+      g_assert_not_reached ();
     }
 }
 
@@ -246,31 +267,52 @@ call_stream (gpointer data)
     case GRAPH_MLP:
       bench_stream_4to1 (ld->in[0], ld->out, ld->n / 4);
       break;
+    case GRAPH_LAYER:
+      g_assert_not_reached ();
     }
 }
 
 /* numpy ----------------------------------------------------------------- */
 
-/* Runs bench-numpy.py once for all graphs and sizes; fills @numpy_ms
- * (graph name + size -> median ms as a string). */
+/* The environment of a child process, with OPENBLAS_NUM_THREADS set to
+ * @blas_threads (NULL: as in this process). */
+static char **
+child_environ (const char *blas_threads)
+{
+  char **env = g_get_environ ();
+
+  if (blas_threads != NULL)
+    env = g_environ_setenv (env, "OPENBLAS_NUM_THREADS", blas_threads, TRUE);
+
+  return env;
+}
+
+/* Runs bench-numpy.py once for @graph_list on @size_list (and @layer_list
+ * for the graph `layer`), with OpenBLAS on @blas_threads threads (NULL:
+ * its default); fills @numpy_ms (graph name + size -> median ms as a
+ * string), and @version and @blas when they are NULL. */
 static gboolean
-run_numpy (const char *script,
-           const char *graph_list,
-           const char *size_list,
-           gboolean    quick,
-           GHashTable *numpy_ms,
-           char      **version)
+run_numpy (const char  *script,
+           const char  *graph_list,
+           const char  *size_list,
+           const char  *layer_list,
+           const char  *blas_threads,
+           gboolean     quick,
+           GHashTable  *numpy_ms,
+           char       **version,
+           char       **blas)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *out = NULL, *err = NULL;
   g_auto(GStrv) lines = NULL;
+  g_auto(GStrv) env = child_environ (blas_threads);
   int status;
   const char *argv[] = {
     "/usr/bin/python3", script, "--graphs", graph_list, "--sizes", size_list,
-    quick ? "--quick" : NULL, NULL,
+    "--layers", layer_list, quick ? "--quick" : NULL, NULL,
   };
 
-  if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+  if (!g_spawn_sync (NULL, (char **) argv, env, G_SPAWN_DEFAULT, NULL, NULL,
                      &out, &err, &status, &error) ||
       !g_spawn_check_wait_status (status, &error))
     {
@@ -284,7 +326,15 @@ run_numpy (const char *script,
       g_auto(GStrv) fields = g_strsplit (lines[i], " ", -1);
 
       if (g_strv_length (fields) >= 2 && g_str_equal (fields[0], "numpy-version"))
-        *version = g_strdup (fields[1]);
+        {
+          if (*version == NULL)
+            *version = g_strdup (fields[1]);
+        }
+      else if (g_strv_length (fields) >= 2 && g_str_equal (fields[0], "numpy-blas"))
+        {
+          if (*blas == NULL)
+            *blas = g_strdup (fields[1]);
+        }
       else if (g_strv_length (fields) >= 3)
         g_hash_table_insert (numpy_ms, g_strdup_printf ("%s/%s", fields[0], fields[1]),
                              g_strdup (fields[2]));
@@ -365,18 +415,362 @@ compile (RegRegistry *registry,
   return fn;
 }
 
+/* The MLP layer, and the sweeps: measured in child processes ----------- */
+
+static gboolean
+parse_shape (const char *text,
+             gsize       dims[3])
+{
+  g_auto(GStrv) parts = g_strsplit (text, "x", -1);
+
+  if (g_strv_length (parts) != 3)
+    return FALSE;
+  for (guint i = 0; i < 3; i++)
+    {
+      guint64 v;
+
+      if (!g_ascii_string_to_unsigned (parts[i], 10, 1, 1 << 16, &v, NULL))
+        return FALSE;
+      dims[i] = v;
+    }
+
+  return TRUE;
+}
+
+/* The inputs of `layer` as bench-numpy.py makes them (w scaled by
+ * 1/sqrt(K), so that the products stay near 1 whatever K). */
+static GPtrArray *
+layer_inputs_new (const gsize dims[3])
+{
+  GPtrArray *inputs = g_ptr_array_new_with_free_func (g_object_unref);
+  gint64 m = dims[0], k = dims[1], n = dims[2];
+
+  g_ptr_array_add (inputs, input_new ((const gint64[]) { m, k }, 2, 0, 1.0));
+  g_ptr_array_add (inputs, input_new ((const gint64[]) { k, n }, 2, 1, 1.0 / sqrt ((double) k)));
+  g_ptr_array_add (inputs, input_new ((const gint64[]) { m, n }, 2, 2, 1.0));
+
+  return inputs;
+}
+
+static GPtrArray *
+chain_inputs_new (gsize n)
+{
+  GPtrArray *inputs = g_ptr_array_new_with_free_func (g_object_unref);
+
+  for (guint i = 0; i < 3; i++)
+    g_ptr_array_add (inputs, input_new ((const gint64[]) { n }, 1, i, 1.0));
+
+  return inputs;
+}
+
+/* --child GRAPH:SIZE:THREADS[:MATMUL] (GRAPH layer with SIZE MxKxN, or
+ * chain8 with SIZE elements; MATMUL the option matmul, auto by default):
+ * one contender of a table, in a process of its own; prints `ms MEDIAN`. */
+static int
+child_main (RegRegistry *registry,
+            const char  *spec,
+            gboolean     quick)
+{
+  g_auto(GStrv) parts = g_strsplit (spec, ":", -1);
+  g_autoptr(GPtrArray) inputs = NULL;
+  g_autoptr(RegGraph) graph = NULL;
+  g_autoptr(RegCompiledFn) fn = NULL;
+  g_autofree char *options = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize dims[3];
+  guint64 threads;
+  CallData cd;
+
+  if (g_strv_length (parts) < 3 ||
+      !g_ascii_string_to_unsigned (parts[2], 10, 1, 256, &threads, NULL))
+    {
+      g_printerr ("--child: expected GRAPH:SIZE:THREADS[:MATMUL], got %s\n", spec);
+      return 2;
+    }
+
+  if (g_str_equal (parts[0], "layer") && parse_shape (parts[1], dims))
+    {
+      graph = reg_graph_new_from_string (graphs[GRAPH_LAYER].text, &error);
+      inputs = layer_inputs_new (dims);
+    }
+  else if (g_str_equal (parts[0], "chain8"))
+    {
+      graph = reg_graph_new_from_string (graphs[GRAPH_CHAIN8].text, &error);
+      inputs = chain_inputs_new (g_ascii_strtoull (parts[1], NULL, 10));
+    }
+  else
+    {
+      g_printerr ("--child: unknown graph or size in %s\n", spec);
+      return 2;
+    }
+  g_assert_no_error (error);
+
+  options = g_strdup_printf ("{'threads': <uint32 %u>, 'matmul': <'%s'>}", (guint) threads,
+                             parts[3] != NULL ? parts[3] : "auto");
+  fn = compile (registry, "inductor", graph, inputs, options);
+  cd = (CallData) { fn, inputs };
+  printf ("ms %.4f\n", median_ms (call_fn, &cd, quick ? 3 : 5, quick ? 300 : 2000));
+
+  return 0;
+}
+
+/* Runs `SELF --child SPEC` with OpenBLAS on @blas_threads threads (NULL:
+ * its default) and returns its median ms (a negative number if it
+ * failed); *@matmul (if not NULL) gets what the inductor's plan says it
+ * does with products. */
+static double
+child_ms (const char  *self,
+          const char  *spec,
+          const char  *blas_threads,
+          gboolean     quick,
+          char       **matmul)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *out = NULL, *err = NULL;
+  g_auto(GStrv) env = child_environ (blas_threads);
+  g_auto(GStrv) lines = NULL;
+  double ms = -1;
+  int status;
+  const char *argv[] = { self, "--child", spec, quick ? "--quick" : NULL, NULL };
+
+  /* the plan's log line names the matmul */
+  env = g_environ_setenv (env, "G_MESSAGES_DEBUG", "Reg", TRUE);
+  if (!g_spawn_sync (NULL, (char **) argv, env, G_SPAWN_DEFAULT, NULL, NULL,
+                     &out, &err, &status, &error) ||
+      !g_spawn_check_wait_status (status, &error))
+    {
+      g_printerr ("child %s: %s\n%s", spec, error->message, err != NULL ? err : "");
+      return -1;
+    }
+
+  lines = g_strsplit (out, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      const char *m = strstr (lines[i], ", matmul ");
+
+      if (g_str_has_prefix (lines[i], "ms "))
+        ms = g_ascii_strtod (lines[i] + 3, NULL);
+      else if (m != NULL && matmul != NULL && *matmul == NULL)
+        {
+          *matmul = g_strdup (m + strlen (", matmul "));
+          if (g_str_has_suffix (*matmul, ")"))
+            (*matmul)[strlen (*matmul) - 1] = '\0';
+        }
+    }
+
+  return ms;
+}
+
+typedef struct
+{
+  const float *x, *w, *b;
+  float       *y;
+  gsize        m, k, n;
+} LayerData;
+
+static void
+call_layer_loop (gpointer data)
+{
+  LayerData *ld = data;
+
+  bench_fused_layer (ld->x, ld->w, ld->b, ld->y, ld->m, ld->k, ld->n);
+}
+
+/* The largest difference of the inductor's layer from the layer computed
+ * in double, on 16 rows spread over the matrix, relative to max(|y|, 1). */
+static double
+layer_difference (RegRegistry *registry,
+                  GPtrArray   *inputs,
+                  const gsize  dims[3])
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(RegGraph) graph = reg_graph_new_from_string (graphs[GRAPH_LAYER].text, &error);
+  g_autoptr(RegCompiledFn) fn = compile (registry, "inductor", graph, inputs, NULL);
+  g_autoptr(GPtrArray) got = reg_compiled_fn_call (fn, inputs, &error);
+  const float *x = reg_tensor_get_data (g_ptr_array_index (inputs, 0), NULL);
+  const float *w = reg_tensor_get_data (g_ptr_array_index (inputs, 1), NULL);
+  const float *b = reg_tensor_get_data (g_ptr_array_index (inputs, 2), NULL);
+  const float *y;
+  gsize m = dims[0], k = dims[1], n = dims[2];
+  double worst = 0;
+
+  g_assert_no_error (error);
+  y = reg_tensor_get_data (g_ptr_array_index (got, 0), NULL);
+  for (gsize r = 0; r < 16; r++)
+    {
+      gsize i = r * (m - 1) / 15;
+
+      for (gsize j = 0; j < n; j++)
+        {
+          double acc = b[i * n + j];
+
+          for (gsize l = 0; l < k; l++)
+            acc += (double) x[i * k + l] * w[l * n + j];
+          acc = MAX (acc, 0.0);
+          worst = MAX (worst, fabs (y[i * n + j] - acc) / MAX (fabs (acc), 1.0));
+        }
+    }
+
+  return worst;
+}
+
+static void
+print_layer_row (const char *name,
+                 double      ms,
+                 double      flops,
+                 double      numpy_ms,
+                 const char *note)
+{
+  if (ms < 0)
+    {
+      printf ("  %-40s %9s  %s\n", name, "failed", note != NULL ? note : "");
+      return;
+    }
+  printf ("  %-40s %9.3f %8.1f", name, ms, flops / (ms * 1e-3) / 1e9);
+  if (numpy_ms > 0)
+    printf (" %8.2f", ms / numpy_ms);
+  else
+    printf (" %8s", "-");
+  printf ("  %s\n", note != NULL ? note : "");
+}
+
+static void
+bench_layer (RegRegistry *registry,
+             const char  *self,
+             const char  *shape,
+             GHashTable  *numpy1,
+             GHashTable  *numpy2,
+             gboolean     quick)
+{
+  gsize dims[3];
+  g_autoptr(GPtrArray) inputs = NULL;
+  g_autofree float *y = NULL;
+  g_autofree char *key = NULL;
+  double flops, np1 = -1, np2 = -1, loop_ms, diff;
+  struct {
+    const char *name;
+    guint       threads;
+    const char *blas_threads;   /* OPENBLAS_NUM_THREADS of the child */
+    const char *matmul;         /* the option matmul */
+    guint       numpy;          /* compared with numpy on 1 or 2 threads */
+  } rows[] = {
+    { "inductor 1 thread", 1, "1", "auto", 1 },
+    { "inductor 2 threads", 2, "1", "auto", 2 },
+    { "inductor 1 thread, OpenBLAS 2 threads", 1, "2", "auto", 1 },
+    { "inductor 2 threads, OpenBLAS 2 threads", 2, "2", "auto", 2 },
+    { "inductor matmul=blas, 1 thread", 1, "1", "blas", 1 },
+    { "inductor matmul=blas, 2 threads", 2, "1", "blas", 2 },
+    { "inductor matmul=blas, 2 thr, OpenBLAS 2", 2, "2", "blas", 2 },
+    { "inductor matmul=in-tree, 1 thread", 1, "1", "in-tree", 1 },
+    { "inductor matmul=in-tree, 2 threads", 2, "1", "in-tree", 2 },
+  };
+  double ms[G_N_ELEMENTS (rows)];
+  LayerData ld;
+  const char *s;
+
+  if (!parse_shape (shape, dims))
+    {
+      g_printerr ("--layers: expected MxKxN, got %s\n", shape);
+      exit (2);
+    }
+  flops = 2.0 * dims[0] * dims[1] * dims[2];
+  key = g_strdup_printf ("layer/%s", shape);
+  if ((s = g_hash_table_lookup (numpy1, key)) != NULL)
+    np1 = g_ascii_strtod (s, NULL);
+  if ((s = g_hash_table_lookup (numpy2, key)) != NULL)
+    np2 = g_ascii_strtod (s, NULL);
+
+  printf ("\nlayer %s (%.2f GFLOP): %s\n", shape, flops / 1e9, graphs[GRAPH_LAYER].what);
+  printf ("  %-40s %9s %8s %8s\n", "", "ms", "GFLOPS", "/numpy");
+  print_layer_row ("numpy, OpenBLAS 1 thread", np1, flops, np1, NULL);
+  print_layer_row ("numpy, OpenBLAS 2 threads", np2, flops, np2, NULL);
+
+  for (guint r = 0; r < G_N_ELEMENTS (rows); r++)
+    {
+      g_autofree char *spec = g_strdup_printf ("layer:%s:%u:%s", shape, rows[r].threads,
+                                               rows[r].matmul);
+      g_autofree char *matmul = NULL;
+      g_autofree char *note = NULL;
+
+      ms[r] = child_ms (self, spec, rows[r].blas_threads, quick, &matmul);
+      note = g_strdup_printf ("OPENBLAS_NUM_THREADS=%s; matmul %s", rows[r].blas_threads,
+                              matmul != NULL ? matmul : "?");
+      print_layer_row (rows[r].name, ms[r], flops, rows[r].numpy == 1 ? np1 : np2, note);
+    }
+
+  inputs = layer_inputs_new (dims);
+  y = g_new (float, dims[0] * dims[2]);
+  ld = (LayerData) {
+    reg_tensor_get_data (g_ptr_array_index (inputs, 0), NULL),
+    reg_tensor_get_data (g_ptr_array_index (inputs, 1), NULL),
+    reg_tensor_get_data (g_ptr_array_index (inputs, 2), NULL),
+    y, dims[0], dims[1], dims[2],
+  };
+  loop_ms = median_ms (call_layer_loop, &ld, quick ? 3 : 5, quick ? 300 : 2000);
+  print_layer_row ("hand-written C, 1 thread", loop_ms, flops, np1,
+                   "-O3 -march=native -ffast-math, no BLAS");
+
+  diff = layer_difference (registry, inputs, dims);
+  printf ("  inductor 2 threads / 1 thread: %.2f; / the C loop: %.2f; largest difference from a "
+          "double-precision layer (16 rows) %.2g\n",
+          ms[1] / ms[0], ms[0] / loop_ms, diff);
+}
+
+/* Threads against one thread over the cost model's range, each figure in
+ * a child process with OpenBLAS single-threaded (the inductor's threads
+ * split the work). */
+static void
+bench_sweep (const char *self,
+             gboolean    quick)
+{
+  static const char * const layers[] = {
+    "64x64x64", "128x128x128", "256x256x256", "512x512x512", "1024x1024x1024",
+    "2048x2048x2048", "4096x4096x4096",
+  };
+  static const char * const chains[] = {
+    "1024", "4096", "16384", "65536", "262144", "1048576", "4194304", "16777216",
+  };
+  double worst = 0;
+
+  printf ("\nsweep: 2 threads against 1 (OPENBLAS_NUM_THREADS=1)\n");
+  printf ("  %-28s %10s %10s %8s\n", "", "1 thr ms", "2 thr ms", "2 / 1");
+  for (guint g = 0; g < 2; g++)
+    {
+      const char * const *sizes = g == 0 ? layers : chains;
+      guint n = g == 0 ? G_N_ELEMENTS (layers) : G_N_ELEMENTS (chains);
+
+      for (guint i = 0; i < n; i++)
+        {
+          g_autofree char *spec1 = g_strdup_printf ("%s:%s:1", g == 0 ? "layer" : "chain8", sizes[i]);
+          g_autofree char *spec2 = g_strdup_printf ("%s:%s:2", g == 0 ? "layer" : "chain8", sizes[i]);
+          g_autofree char *name = g_strdup_printf ("%s %s", g == 0 ? "layer" : "chain8", sizes[i]);
+          double t1 = child_ms (self, spec1, "1", quick, NULL);
+          double t2 = child_ms (self, spec2, "1", quick, NULL);
+
+          printf ("  %-28s %10.4f %10.4f %8.2f\n", name, t1, t2, t2 / t1);
+          worst = MAX (worst, t2 / t1);
+          fflush (stdout);
+        }
+    }
+  printf ("  slowest 2-thread call relative to 1 thread: %.2f\n", worst);
+}
+
 int
 main (int   argc,
       char *argv[])
 {
   g_autofree char *size_list = g_strdup ("1048576,16777216");
-  g_autofree char *graph_list = g_strdup ("chain8,chain16,sum,mlp");
+  g_autofree char *graph_list = g_strdup ("chain8,chain16,sum,mlp,layer");
+  g_autofree char *layer_list = g_strdup ("256x256x256,2048x1024x1024");
   g_autofree char *numpy_script = g_build_filename (BENCH_SRCDIR, "bench-numpy.py", NULL);
-  g_autofree char *numpy_version = NULL;
-  gboolean quick = FALSE, no_numpy = FALSE;
+  g_autofree char *numpy_version = NULL, *numpy_blas = NULL, *child = NULL, *self = NULL;
+  gboolean quick = FALSE, no_numpy = FALSE, sweep = FALSE;
   GOptionEntry entries[] = {
     { "sizes", 0, 0, G_OPTION_ARG_STRING, &size_list, "Comma-separated sizes (elements of x)", "N,..." },
     { "graphs", 0, 0, G_OPTION_ARG_STRING, &graph_list, "Comma-separated graphs", "chain8,..." },
+    { "layers", 0, 0, G_OPTION_ARG_STRING, &layer_list, "Shapes of the graph layer", "MxKxN,..." },
+    { "sweep", 0, 0, G_OPTION_ARG_NONE, &sweep, "Time 2 threads against 1 over the cost model's range", NULL },
+    { "child", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &child, "One figure (internal)", "SPEC" },
     { "quick", 0, 0, G_OPTION_ARG_NONE, &quick, "Fewer repetitions", NULL },
     { "no-numpy", 0, 0, G_OPTION_ARG_NONE, &no_numpy, "Skip numpy", NULL },
     { "numpy-script", 0, 0, G_OPTION_ARG_FILENAME, &numpy_script, "bench-numpy.py", "PATH" },
@@ -386,8 +780,11 @@ main (int   argc,
   g_autoptr(GError) error = NULL;
   g_autoptr(RegRegistry) registry = reg_registry_new ();
   g_autoptr(GHashTable) numpy_ms = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  g_auto(GStrv) sizes = NULL, graph_names = NULL;
-  gboolean have_numpy = FALSE;
+  g_autoptr(GHashTable) numpy1_ms = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr(GHashTable) numpy2_ms = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_auto(GStrv) sizes = NULL, graph_names = NULL, layers = NULL;
+  gboolean have_numpy = FALSE, with_layer = FALSE;
+  g_autoptr(GString) other_graphs = g_string_new (NULL);
   double budget = quick ? 300 : 2000;
 
   g_option_context_add_main_entries (context, entries, NULL);
@@ -398,19 +795,47 @@ main (int   argc,
     }
   budget = quick ? 300 : 2000;
 
+  if (child != NULL)
+    return child_main (registry, child, quick);
+
+  /* the children are this very program */
+  self = g_file_read_link ("/proc/self/exe", NULL);
+  if (self == NULL)
+    self = g_strdup (argv[0]);
+
   sizes = g_strsplit (size_list, ",", -1);
   graph_names = g_strsplit (graph_list, ",", -1);
+  layers = g_strsplit (layer_list, ",", -1);
+  for (guint g = 0; graph_names[g] != NULL; g++)
+    if (g_str_equal (graph_names[g], "layer"))
+      with_layer = TRUE;
+    else
+      g_string_append_printf (other_graphs, "%s%s", other_graphs->len > 0 ? "," : "",
+                              graph_names[g]);
 
   if (!no_numpy && g_file_test ("/usr/bin/python3", G_FILE_TEST_IS_EXECUTABLE))
-    have_numpy = run_numpy (numpy_script, graph_list, size_list, quick, numpy_ms, &numpy_version);
+    {
+      have_numpy = other_graphs->len == 0 ||
+                   run_numpy (numpy_script, other_graphs->str, size_list, layer_list, NULL, quick,
+                              numpy_ms, &numpy_version, &numpy_blas);
+      /* the layer with numpy's OpenBLAS on 1, then 2 threads */
+      if (have_numpy && with_layer)
+        have_numpy = run_numpy (numpy_script, "layer", size_list, layer_list, "1", quick,
+                                numpy1_ms, &numpy_version, &numpy_blas) &&
+                     run_numpy (numpy_script, "layer", size_list, layer_list, "2", quick,
+                                numpy2_ms, &numpy_version, &numpy_blas);
+    }
 
-  printf ("inductor benchmark: %u cores, numpy %s\n", g_get_num_processors (),
-          have_numpy ? numpy_version : "not run");
+  printf ("inductor benchmark: %u cores, numpy %s on %s\n", g_get_num_processors (),
+          have_numpy ? numpy_version : "not run", numpy_blas != NULL ? numpy_blas : "-");
+  if (numpy_blas != NULL && strstr (numpy_blas, "openblas") == NULL)
+    printf ("warning: numpy does not run on OpenBLAS here (install libopenblas0-pthread): its "
+            "matmul figures are not the ones to compare with\n");
   printf ("columns: median ms per call | effective GB/s (minimal bytes: inputs read once, outputs\n"
           "written once) | time / hand-fused loop (lower is better) | speed-up over numpy\n");
 
   for (guint g = 0; graph_names[g] != NULL; g++)
-    for (guint s = 0; sizes[s] != NULL; s++)
+    for (guint s = 0; sizes[s] != NULL && !g_str_equal (graph_names[g], "layer"); s++)
       {
         GraphId id = G_N_ELEMENTS (graphs);
         gsize n = g_ascii_strtoull (sizes[s], NULL, 10);
@@ -532,6 +957,17 @@ main (int   argc,
         printf ("  inductor vs eager: %.0fx faster, largest difference %.2g (relative to max(|eager|, 1))\n",
                 eager_ms / ind1_ms, diff);
       }
+
+  if (with_layer)
+    {
+      printf ("\ncolumns: median ms per call | GFLOPS | time / numpy's on as many threads "
+              "(lower is better)\n");
+      for (guint l = 0; layers[l] != NULL; l++)
+        bench_layer (registry, self, layers[l], numpy1_ms, numpy2_ms, quick);
+    }
+
+  if (sweep)
+    bench_sweep (self, quick);
 
   return 0;
 }

@@ -10,7 +10,12 @@
 #
 #     GRAPH SIZE MEDIAN_MS CHECKSUM
 #
-# after a first line `numpy-version VERSION`.
+# after a first line `numpy-version VERSION` and a line `numpy-blas PATH`,
+# the BLAS library numpy's matmul runs on in this process (read from
+# /proc/self/maps; `unknown` elsewhere).  The graph `layer`, y = relu(x w +
+# b), takes its shapes from --layers (MxKxN,...), with SIZE printed as
+# MxKxN.  numpy's BLAS threads are set by the caller, in the environment
+# (OPENBLAS_NUM_THREADS).
 
 import argparse
 import statistics
@@ -53,6 +58,31 @@ def mlp(x, w1, w2):
     return sigmoid(h @ w2 - np.float32(0.05))
 
 
+def layer(x, w, b):
+    return np.maximum(x @ w + b, np.float32(0))
+
+
+def layer_inputs(shape):
+    m, k, n = (int(d) for d in shape.split('x'))
+    return (make_input(m * k, 0).reshape(m, k),
+            make_input(k * n, 1, 1.0 / np.sqrt(k)).reshape(k, n),
+            make_input(m * n, 2).reshape(m, n))
+
+
+def blas_library():
+    """The first mapped file that looks like a BLAS, after a matmul."""
+    np.ones((2, 2), np.float32) @ np.ones((2, 2), np.float32)
+    try:
+        with open('/proc/self/maps') as maps:
+            for line in maps:
+                path = line.split()[-1]
+                if 'blas' in path.rsplit('/', 1)[-1]:
+                    return path
+    except OSError:
+        pass
+    return 'unknown'
+
+
 def inputs_for(graph, n):
     if graph == 'mlp':
         n -= n % MLP_IN
@@ -64,7 +94,7 @@ def inputs_for(graph, n):
     return make_input(n, 0), make_input(n, 1), make_input(n, 2)
 
 
-FUNCS = {'chain8': chain8, 'chain16': chain16, 'sum': total, 'mlp': mlp}
+FUNCS = {'chain8': chain8, 'chain16': chain16, 'sum': total, 'mlp': mlp, 'layer': layer}
 
 
 def median_ms(f, args, min_reps, budget_ms):
@@ -84,14 +114,19 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument('--graphs', default='chain8,chain16,sum,mlp')
     parser.add_argument('--sizes', default='1048576,16777216')
+    parser.add_argument('--layers', default='256x256x256,2048x1024x1024')
     parser.add_argument('--quick', action='store_true')
     args = parser.parse_args()
 
     print('numpy-version', np.__version__)
+    print('numpy-blas', blas_library())
     for graph in args.graphs.split(','):
-        for size in args.sizes.split(','):
-            n = int(size)
-            inputs = inputs_for(graph, n)
+        sizes = args.layers if graph == 'layer' else args.sizes
+        for size in sizes.split(','):
+            if graph == 'layer':
+                inputs = layer_inputs(size)
+            else:
+                inputs = inputs_for(graph, int(size))
             ms = median_ms(FUNCS[graph], inputs, 3 if args.quick else 5,
                            300 if args.quick else 2000)
             checksum = float(np.sum(FUNCS[graph](*inputs), dtype=np.float64))

@@ -282,6 +282,9 @@ test_options_good (void)
     "{'vector-math': <false>}",
     "{'passes': <@as []>}",
     "{'passes': <['fold', 'simplify', 'cse', 'dce']>}",
+    "{'matmul': <'auto'>}",
+    "{'matmul': <'blas'>}",
+    "{'matmul': <'in-tree'>}",
   };
 
   g_ptr_array_add (inputs, tensor_new_random ((const gint64[]) { 5 }, 1, FALSE));
@@ -314,6 +317,8 @@ test_options_bad (void)
     { "{'vector-math': <uint32 1>}", "'vector-math'" },
     { "{'passes': <['fold', 'inline']>}", "'passes'" },
     { "{'passes': <'fold'>}", "'passes'" },
+    { "{'matmul': <'openblas'>}", "'matmul'" },
+    { "{'matmul': <true>}", "'matmul'" },
   };
 
   g_ptr_array_add (inputs, tensor_new_random ((const gint64[]) { 5 }, 1, FALSE));
@@ -708,25 +713,34 @@ test_fusion_mlp (void)
   unfused = compile_with ("inductor", graph, inputs, "{'fuse': <false>}");
   g_assert_cmpuint (fn_get_n_kernels (unfused), ==, 7);
 
-  /* h and out live in block buffers only */
+  /* h and out live in panels of rows only, h_bias and logits in block
+   * buffers */
   g_object_get (fn, "plan", &plan, NULL);
-  g_assert_nonnull (strstr (plan, "kernel 0: 3 ops over 54 elements, 2 block buffers: "
+  g_assert_nonnull (strstr (plan, "kernel 0: 3 ops over 54 elements, 1 block buffer: "
                                   "h=matmul(x,w1) h_bias=add(h,b1) *h_act=relu(h_bias)\n"));
-  g_assert_nonnull (strstr (plan, "kernel 1: 4 ops over 27 elements, 2 block buffers: "
+  g_assert_nonnull (strstr (plan, "kernel 1: 4 ops over 27 elements, 1 block buffer: "
                                   "out=matmul(h_act,w2) logits=add(out,b2) *probs=sigmoid(logits) "
                                   "*loss=sum(probs)\n"));
 
   check_against_eager (graph, inputs, NULL, COMPARE_CLOSE, 1e-5, 1e-5);
   check_against_eager (graph, inputs, "{'fuse': <false>, 'threads': <uint32 3>}",
                        COMPARE_CLOSE, 1e-5, 1e-5);
-  /* blocks of 4 rows (4, 4 and 1) for h, of 8 rows (8 and 1) for out */
+  /* in-tree panels of 4 rows (4, 4 and 1) for h, of 8 rows (8 and 1) for
+   * out, blocks that do not end with a row */
   check_against_eager (graph, inputs, "{'block-size': <uint32 24>, 'threads': <uint32 2>}",
                        COMPARE_CLOSE, 1e-5, 1e-5);
-  /* too small a block for 4 rows of 6: the first matmul stays apart */
+  check_against_eager (graph, inputs, "{'block-size': <uint32 24>, 'matmul': <'in-tree'>}",
+                       COMPARE_CLOSE, 1e-5, 1e-5);
+  check_against_eager (graph, inputs, "{'block-size': <uint32 24>, 'matmul': <'blas'>}",
+                       COMPARE_CLOSE, 1e-5, 1e-5);
+  /* a block smaller than 4 rows of 6: panels still of 4 rows, each
+   * product still fused with its epilogue */
   g_clear_object (&fn);
   fn = compile_with ("inductor", graph, inputs, "{'block-size': <uint32 23>}");
-  g_assert_cmpuint (fn_get_n_kernels (fn), ==, 3);
+  g_assert_cmpuint (fn_get_n_kernels (fn), ==, 2);
   check_against_eager (graph, inputs, "{'block-size': <uint32 23>}", COMPARE_CLOSE, 1e-5, 1e-5);
+  check_against_eager (graph, inputs, "{'block-size': <uint32 5>, 'matmul': <'in-tree'>}",
+                       COMPARE_CLOSE, 1e-5, 1e-5);
 }
 
 /* Epilogue fusion: the elementwise kernel that reads a matmul's result
@@ -1159,6 +1173,229 @@ test_random_matmul (void)
     }
 }
 
+/* Products of odd shapes (one row, one column, primes, nothing at all),
+ * alone and with an epilogue, on 1 and 2 threads, on the BLAS (when the
+ * module has one: `matmul` 'blas') and on the in-tree loops.  The shapes reach every way a
+ * product is cut: one panel, panels shared by two threads, a product too
+ * wide for a panel in cache (a temporary), an in-tree panel wider than
+ * the cache budget.  The suite runs this with OpenBLAS single-threaded
+ * and again with 2 OpenBLAS threads (tests/meson.build), so that the three
+ * modes of reg-inductor-gemm.h all run. */
+static void
+test_matmul_odd_shapes (void)
+{
+  static const gint64 shapes[][3] = {
+    { 1, 1, 1 }, { 1, 97, 1 }, { 1, 31, 257 }, { 257, 31, 1 }, { 97, 1, 13 },
+    { 0, 5, 7 }, { 5, 0, 7 }, { 5, 7, 0 }, { 0, 0, 0 }, { 13, 13, 13 }, { 67, 61, 59 },
+    { 31, 257, 3 }, { 300, 128, 128 }, { 300, 4, 1000 }, { 600, 8, 1000 }, { 5, 3, 33000 },
+  };
+  static const char * const texts[] = {
+    /* the product alone: a kernel of its own */
+    "graph(x, w, b):\n  y = matmul(x, w)\n  return (y,)\n",
+    /* with its epilogue, the product kept in panels */
+    "graph(x, w, b):\n  h = matmul(x, w)\n  c = add(h, b)\n  y = relu(c)\n  s = sum(y)\n"
+    "  return (y, s)\n",
+    /* with its epilogue, the product an output too */
+    "graph(x, w, b):\n  h = matmul(x, w)\n  c = mul(h, b)\n  y = tanh(c)\n  return (h, y)\n",
+  };
+  static const char * const options[] = {
+    "{'threads': <uint32 1>}",
+    "{'threads': <uint32 2>}",
+    "{'threads': <uint32 1>, 'matmul': <'blas'>}",
+    "{'threads': <uint32 2>, 'matmul': <'blas'>}",
+    "{'threads': <uint32 1>, 'matmul': <'in-tree'>}",
+    "{'threads': <uint32 2>, 'matmul': <'in-tree'>}",
+    "{'threads': <uint32 2>, 'block-size': <uint32 5>, 'matmul': <'blas'>}",
+    "{'threads': <uint32 2>, 'block-size': <uint32 5>, 'matmul': <'in-tree'>}",
+    "{'fuse': <false>, 'threads': <uint32 2>, 'matmul': <'blas'>}",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (shapes); i++)
+    {
+      gint64 m = shapes[i][0], k = shapes[i][1], n = shapes[i][2];
+      g_autoptr(GPtrArray) inputs = tensor_array_new ();
+      /* float accumulation over k terms of magnitude <= 1 (eager
+       * accumulates in double), and a sum over m n of them */
+      double atol = 4 * (double) k * k * 6e-8 + (double) m * n * 1e-6;
+
+      g_ptr_array_add (inputs, tensor_new_uniform ((const gint64[]) { m, k }, 2, -1, 1));
+      g_ptr_array_add (inputs, tensor_new_uniform ((const gint64[]) { k, n }, 2, -1, 1));
+      g_ptr_array_add (inputs, tensor_new_uniform ((const gint64[]) { m, n }, 2, -1, 1));
+
+      for (guint g = 0; g < G_N_ELEMENTS (texts); g++)
+        {
+          g_autoptr(RegGraph) graph = graph_new_from_string (texts[g]);
+
+          for (guint o = 0; o < G_N_ELEMENTS (options); o++)
+            {
+              check_against_eager (graph, inputs, options[o], COMPARE_CLOSE, atol, 1e-5);
+              if (g_test_failed ())
+                {
+                  g_test_message ("shape [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "] x [%"
+                                  G_GINT64_FORMAT ", %" G_GINT64_FORMAT "]", m, k, k, n);
+                  return;
+                }
+            }
+        }
+    }
+}
+
+#ifdef TEST_HAVE_BLAS
+#include <cblas.h>
+
+/* The rule of `matmul` auto (reg-inductor-gemm.h): the in-tree loops when
+ * they run their AVX-512 variant and OpenBLAS's core has no AVX-512 GEMM
+ * kernels. */
+static gboolean
+intree_is_wider (void)
+{
+  static const char * const avx512_cores[] = { "skylakex", "cooperlake", "sapphirerapids" };
+  gboolean wider = FALSE;
+
+#if defined (__GNUC__) && !defined (__clang__) && defined (__x86_64__)
+  __builtin_cpu_init ();
+  wider = __builtin_cpu_supports ("x86-64-v4");
+#endif
+  for (guint i = 0; wider && i < G_N_ELEMENTS (avx512_cores); i++)
+    if (g_ascii_strcasecmp (openblas_get_corename (), avx512_cores[i]) == 0)
+      wider = FALSE;
+
+  return wider;
+}
+#endif
+
+/* The plan's log line says how products are computed: on OpenBLAS when
+ * the module has it (and OpenBLAS's thread count allows it), else on the
+ * in-tree loops.  tests/meson.build defines TEST_HAVE_BLAS and runs the
+ * suite with OPENBLAS_NUM_THREADS=1, and the products again with 2. */
+static void
+test_matmul_log_line (gconstpointer data)
+{
+  guint threads = GPOINTER_TO_UINT (data);
+  const char *blas_threads = g_getenv ("OPENBLAS_NUM_THREADS");
+  const char *want = "*matmul *";
+
+  if (g_test_subprocess ())
+    {
+      g_autoptr(RegGraph) graph = graph_new_from_string (
+        "graph(x, w):\n  h = matmul(x, w)\n  y = relu(h)\n  return (y,)\n");
+      g_autoptr(GPtrArray) inputs = tensor_array_new ();
+      g_autofree char *options = g_strdup_printf ("{'threads': <uint32 %u>, 'matmul': <'blas'>}",
+                                                  threads);
+      g_autoptr(RegCompiledFn) fn = NULL;
+
+      g_setenv ("G_MESSAGES_DEBUG", "Reg", TRUE);
+      g_ptr_array_add (inputs, tensor_new_uniform ((const gint64[]) { 4, 3 }, 2, -1, 1));
+      g_ptr_array_add (inputs, tensor_new_uniform ((const gint64[]) { 3, 5 }, 2, -1, 1));
+      fn = compile_with ("inductor", graph, inputs, options);
+      g_clear_object (&fn);
+      /* the default, `auto`: whichever the machine makes faster */
+      fn = compile_with ("inductor", graph, inputs, "{'matmul': <'auto'>}");
+      g_clear_object (&fn);
+      fn = compile_with ("inductor", graph, inputs, "{'matmul': <'in-tree'>}");
+      return;
+    }
+
+#ifdef TEST_HAVE_BLAS
+  if (g_strcmp0 (blas_threads, "1") == 0)
+    want = "*matmul OpenBLAS *, 1 thread: sgemm per panel on the inductor's threads)*";
+  else if (g_strcmp0 (blas_threads, "2") == 0 && threads == 1)
+    want = "*matmul in-tree loops (OpenBLAS * would use 2 threads))*";
+  else if (g_strcmp0 (blas_threads, "2") == 0)
+    want = "*matmul OpenBLAS *, 2 threads: one sgemm on OpenBLAS's threads from "
+           "2^27 multiply-adds, in-tree loops below)*";
+#else
+  want = "*matmul in-tree loops)*";
+#endif
+  g_test_message ("OPENBLAS_NUM_THREADS=%s, threads %u: %s", blas_threads, threads, want);
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stdout (want);
+#ifdef TEST_HAVE_BLAS
+  if (intree_is_wider ())
+    g_test_trap_assert_stdout ("*matmul in-tree loops (AVX-512, wider than OpenBLAS *'s kernels)*"
+                               "*matmul in-tree loops (matmul in-tree)*");
+  else
+    g_test_trap_assert_stdout ("*matmul OpenBLAS *matmul in-tree loops (matmul in-tree)*");
+#else
+  g_test_trap_assert_stdout ("*matmul in-tree loops)*matmul in-tree loops (matmul in-tree)*");
+#endif
+}
+
+/* A product large enough for OpenBLAS's own threads (2^27 multiply-adds:
+ * under OPENBLAS_NUM_THREADS=2, one sgemm on them, then the epilogue on
+ * the inductor's 2 threads), against the in-tree loops and against the
+ * layer computed in double on some rows (eager would take seconds under
+ * valgrind). */
+static void
+test_matmul_large (void)
+{
+  g_autoptr(RegGraph) graph = graph_new_from_string (
+    "graph(x, w, b):\n  h = matmul(x, w)\n  c = add(h, b)\n  y = relu(c)\n  s = sum(y)\n"
+    "  return (y, s)\n");
+  const gint64 m = 512, k = 512, n = 512;
+  g_autoptr(GPtrArray) inputs = tensor_array_new ();
+  g_autoptr(GPtrArray) intree = NULL;
+  const float *x, *w, *b;
+  double atol = 4 * (double) k * 6e-8 * k;
+
+  g_ptr_array_add (inputs, tensor_new_uniform ((const gint64[]) { m, k }, 2, -1, 1));
+  g_ptr_array_add (inputs, tensor_new_uniform ((const gint64[]) { k, n }, 2, -1, 1));
+  g_ptr_array_add (inputs, tensor_new_uniform ((const gint64[]) { m, n }, 2, -1, 1));
+  x = reg_tensor_get_data (g_ptr_array_index (inputs, 0), NULL);
+  w = reg_tensor_get_data (g_ptr_array_index (inputs, 1), NULL);
+  b = reg_tensor_get_data (g_ptr_array_index (inputs, 2), NULL);
+
+  intree = run_with ("inductor", graph, inputs, "{'matmul': <'in-tree'>}");
+  for (guint threads = 1; threads <= 2; threads++)
+    {
+      g_autofree char *options = g_strdup_printf ("{'threads': <uint32 %u>, 'matmul': <'blas'>}",
+                                                  threads);
+      g_autoptr(GPtrArray) got = run_with ("inductor", graph, inputs, options);
+      const float *y = reg_tensor_get_data (g_ptr_array_index (got, 0), NULL);
+
+      assert_outputs_agree (got, intree, COMPARE_CLOSE, atol, 1e-5, options);
+      for (gint64 i = 0; i < m; i += 73)
+        for (gint64 j = 0; j < n; j++)
+          {
+            double acc = b[i * n + j];
+
+            for (gint64 l = 0; l < k; l++)
+              acc += (double) x[i * k + l] * w[l * n + j];
+            g_assert_cmpfloat_with_epsilon (y[i * n + j], MAX (acc, 0.0), atol);
+          }
+    }
+}
+
+/* A product of NaN and infinities: the BLAS and the in-tree loops give
+ * NaN where eager does, and the same infinities. */
+static void
+test_matmul_specials (void)
+{
+  g_autoptr(RegGraph) graph = graph_new_from_string (
+    "graph(x, w, b):\n  h = matmul(x, w)\n  y = add(h, b)\n  return (y, h)\n");
+  static const char * const options[] = {
+    "{'threads': <uint32 1>}",
+    "{'threads': <uint32 2>, 'matmul': <'blas'>}",
+    "{'matmul': <'in-tree'>}",
+  };
+  g_autoptr(GPtrArray) inputs = tensor_array_new ();
+  float *x;
+
+  g_ptr_array_add (inputs, tensor_new_uniform ((const gint64[]) { 9, 4 }, 2, -1, 1));
+  g_ptr_array_add (inputs, tensor_new_uniform ((const gint64[]) { 4, 6 }, 2, -1, 1));
+  g_ptr_array_add (inputs, tensor_new_uniform ((const gint64[]) { 9, 6 }, 2, -1, 1));
+  x = reg_tensor_get_data (g_ptr_array_index (inputs, 0), NULL);
+  x[0] = NAN;                  /* row 0: NaN everywhere */
+  x[5] = INFINITY;             /* row 1: +-inf, or NaN where w is 0 */
+  x[9] = -INFINITY;
+  x[10] = INFINITY;            /* row 2: inf - inf where w's signs differ */
+
+  for (guint o = 0; o < G_N_ELEMENTS (options); o++)
+    check_against_eager (graph, inputs, options[o], COMPARE_CLOSE, 1e-5, 1e-5);
+}
+
 /* Shapes -------------------------------------------------------------- */
 
 /* Sizes around the block size, for several block sizes, with a value read
@@ -1492,6 +1729,13 @@ main (int   argc,
   g_test_add_func ("/inductor/random/elementwise-vector", test_random_elementwise_vector);
   g_test_add_func ("/inductor/random/reductions", test_random_reductions);
   g_test_add_func ("/inductor/random/matmul", test_random_matmul);
+  g_test_add_func ("/inductor/matmul/odd-shapes", test_matmul_odd_shapes);
+  g_test_add_func ("/inductor/matmul/specials", test_matmul_specials);
+  g_test_add_func ("/inductor/matmul/large", test_matmul_large);
+  g_test_add_data_func ("/inductor/matmul/log-line/1-thread", GUINT_TO_POINTER (1),
+                        test_matmul_log_line);
+  g_test_add_data_func ("/inductor/matmul/log-line/2-threads", GUINT_TO_POINTER (2),
+                        test_matmul_log_line);
   g_test_add_func ("/inductor/shapes/odd-sizes", test_shapes_odd_sizes);
   g_test_add_func ("/inductor/shapes/0d", test_shapes_0d);
   g_test_add_func ("/inductor/outputs/no-alias", test_outputs_no_alias);

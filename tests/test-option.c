@@ -887,7 +887,7 @@ test_manifest_module_schema (void)
   g_autoptr(GVariant) options = g_variant_ref_sink (g_variant_new_parsed ("{'thread': <uint32 2>}"));
   g_autoptr(RegCompiledFn) fn = NULL;
   g_autoptr(GError) error = NULL;
-  const char * const names[] = { "fuse", "block-size", "threads", "vector-math", "passes", NULL };
+  const char * const names[] = { "fuse", "block-size", "threads", "vector-math", "passes", "matmul", NULL };
   const gint64 shape[] = { 3 };
   GListModel *schema;
 

@@ -67,6 +67,9 @@ INDUCTOR_OPTIONS = [
      'default': ['fold', 'simplify', 'cse', 'dce'], 'minimum': None, 'maximum': None,
      'choices': ['fold', 'simplify', 'cse', 'dce'],
      'description': 'The graph passes to run (for tests and debugging)'},
+    {'name': 'matmul', 'type': 's', 'type_name': 'string', 'default': 'auto',
+     'minimum': None, 'maximum': None, 'choices': ['auto', 'blas', 'in-tree'],
+     'description': 'Matrix products on OpenBLAS (blas), the in-tree loops, or the faster here (auto)'},
 ]
 DEBUG_BACKENDS = ['eager', 'relu_compile_error_TESTING_ONLY', 'relu_runtime_error_TESTING_ONLY']
 SEE_LIST = 'See `regctl list` for available backends.'
@@ -1011,7 +1014,7 @@ class TestRun(RegctlTestCase):
         result = regctl('run', graph, '-o', 'mode=fast')
         self.assertExit(result, 1)
         self.assertIn("unknown option 'mode' for backend 'inductor'; it takes fuse, block-size, threads, "
-                      "vector-math, passes", result.stderr)
+                      "vector-math, passes, matmul", result.stderr)
 
     def test_string_option_by_type(self):
         # The eager module, with a manifest that gives it a string option:

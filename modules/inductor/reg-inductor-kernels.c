@@ -514,12 +514,10 @@ _reg_ind_matmul_rows (const float *a,
                       gsize        k,
                       gsize        n)
 {
-  for (gsize i0 = row_begin; i0 < row_end; i0 += MM_ROWS)
-    {
-      gsize rows = MIN (MM_ROWS, row_end - i0);
-
-      for (gsize j0 = 0; j0 < n; j0 += MM_COLS)
+  for (gsize j0 = 0; j0 < n; j0 += MM_COLS)
+    for (gsize i0 = row_begin; i0 < row_end; i0 += MM_ROWS)
         {
+          gsize rows = MIN (MM_ROWS, row_end - i0);
           gsize cols = MIN (MM_COLS, n - j0);
           float acc[MM_ROWS][MM_COLS];
 
@@ -597,7 +595,6 @@ _reg_ind_matmul_rows (const float *a,
           for (gsize r = 0; r < rows; r++)
             memcpy (c + (i0 - row_begin + r) * n + j0, acc[r], cols * sizeof (float));
         }
-    }
 }
 
 const char *

@@ -9,13 +9,38 @@
 #include <math.h>
 #include <string.h>
 
+#include "reg-inductor-gemm.h"
+#include "reg-inductor-parallel.h"
 #include "reg-inductor-plan.h"
 
-/* A kernel is split over threads only when every thread gets at least this
- * many elements (or multiply-adds, for matmul): below, waking a thread
- * costs more than it saves. */
-#define MIN_ELEMENTS_PER_THREAD 32768
-#define MIN_FLOPS_PER_THREAD    (1 << 18)
+/* The cost model of threads (docs/inductor.md, "Threads").  A kernel is cut
+ * into chunks that threads take one at a time (reg-inductor-parallel.h):
+ * a chunk of an elementwise kernel is at least CHUNK_WORK elements times
+ * instructions (about 80 us on one core here: chain8 on 2^17 elements), a
+ * chunk of a product at least CHUNK_MADDS multiply-adds of the in-tree
+ * loops.  Fewer threads than asked run a product whose threads would get
+ * less than MIN_WORKER_MADDS each (about 100 us).  Below these, waking a
+ * thread (15 to 50 us here) and moving the operands to its cache cost more
+ * than the thread saves: with chunks of a quarter of these sizes, chain8
+ * on 2^16 elements and a 256^3 layer took 1.2 to 1.4 times as long on 2
+ * threads as on one. */
+#define CHUNK_WORK        (1 << 20)
+#define CHUNK_MADDS       (1 << 20)
+#define MIN_WORKER_MADDS  (1 << 24)
+
+/* A product computed by sgemm goes in panels of rows.  Each sgemm packs
+ * all of B again, which costs about 6/rows of its time, so a panel has at
+ * least BLAS_MIN_PANEL_ROWS rows (2.5%) unless the rows must be shared
+ * among threads; its epilogue runs on the panel right after it, in cache
+ * when the panel takes at most PANEL_BYTES.  A wider product is computed
+ * whole (or one part per thread) and the epilogue then makes one pass
+ * over it. */
+/* The in-tree loops pack nothing, so their chunks can be small: a product
+ * shared among threads is cut into at least this many per thread. */
+#define IN_TREE_CHUNKS_PER_WORKER 4
+
+#define BLAS_MIN_PANEL_ROWS 256
+#define PANEL_BYTES         (512 * 1024)
 
 /* Floats in a cache line (64 bytes), the unit of prefetching. */
 #define FLOATS_PER_LINE 16
@@ -667,11 +692,13 @@ _reg_ind_graph_to_reg_graph (IndGraph  *graph,
 
 /* Where an instruction's operand lives during a block: a value in memory
  * (an input, an output or a temporary, read at the block's offset), a
- * block buffer, or a constant's block-long broadcast buffer. */
+ * block buffer, a constant's block-long broadcast buffer, or the panel
+ * that holds the rows of the kernel's product being worked on. */
 typedef enum {
   LOC_STORAGE,
   LOC_SLOT,
   LOC_CONST,
+  LOC_PANEL,
 } LocKind;
 
 typedef struct
@@ -684,7 +711,6 @@ typedef enum {
   INSTR_UNARY,
   INSTR_BINARY,
   INSTR_REDUCE,
-  INSTR_MATMUL,
 } InstrKind;
 
 typedef struct
@@ -695,8 +721,6 @@ typedef struct
   RegIndUnaryFn  unary;
   RegIndBinaryFn binary;
   guint          reduce;     /* INSTR_REDUCE: index into the kernel's sums */
-  /* INSTR_MATMUL: dst = a [m, k] x b [k, n], the rows of the block (a and b
-   * are in memory, dst in memory or a block buffer) */
 } Instr;
 
 typedef enum {
@@ -713,8 +737,7 @@ typedef struct
 
   /* KERNEL_BLOCKS */
   gsize      n_elements;
-  gsize      block_len;       /* elements per block: block-size, or whole
-                               * rows of a matmul it begins with */
+  gsize      block_len;       /* elements per block: block-size */
   Instr     *instrs;
   guint      n_instrs;
   guint      n_slots;
@@ -726,10 +749,13 @@ typedef struct
   gsize     *prefetch_from;   /* n_instrs + 1: the slice of the next block's
                                * lines to prefetch before each instruction */
 
-  /* KERNEL_MATMUL, and KERNEL_BLOCKS that begin with a matmul */
+  /* KERNEL_MATMUL, and KERNEL_BLOCKS that begin with a matmul (their
+   * product is computed panel by panel before the block instructions run
+   * on it; mm_dst says where: its memory, or LOC_PANEL) */
   guint      mm_a, mm_b, mm_c;
   gsize      m, k, n;
   guint      mm_node;         /* G_MAXUINT: none */
+  Loc        mm_dst;
 } Kernel;
 
 typedef enum {
@@ -760,11 +786,13 @@ struct _IndPlan
 
   guint          max_slots;
 
-  /* Block buffers of finished calls, reused by later ones (each holds
-   * max_slots * block_size floats). */
+  /* The per-thread buffers (Scratch) of finished calls, reused by later
+   * ones. */
   GMutex         pool_mutex;
   GPtrArray     *scratch_pool;
 };
+
+static void scratch_free (gpointer data);
 
 static void
 kernel_clear (gpointer data)
@@ -809,27 +837,27 @@ plan_add_storage (IndPlan     *plan,
   return plan->storage->len - 1;
 }
 
-/* The rows of a matmul that a fused kernel computes per block, for a
- * result of @n columns: whole 4-row tiles within a block of block-size
- * elements, or 0 if not even one fits (the matmul then stays a kernel of
- * its own, which works on whole tiles). */
+/* The rows of a panel of the in-tree loops, for a product of @n columns:
+ * as many 4-row tiles as fit in a block of block-size elements, at least
+ * one, so that the epilogue reads the panel from L1. */
 static gsize
-epilogue_rows (const IndPlan *plan,
-               gsize          n)
+intree_panel_rows (const IndPlan *plan,
+                   gsize          n)
 {
   gsize rows = n > 0 ? plan->options.block_size / n : 0;
 
-  return rows >= 4 ? rows & ~(gsize) 3 : 0;
+  if (rows >= 4)
+    return rows & ~(gsize) 3;
+  return MAX ((PANEL_BYTES / 2 / (MAX (n, 1) * sizeof (float))) & ~(gsize) 3, 4);
 }
 
 /* Epilogue fusion.  The elementwise kernel that reads a matmul's result
  * (same stage, same element count: the bias, the activation, a sum...)
- * takes the matmul in as its first instruction, and its blocks become
- * groups of whole rows: each block computes its rows of the product,
- * then the kernel's other instructions on them, while they are in L1.
- * The product then lives in memory only if something else needs it.
- * Runs on the kernels in the order they were made; a kernel takes one
- * matmul (any others it reads, of the same stage, run before it). */
+ * takes the matmul in: the kernel computes the product a panel of rows at
+ * a time, then its block instructions on those rows while they are in
+ * cache.  The product then lives in memory only if something else needs
+ * it.  Runs on the kernels in the order they were made; a kernel takes
+ * one matmul (any others it reads, of the same stage, run before it). */
 static void
 plan_fuse_epilogues (IndPlan *plan)
 {
@@ -845,8 +873,6 @@ plan_fuse_epilogues (IndPlan *plan)
         continue;
       id = g_array_index (mm->nodes, guint, 0);
       node = graph_node (graph, id);
-      if (epilogue_rows (plan, (gsize) node->dims[1]) == 0)
-        continue;
 
       for (guint e = 0; e < plan->kernels->len; e++)
         {
@@ -1092,7 +1118,6 @@ plan_emit_blocks (IndPlan    *plan,
   g_autoptr(GArray) free_slots = g_array_new (FALSE, FALSE, sizeof (guint));
   guint n_slots = 0;
 
-  /* a kernel that begins with a matmul sets its own below */
   kernel->block_len = plan->options.block_size;
 
   for (guint p = 0; p < kernel->nodes->len; p++)
@@ -1121,6 +1146,8 @@ plan_emit_blocks (IndPlan    *plan,
             locs[j] = (Loc) { LOC_CONST, plan_const_index (plan, const_index, arg) };
           else if (plan->node_storage[arg] != G_MAXUINT)
             locs[j] = (Loc) { LOC_STORAGE, plan->node_storage[arg] };
+          else if (arg == kernel->mm_node)
+            locs[j] = (Loc) { LOC_PANEL, 0 };
           else
             locs[j] = (Loc) { LOC_SLOT, slot_of[arg] };
         }
@@ -1131,22 +1158,19 @@ plan_emit_blocks (IndPlan    *plan,
 
       if (node->op == REG_OP_MATMUL)
         {
-          /* the first instruction of a kernel fused with its epilogue */
+          /* the product of a kernel fused with its epilogue: computed a
+           * panel at a time before the instructions, not one of them */
           g_assert (p == 0 && locs[0].kind == LOC_STORAGE && locs[1].kind == LOC_STORAGE);
-          instr.kind = INSTR_MATMUL;
           kernel->mm_a = locs[0].index;
           kernel->mm_b = locs[1].index;
           kernel->m = graph_node (graph, node->args[0])->dims[0];
           kernel->k = graph_node (graph, node->args[0])->dims[1];
           kernel->n = node->dims[1];
-          kernel->block_len = epilogue_rows (plan, kernel->n) * kernel->n;
           if (plan->node_storage[id] != G_MAXUINT)
-            instr.dst = (Loc) { LOC_STORAGE, plan->node_storage[id] };
+            kernel->mm_dst = (Loc) { LOC_STORAGE, plan->node_storage[id] };
           else
-            {
-              slot_of[id] = slot_alloc (free_slots, &n_slots);
-              instr.dst = (Loc) { LOC_SLOT, slot_of[id] };
-            }
+            kernel->mm_dst = (Loc) { LOC_PANEL, 0 };
+          continue;
         }
       else if (node->op == REG_OP_SUM)
         {
@@ -1194,8 +1218,7 @@ plan_emit_blocks (IndPlan    *plan,
     {
       const Instr *instr = &g_array_index (instrs, Instr, i);
       Loc locs[3] = { instr->dst, instr->a, instr->b };
-      /* a matmul's operands are not read at the block's offset */
-      guint n_locs = instr->kind == INSTR_BINARY ? 3 : instr->kind == INSTR_MATMUL ? 1 : 2;
+      guint n_locs = instr->kind == INSTR_BINARY ? 3 : 2;
 
       for (guint j = instr->kind == INSTR_REDUCE ? 1 : 0; j < n_locs; j++)
         {
@@ -1245,7 +1268,7 @@ _reg_ind_plan_new (IndGraph            *graph,
   plan->storage = g_array_new (FALSE, TRUE, sizeof (Storage));
   plan->node_storage = g_new0 (guint, MAX (n, 1));
   plan->node_kernel = g_new0 (guint, MAX (n, 1));
-  plan->scratch_pool = g_ptr_array_new_with_free_func (g_aligned_free);
+  plan->scratch_pool = g_ptr_array_new_with_free_func (scratch_free);
   g_mutex_init (&plan->pool_mutex);
 
   plan_assign_kernels (plan);
@@ -1379,41 +1402,79 @@ _reg_ind_plan_describe (IndPlan *plan)
 
 /* Running ------------------------------------------------------------- */
 
+/* The buffers of one thread of a call, pooled in the plan between calls:
+ * the block buffers (max_slots blocks of block-size floats), and a panel
+ * for rows of a product that has no memory of its own (grown on demand,
+ * at most PANEL_BYTES or one in-tree panel). */
 typedef struct
 {
-  GMutex mutex;
-  GCond  cond;
-  guint  pending;
-} Sync;
+  float *slots;
+  float *panel;
+  gsize  panel_floats;
+} Scratch;
 
+static void
+scratch_free (gpointer data)
+{
+  Scratch *scratch = data;
+
+  g_aligned_free (scratch->slots);
+  g_aligned_free (scratch->panel);
+  g_free (scratch);
+}
+
+static float *
+scratch_get_panel (Scratch *scratch,
+                   gsize    n_floats)
+{
+  if (scratch->panel_floats < n_floats)
+    {
+      g_aligned_free (scratch->panel);
+      scratch->panel = g_aligned_alloc (n_floats, sizeof (float), 64);
+      scratch->panel_floats = n_floats;
+    }
+
+  return scratch->panel;
+}
+
+/* One kernel of one call, shared by the threads that run its chunks. */
 typedef struct
 {
-  const IndPlan *plan;
-  const Kernel  *kernel;
-  float * const *bufs;
-  float         *scratch;
-  gsize          begin, end;   /* blocks, or rows for matmul */
-  double        *sums;         /* n_sums partial sums of this job */
-  Sync          *sync;
-} Job;
+  const IndPlan  *plan;
+  const Kernel   *kernel;
+  float * const  *bufs;
+  Scratch       **scratch;       /* per worker */
+  double         *chunk_sums;    /* n_sums per chunk, combined in order */
+  RegIndGemmMode  mode;
+  gboolean        product_done;  /* the product is computed: chunks are
+                                  * blocks of the epilogue */
+  gsize           chunk_len;     /* blocks per chunk, or rows of the
+                                  * product per chunk */
+  gsize           panel_rows;    /* rows of the product per panel */
+  float          *product;       /* the whole product, when its rows are
+                                  * not kept in per-thread panels */
+} Run;
 
 static inline float *
-resolve (const IndPlan *plan,
-         float * const *bufs,
-         float         *scratch,
-         Loc            loc,
-         gsize          offset)
+resolve (const Run *run,
+         float     *slots,
+         float     *panel,
+         gsize      panel_offset,
+         Loc        loc,
+         gsize      offset)
 {
-  gsize b = plan->options.block_size;
+  gsize b = run->plan->options.block_size;
 
   switch (loc.kind)
     {
     case LOC_STORAGE:
-      return bufs[loc.index] + offset;
+      return run->bufs[loc.index] + offset;
     case LOC_SLOT:
-      return scratch + (gsize) loc.index * b;
+      return slots + (gsize) loc.index * b;
     case LOC_CONST:
-      return plan->consts + (gsize) loc.index * b;
+      return run->plan->consts + (gsize) loc.index * b;
+    case LOC_PANEL:
+      return panel + (offset - panel_offset);
     default:
       g_assert_not_reached ();
     }
@@ -1447,62 +1508,56 @@ prefetch_slice (const Kernel  *kernel,
     }
 }
 
+/* The block instructions on elements [@begin, @end), block by block; the
+ * kernel's product, if it has no memory of its own, is read from @panel,
+ * which holds the elements from @panel_offset on. */
 static void
-job_run (Job *job)
+run_blocks (const Run *run,
+            Scratch   *scratch,
+            float     *panel,
+            gsize      panel_offset,
+            gsize      begin,
+            gsize      end,
+            double    *sums)
 {
-  const IndPlan *plan = job->plan;
-  const Kernel *kernel = job->kernel;
+  const Kernel *kernel = run->kernel;
+  float * const *bufs = run->bufs;
 
-  if (kernel->kind == KERNEL_MATMUL)
+  for (gsize offset = begin; offset < end; offset += kernel->block_len)
     {
-      _reg_ind_matmul_rows (job->bufs[kernel->mm_a], job->bufs[kernel->mm_b],
-                            job->bufs[kernel->mm_c] + job->begin * kernel->n,
-                            job->begin, job->end, kernel->k, kernel->n);
-      return;
-    }
-
-  for (gsize block = job->begin; block < job->end; block++)
-    {
-      gsize offset = block * kernel->block_len;
-      gsize len = MIN (kernel->block_len, kernel->n_elements - offset);
-      gsize next = offset + kernel->block_len;
+      gsize len = MIN (kernel->block_len, end - offset);
+      gsize next = offset + len;
       gsize next_lines = 0;
 
-      /* the lines of the next block of this job, a slice before each
+      /* the lines of the next block of this run, a slice before each
        * instruction */
-      if (block + 1 < job->end)
-        next_lines = (MIN (kernel->block_len, kernel->n_elements - next) +
-                      FLOATS_PER_LINE - 1) / FLOATS_PER_LINE;
+      if (next < end)
+        next_lines = (MIN (kernel->block_len, end - next) + FLOATS_PER_LINE - 1) /
+                     FLOATS_PER_LINE;
 
       for (guint i = 0; i < kernel->n_instrs; i++)
         {
           const Instr *instr = &kernel->instrs[i];
-          const float *a = instr->kind == INSTR_MATMUL
-                           ? NULL : resolve (plan, job->bufs, job->scratch, instr->a, offset);
+          const float *a = resolve (run, scratch->slots, panel, panel_offset, instr->a, offset);
 
           if (next_lines > 0)
-            prefetch_slice (kernel, job->bufs, next,
+            prefetch_slice (kernel, bufs, next,
                             MIN (kernel->prefetch_from[i], next_lines),
                             MIN (kernel->prefetch_from[i + 1], next_lines));
 
           switch (instr->kind)
             {
             case INSTR_UNARY:
-              instr->unary (resolve (plan, job->bufs, job->scratch, instr->dst, offset), a, len);
+              instr->unary (resolve (run, scratch->slots, panel, panel_offset, instr->dst, offset),
+                            a, len);
               break;
             case INSTR_BINARY:
-              instr->binary (resolve (plan, job->bufs, job->scratch, instr->dst, offset), a,
-                             resolve (plan, job->bufs, job->scratch, instr->b, offset), len);
+              instr->binary (resolve (run, scratch->slots, panel, panel_offset, instr->dst, offset),
+                             a, resolve (run, scratch->slots, panel, panel_offset, instr->b, offset),
+                             len);
               break;
             case INSTR_REDUCE:
-              job->sums[instr->reduce] += _reg_ind_sum (a, len);
-              break;
-            case INSTR_MATMUL:
-              /* a block is whole rows of the product */
-              _reg_ind_matmul_rows (job->bufs[kernel->mm_a], job->bufs[kernel->mm_b],
-                                    resolve (plan, job->bufs, job->scratch, instr->dst, offset),
-                                    offset / kernel->n, (offset + len) / kernel->n,
-                                    kernel->k, kernel->n);
+              sums[instr->reduce] += _reg_ind_sum (a, len);
               break;
             default:
               g_assert_not_reached ();
@@ -1511,131 +1566,233 @@ job_run (Job *job)
     }
 }
 
-static void
-pool_func (gpointer data,
-           gpointer user_data)
+/* Where rows [r0, ...) of the kernel's product go, and the panel and
+ * offset its epilogue reads them from. */
+static float *
+product_rows (const Run *run,
+              Scratch   *scratch,
+              gsize      r0,
+              gsize      rows,
+              float    **panel,
+              gsize     *panel_offset)
 {
-  Job *job = data;
-  Sync *sync = job->sync;
+  const Kernel *kernel = run->kernel;
+  float *whole = NULL;
 
-  job_run (job);
+  if (kernel->kind == KERNEL_MATMUL)
+    whole = run->bufs[kernel->mm_c];
+  else if (kernel->mm_dst.kind == LOC_STORAGE)
+    whole = run->bufs[kernel->mm_dst.index];
+  else
+    whole = run->product;
 
-  g_mutex_lock (&sync->mutex);
-  if (--sync->pending == 0)
-    g_cond_signal (&sync->cond);
-  g_mutex_unlock (&sync->mutex);
-}
-
-/* One pool for the process: its threads never wait for anything, so jobs
- * of concurrent calls cannot deadlock however many there are. */
-static GThreadPool *
-get_pool (void)
-{
-  static GThreadPool *pool;
-
-  if (g_once_init_enter (&pool))
-    g_once_init_leave (&pool, g_thread_pool_new (pool_func, NULL, -1, FALSE, NULL));
-
-  return pool;
-}
-
-/* Runs jobs[0] here and the others on the pool, and returns when all are
- * done. */
-static void
-run_jobs (Job   *jobs,
-          guint  n_jobs)
-{
-  Sync sync;
-
-  if (n_jobs == 1)
+  if (whole != NULL)
     {
-      job_run (&jobs[0]);
+      *panel = whole;
+      *panel_offset = 0;
+      return whole + r0 * kernel->n;
+    }
+
+  *panel = scratch_get_panel (scratch, rows * kernel->n);
+  *panel_offset = r0 * kernel->n;
+  return *panel;
+}
+
+static void
+run_chunk (gpointer data,
+           gsize    chunk,
+           guint    worker)
+{
+  const Run *run = data;
+  const Kernel *kernel = run->kernel;
+  Scratch *scratch = run->scratch[worker];
+  double *sums = run->chunk_sums != NULL ? run->chunk_sums + chunk * kernel->n_sums : NULL;
+
+  if (kernel->mm_node == G_MAXUINT && kernel->kind == KERNEL_BLOCKS)
+    {
+      gsize begin = chunk * run->chunk_len * kernel->block_len;
+      gsize end = MIN (kernel->n_elements, begin + run->chunk_len * kernel->block_len);
+
+      run_blocks (run, scratch, NULL, 0, begin, end, sums);
       return;
     }
 
-  g_mutex_init (&sync.mutex);
-  g_cond_init (&sync.cond);
-  sync.pending = n_jobs - 1;
-
-  for (guint t = 1; t < n_jobs; t++)
+  if (run->product_done)
     {
-      jobs[t].sync = &sync;
-      g_thread_pool_push (get_pool (), &jobs[t], NULL);
+      /* the epilogue of a product computed beforehand, in blocks */
+      gsize begin = chunk * run->chunk_len * kernel->block_len;
+      gsize end = MIN (kernel->n_elements, begin + run->chunk_len * kernel->block_len);
+
+      run_blocks (run, scratch, run->product, 0, begin, end, sums);
+      return;
     }
-  job_run (&jobs[0]);
 
-  g_mutex_lock (&sync.mutex);
-  while (sync.pending > 0)
-    g_cond_wait (&sync.cond, &sync.mutex);
-  g_mutex_unlock (&sync.mutex);
+  /* rows of the product, a panel at a time, each followed by the
+   * epilogue on its rows */
+  for (gsize r0 = chunk * run->chunk_len;
+       r0 < MIN (kernel->m, (chunk + 1) * run->chunk_len);
+       r0 += run->panel_rows)
+    {
+      gsize r1 = MIN (MIN (kernel->m, (chunk + 1) * run->chunk_len), r0 + run->panel_rows);
+      float *panel;
+      gsize panel_offset;
+      float *c = product_rows (run, scratch, r0, r1 - r0, &panel, &panel_offset);
 
-  g_mutex_clear (&sync.mutex);
-  g_cond_clear (&sync.cond);
+      _reg_ind_gemm_rows (run->mode, run->bufs[kernel->mm_a], run->bufs[kernel->mm_b], c,
+                          r0, r1, kernel->k, kernel->n);
+      if (kernel->kind == KERNEL_BLOCKS)
+        run_blocks (run, scratch, panel, panel_offset, r0 * kernel->n, r1 * kernel->n, sums);
+    }
 }
 
-static void
-run_kernel (const IndPlan *plan,
-            const Kernel  *kernel,
-            float * const *bufs,
-            float        **scratch)
+static gsize
+div_up (gsize a,
+        gsize b)
 {
-  guint threads = plan->options.threads;
-  gsize units, per_thread_min;
-  Job jobs[threads];
-  double sums[threads][MAX (kernel->n_sums, 1)];
-  guint n_jobs;
+  return a / b + (a % b != 0);
+}
 
-  if (kernel->kind == KERNEL_MATMUL)
+/* How a product's rows are cut (the cost model of the header): sets
+ * run->chunk_len (rows per chunk) and run->panel_rows, returns the threads
+ * worth using. */
+static guint
+plan_product (Run   *run,
+              guint  threads)
+{
+  const Kernel *kernel = run->kernel;
+  gsize m = kernel->m;
+  /* in double: the cost model needs no exact figure, and k n (m k n) of
+   * any tensors that fit in memory do not overflow it */
+  double row_madds = MAX ((double) kernel->k * kernel->n, 1.0);
+  double total = m * row_madds;
+  guint workers;
+
+  /* no thread gets less than MIN_WORKER_MADDS */
+  workers = (guint) CLAMP (total / MIN_WORKER_MADDS, 1.0, (double) threads);
+
+  if (run->mode == REG_IND_GEMM_IN_TREE)
     {
-      /* whole 4-row tiles per thread */
-      units = (kernel->m + 3) / 4;
-      per_thread_min = MAX (1, MIN_FLOPS_PER_THREAD / MAX (1, 4 * kernel->k * kernel->n));
-    }
-  else if (kernel->mm_node != G_MAXUINT)
-    {
-      /* blocks of whole rows: counted as multiply-adds */
-      units = (kernel->n_elements + kernel->block_len - 1) / kernel->block_len;
-      per_thread_min = MAX (1, MIN_FLOPS_PER_THREAD / MAX (1, kernel->block_len * kernel->k));
+      /* panels in L1, chunks of whole panels */
+      run->panel_rows = intree_panel_rows (run->plan, kernel->n);
+      run->chunk_len = (gsize) MAX (ceil (CHUNK_MADDS / row_madds), 1.0);
+      run->chunk_len = MIN (run->chunk_len, MAX (m, 1));
+      run->chunk_len = div_up (run->chunk_len, run->panel_rows) * run->panel_rows;
+      /* panels in L2 can hold a whole product: then smaller ones, at
+       * least IN_TREE_CHUNKS_PER_WORKER per thread, so that a thread that
+       * is late or slowed down holds up the call by one small chunk only */
+      if (workers > 1 && div_up (m, run->chunk_len) < (gsize) workers * IN_TREE_CHUNKS_PER_WORKER)
+        {
+          run->panel_rows = MAX (div_up (div_up (m, (gsize) workers * IN_TREE_CHUNKS_PER_WORKER),
+                                         4) * 4, 4);
+          run->chunk_len = run->panel_rows;
+        }
     }
   else
     {
-      gsize b = kernel->block_len;
+      /* one sgemm per chunk: panels that keep the product in cache if
+       * they are tall enough to pay for packing B, else the whole
+       * product, and in any case one part per thread at least */
+      gsize cache_rows = PANEL_BYTES / (MAX (kernel->n, 1) * sizeof (float));
 
-      units = (kernel->n_elements + b - 1) / b;
-      per_thread_min = MAX (1, MIN_ELEMENTS_PER_THREAD / b);
+      run->chunk_len = cache_rows >= BLAS_MIN_PANEL_ROWS ? cache_rows : MAX (m, 1);
+      if (workers > 1 && div_up (m, run->chunk_len) < workers)
+        run->chunk_len = MAX (div_up (m, workers), 1);
+      run->panel_rows = run->chunk_len;
     }
 
-  n_jobs = (guint) MIN ((gsize) threads, MAX (1, units / per_thread_min));
-  memset (sums, 0, sizeof sums);
+  return (guint) MIN ((gsize) workers, MAX (div_up (m, run->chunk_len), 1));
+}
 
-  for (guint t = 0; t < n_jobs; t++)
+static void
+run_kernel (const IndPlan  *plan,
+            const Kernel   *kernel,
+            float * const  *bufs,
+            Scratch       **scratch,
+            RegIndGemmMode  mode)
+{
+  guint threads = plan->options.threads;
+  Run run = {
+    .plan = plan,
+    .kernel = kernel,
+    .bufs = bufs,
+    .scratch = scratch,
+    .mode = mode,
+  };
+  g_autoptr(RegTensor) product = NULL;
+  g_autofree double *chunk_sums = NULL;
+  gsize n_chunks;
+  guint workers;
+  gboolean has_product = kernel->kind == KERNEL_MATMUL || kernel->mm_node != G_MAXUINT;
+
+  if (has_product && !_reg_ind_gemm_fits_blas (kernel->m, kernel->k, kernel->n))
+    run.mode = mode = REG_IND_GEMM_IN_TREE;
+  if (has_product && mode == REG_IND_GEMM_BLAS_THREADED &&
+      (double) kernel->m * kernel->k * kernel->n < REG_IND_GEMM_THREADED_MIN_MADDS)
+    run.mode = mode = REG_IND_GEMM_IN_TREE;
+
+  if (has_product && mode == REG_IND_GEMM_BLAS_THREADED)
     {
-      jobs[t] = (Job) {
-        .plan = plan,
-        .kernel = kernel,
-        .bufs = bufs,
-        .scratch = scratch[t],
-        .begin = units * t / n_jobs,
-        .end = units * (t + 1) / n_jobs,
-        .sums = sums[t],
-      };
+      /* one sgemm on OpenBLAS's threads, then the epilogue as a kernel of
+       * blocks on the inductor's */
+      float *c;
+
       if (kernel->kind == KERNEL_MATMUL)
+        c = bufs[kernel->mm_c];
+      else if (kernel->mm_dst.kind == LOC_STORAGE)
+        c = bufs[kernel->mm_dst.index];
+      else
         {
-          jobs[t].begin = MIN (jobs[t].begin * 4, kernel->m);
-          jobs[t].end = MIN (jobs[t].end * 4, kernel->m);
+          product = reg_tensor_new_uninitialized ((const gint64[]) { kernel->m, kernel->n }, 2);
+          c = reg_tensor_get_data (product, NULL);
+        }
+      _reg_ind_gemm_rows (mode, bufs[kernel->mm_a], bufs[kernel->mm_b], c,
+                          0, kernel->m, kernel->k, kernel->n);
+      if (kernel->kind == KERNEL_MATMUL)
+        return;
+      run.product = c;
+      run.product_done = TRUE;
+    }
+
+  if (!has_product || run.product_done)
+    {
+      gsize n_blocks = div_up (kernel->n_elements, kernel->block_len);
+
+      run.chunk_len = MAX (div_up (CHUNK_WORK, kernel->block_len * MAX (kernel->n_instrs, 1)), 1);
+      n_chunks = div_up (n_blocks, run.chunk_len);
+      workers = (guint) MIN ((gsize) threads, MAX (n_chunks, 1));
+    }
+  else
+    {
+      workers = plan_product (&run, threads);
+      n_chunks = div_up (kernel->m, run.chunk_len);
+      /* a product that is not kept in panels (too wide for the cache)
+       * and has no memory of its own gets a temporary */
+      if (kernel->kind == KERNEL_BLOCKS && kernel->mm_dst.kind == LOC_PANEL &&
+          run.panel_rows * kernel->n * sizeof (float) > MAX (PANEL_BYTES,
+                                                            plan->options.block_size * sizeof (float)))
+        {
+          product = reg_tensor_new_uninitialized ((const gint64[]) { kernel->m, kernel->n }, 2);
+          run.product = reg_tensor_get_data (product, NULL);
         }
     }
 
-  run_jobs (jobs, n_jobs);
+  if (kernel->n_sums > 0)
+    {
+      chunk_sums = g_new0 (double, MAX (n_chunks, 1) * kernel->n_sums);
+      run.chunk_sums = chunk_sums;
+    }
 
-  /* partial sums combined in a fixed order: a thread count gives the same
-   * result every time */
+  _reg_ind_parallel_run (workers, n_chunks, run_chunk, &run);
+
+  /* partial sums combined in chunk order: a given thread count gives the
+   * same result every time (and elementwise kernels cut their chunks the
+   * same way whatever the thread count) */
   for (guint r = 0; r < kernel->n_sums; r++)
     {
       double total = 0.0;
 
-      for (guint t = 0; t < n_jobs; t++)
-        total += sums[t][r];
+      for (gsize c = 0; c < n_chunks; c++)
+        total += chunk_sums[c * kernel->n_sums + r];
       bufs[kernel->sum_storage[r]][0] = (float) total;
     }
 }
@@ -1652,7 +1809,9 @@ _reg_ind_plan_run (IndPlan    *plan,
   g_autofree float **bufs = g_new0 (float *, MAX (n_storage, 1));
   g_autofree RegTensor **tensors = g_new0 (RegTensor *, MAX (n_storage, 1));
   g_autofree RegTensor **given = g_new0 (RegTensor *, MAX (n_storage, 1));
-  g_autofree float **scratch = g_new0 (float *, threads);
+  g_autofree Scratch **scratch = g_new0 (Scratch *, threads);
+  RegIndGemmMode mode;
+  guint blas_threads;
   GPtrArray *results;
 
   if (inputs->len != graph->n_inputs)
@@ -1686,31 +1845,33 @@ _reg_ind_plan_run (IndPlan    *plan,
         }
     }
 
-  /* block buffers: one set per thread, from the pool */
-  if (scratch_floats > 0)
-    {
-      g_mutex_lock (&plan->pool_mutex);
-      for (guint t = 0; t < threads; t++)
-        if (plan->scratch_pool->len > 0)
-          scratch[t] = g_ptr_array_steal_index_fast (plan->scratch_pool,
-                                                     plan->scratch_pool->len - 1);
-      g_mutex_unlock (&plan->pool_mutex);
+  /* per-thread buffers: one set per thread, from the pool */
+  g_mutex_lock (&plan->pool_mutex);
+  for (guint t = 0; t < threads; t++)
+    if (plan->scratch_pool->len > 0)
+      scratch[t] = g_ptr_array_steal_index_fast (plan->scratch_pool,
+                                                 plan->scratch_pool->len - 1);
+  g_mutex_unlock (&plan->pool_mutex);
 
-      for (guint t = 0; t < threads; t++)
-        if (scratch[t] == NULL)
-          scratch[t] = g_aligned_alloc (scratch_floats, sizeof (float), 64);
-    }
+  for (guint t = 0; t < threads; t++)
+    if (scratch[t] == NULL)
+      {
+        scratch[t] = g_new0 (Scratch, 1);
+        if (scratch_floats > 0)
+          scratch[t]->slots = g_aligned_alloc (scratch_floats, sizeof (float), 64);
+      }
+
+  /* how the products of this call are computed: OpenBLAS's thread count
+   * may have changed since the last call */
+  mode = _reg_ind_gemm_choose (threads, plan->options.matmul, &blas_threads);
 
   for (guint k = 0; k < plan->kernels->len; k++)
-    run_kernel (plan, &g_array_index (plan->kernels, Kernel, k), bufs, scratch);
+    run_kernel (plan, &g_array_index (plan->kernels, Kernel, k), bufs, scratch, mode);
 
-  if (scratch_floats > 0)
-    {
-      g_mutex_lock (&plan->pool_mutex);
-      for (guint t = 0; t < threads; t++)
-        g_ptr_array_add (plan->scratch_pool, scratch[t]);
-      g_mutex_unlock (&plan->pool_mutex);
-    }
+  g_mutex_lock (&plan->pool_mutex);
+  for (guint t = 0; t < threads; t++)
+    g_ptr_array_add (plan->scratch_pool, scratch[t]);
+  g_mutex_unlock (&plan->pool_mutex);
 
   /* The caller owns the results: an input, a constant or a value returned
    * twice is a fresh copy. */

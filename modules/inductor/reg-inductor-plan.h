@@ -22,6 +22,7 @@
 
 #include <reg.h>
 
+#include "reg-inductor-gemm.h"
 #include "reg-inductor-kernels.h"
 
 G_BEGIN_DECLS
@@ -44,6 +45,7 @@ typedef struct
   guint    threads;
   gboolean vector_math;
   guint    passes;       /* RegIndPasses */
+  RegIndMatmul matmul;   /* the option `matmul` */
 } RegIndOptions;
 
 /* @shapes: the `aax` of reg_graph_infer_shapes(). */

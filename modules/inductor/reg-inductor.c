@@ -11,6 +11,7 @@
 #include <gmodule.h>
 #include <reg.h>
 
+#include "reg-inductor-gemm.h"
 #include "reg-inductor-plan.h"
 
 #define REG_INDUCTOR_BACKEND "inductor"
@@ -203,7 +204,8 @@ static const struct
 /* Reads the options.  The registry gave this compiler the schema of
  * inductor.backend, and reg_compiler_compile() checked them against it:
  * every key is known, every value of its type and within its range, every
- * pass named in `passes` is one of pass_names[].  Only what the schema
+ * pass named in `passes` is one of pass_names[], `matmul` is one of its
+ * choices.  Only what the schema
  * cannot say is done here; the bounds are kept on the values, as the
  * plan's buffers rely on them. */
 static void
@@ -211,6 +213,7 @@ read_options (GVariant      *options,
               RegIndOptions *out)
 {
   const char **names;
+  const char *choice;
   guint32 number;
 
   out->fuse = TRUE;
@@ -218,6 +221,7 @@ read_options (GVariant      *options,
   out->threads = 1;
   out->vector_math = TRUE;
   out->passes = REG_IND_PASS_ALL;
+  out->matmul = REG_IND_MATMUL_AUTO;
 
   if (options == NULL)
     return;
@@ -241,6 +245,14 @@ read_options (GVariant      *options,
             out->passes |= pass_names[j].flag;
       g_free (names);
     }
+
+  if (g_variant_lookup (options, "matmul", "&s", &choice))
+    {
+      if (g_str_equal (choice, "blas"))
+        out->matmul = REG_IND_MATMUL_BLAS;
+      else if (g_str_equal (choice, "in-tree"))
+        out->matmul = REG_IND_MATMUL_IN_TREE;
+    }
 }
 
 static RegCompiledFn *
@@ -252,6 +264,7 @@ reg_inductor_compiler_compile (RegCompiler  *compiler,
 {
   RegIndOptions opts;
   g_autoptr(GVariant) shapes = NULL;
+  g_autofree char *matmul = NULL;
   IndGraph *ind_graph;
   g_autoptr(RegGraph) optimized_graph = NULL;
   RegInductorFn *fn;
@@ -280,13 +293,17 @@ reg_inductor_compiler_compile (RegCompiler  *compiler,
   fn->plan = _reg_ind_plan_new (ind_graph, &opts);
   fn->description = _reg_ind_plan_describe (fn->plan);
 
-  g_debug (REG_INDUCTOR_BACKEND ": %u kernel%s (fuse %s, block size %u, %u thread%s, %s math)\n%s",
+  /* the matmul line says what OpenBLAS would do now; each call looks
+   * again (reg-inductor-gemm.h) */
+  matmul = _reg_ind_gemm_dup_description (opts.threads, opts.matmul);
+  g_debug (REG_INDUCTOR_BACKEND ": %u kernel%s (fuse %s, block size %u, %u thread%s, %s math, "
+           "matmul %s)\n%s",
            _reg_ind_plan_get_n_kernels (fn->plan),
            _reg_ind_plan_get_n_kernels (fn->plan) == 1 ? "" : "s",
            opts.fuse ? "on" : "off", opts.block_size,
            opts.threads, opts.threads == 1 ? "" : "s",
            opts.vector_math ? _reg_ind_isa_name () : "libm",
-           fn->description);
+           matmul, fn->description);
 
   return REG_COMPILED_FN (fn);
 }

@@ -604,7 +604,8 @@ test('inductor lists its options without loading', () => {
             option.value_to_string(option.default_value)]);
     }
     assertEqual(listed, [['fuse', 'b', 'true'], ['block-size', 'u', '512'], ['threads', 'u', '1'],
-        ['vector-math', 'b', 'true'], ['passes', 'as', 'fold,simplify,cse,dce']]);
+        ['vector-math', 'b', 'true'], ['passes', 'as', 'fold,simplify,cse,dce'],
+        ['matmul', 's', 'auto']]);
     const threads = options.get_item(2);
     assertEqual(threads.get_maximum().unpack(), 256);
     assertEqual(threads.get_type_name(), 'uint32');

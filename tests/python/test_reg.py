@@ -1750,6 +1750,7 @@ INDUCTOR_OPTIONS = [
     ("threads", "u", "1"),
     ("vector-math", "b", "true"),
     ("passes", "as", "fold,simplify,cse,dce"),
+    ("matmul", "s", "auto"),
 ]
 
 

@@ -354,7 +354,8 @@ void test_options () {
                                      option.value_to_string (option.get_default_value ()));
     }
     assert_cmpstrv (listed, { "fuse:b=true", "block-size:u=512", "threads:u=1",
-                              "vector-math:b=true", "passes:as=fold,simplify,cse,dce" });
+                              "vector-math:b=true", "passes:as=fold,simplify,cse,dce",
+                              "matmul:s=auto" });
     var threads = (Reg.Option) options.get_item (2);
     assert_cmpstr (threads.get_type_name (), CompareOperator.EQ, "uint32");
     assert (threads.get_maximum ().get_uint32 () == 256);
