@@ -1693,6 +1693,51 @@ test_threads_concurrent_calls (void)
     }
 }
 
+/* The cancellable of the operation a compile or a call runs in (the
+ * thread's current one) stops inductor between its stages and between the
+ * chunks of a call, with G_IO_ERROR_CANCELLED. */
+static void
+test_cancellation (void)
+{
+  g_autoptr(RegGraph) graph = graph_new_from_string (
+    "graph(x, y):\n"
+    "  a = mul(x, y)\n"
+    "  b = exp(a)\n"
+    "  c = matmul(b, y)\n"
+    "  d = tanh(c)\n"
+    "  return (d,)\n");
+  g_autoptr(GPtrArray) inputs = tensor_array_new ();
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(RegCompiledFn) fn = NULL;
+  g_autoptr(RegCompiledFn) refused = NULL;
+  g_autoptr(RegCompiler) inductor = NULL;
+  g_autoptr(GPtrArray) outputs = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_ptr_array_add (inputs, tensor_new_random ((const gint64[]) { 64, 64 }, 2, FALSE));
+  g_ptr_array_add (inputs, tensor_new_random ((const gint64[]) { 64, 64 }, 2, FALSE));
+  fn = compile_with ("inductor", graph, inputs, "{'threads': <uint32 2>}");
+  inductor = reg_registry_lookup_backend (registry, "inductor", &error);
+  g_assert_no_error (error);
+
+  g_cancellable_cancel (cancellable);
+  g_cancellable_push_current (cancellable);
+  outputs = reg_compiled_fn_call (fn, inputs, &error);
+  g_assert_null (outputs);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&error);
+  /* the compiler itself, not the registry's cache */
+  refused = reg_compiler_compile (inductor, graph, inputs, NULL, &error);
+  g_assert_null (refused);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&error);
+  g_cancellable_pop_current (cancellable);
+
+  /* and without it, the same function runs */
+  outputs = call (fn, inputs);
+  g_assert_cmpuint (outputs->len, ==, 1);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1751,6 +1796,7 @@ main (int   argc,
     }
   g_test_add_func ("/inductor/threads/split", test_threads_split);
   g_test_add_func ("/inductor/threads/concurrent-calls", test_threads_concurrent_calls);
+  g_test_add_func ("/inductor/cancellation", test_cancellation);
 
   ret = g_test_run ();
 

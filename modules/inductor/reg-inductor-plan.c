@@ -1453,6 +1453,7 @@ typedef struct
   gsize           panel_rows;    /* rows of the product per panel */
   float          *product;       /* the whole product, when its rows are
                                   * not kept in per-thread panels */
+  GCancellable   *cancellable;   /* the caller's current one, or NULL */
 } Run;
 
 static inline float *
@@ -1608,6 +1609,10 @@ run_chunk (gpointer data,
   Scratch *scratch = run->scratch[worker];
   double *sums = run->chunk_sums != NULL ? run->chunk_sums + chunk * kernel->n_sums : NULL;
 
+  /* A cancelled call skips its remaining chunks: the caller reports it. */
+  if (g_cancellable_is_cancelled (run->cancellable))
+    return;
+
   if (kernel->mm_node == G_MAXUINT && kernel->kind == KERNEL_BLOCKS)
     {
       gsize begin = chunk * run->chunk_len * kernel->block_len;
@@ -1708,7 +1713,8 @@ run_kernel (const IndPlan  *plan,
             const Kernel   *kernel,
             float * const  *bufs,
             Scratch       **scratch,
-            RegIndGemmMode  mode)
+            RegIndGemmMode  mode,
+            GCancellable   *cancellable)
 {
   guint threads = plan->options.threads;
   Run run = {
@@ -1717,6 +1723,7 @@ run_kernel (const IndPlan  *plan,
     .bufs = bufs,
     .scratch = scratch,
     .mode = mode,
+    .cancellable = cancellable,
   };
   g_autoptr(RegTensor) product = NULL;
   g_autofree double *chunk_sums = NULL;
@@ -1811,6 +1818,7 @@ _reg_ind_plan_run (IndPlan    *plan,
   g_autofree RegTensor **given = g_new0 (RegTensor *, MAX (n_storage, 1));
   g_autofree Scratch **scratch = g_new0 (Scratch *, threads);
   RegIndGemmMode mode;
+  GCancellable *cancellable;
   guint blas_threads;
   GPtrArray *results;
 
@@ -1865,13 +1873,24 @@ _reg_ind_plan_run (IndPlan    *plan,
    * may have changed since the last call */
   mode = _reg_ind_gemm_choose (threads, plan->options.matmul, &blas_threads);
 
-  for (guint k = 0; k < plan->kernels->len; k++)
-    run_kernel (plan, &g_array_index (plan->kernels, Kernel, k), bufs, scratch, mode);
+  /* The cancellable of the operation that runs this call, if any (see
+   * reg_compiled_fn_call_async()): checked between kernels and between
+   * chunks of blocks. */
+  cancellable = g_cancellable_get_current ();
+  for (guint k = 0; k < plan->kernels->len && !g_cancellable_is_cancelled (cancellable); k++)
+    run_kernel (plan, &g_array_index (plan->kernels, Kernel, k), bufs, scratch, mode, cancellable);
 
   g_mutex_lock (&plan->pool_mutex);
   for (guint t = 0; t < threads; t++)
     g_ptr_array_add (plan->scratch_pool, scratch[t]);
   g_mutex_unlock (&plan->pool_mutex);
+
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    {
+      for (guint s = 0; s < n_storage; s++)
+        g_clear_object (&tensors[s]);
+      return NULL;
+    }
 
   /* The caller owns the results: an input, a constant or a value returned
    * twice is a fresh copy. */

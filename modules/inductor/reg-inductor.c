@@ -262,6 +262,9 @@ reg_inductor_compiler_compile (RegCompiler  *compiler,
                                GVariant     *options,
                                GError      **error)
 {
+  /* The cancellable of the operation that runs this compile, if any (see
+   * reg_registry_compile_async()): checked between the stages. */
+  GCancellable *cancellable = g_cancellable_get_current ();
   RegIndOptions opts;
   g_autoptr(GVariant) shapes = NULL;
   g_autofree char *matmul = NULL;
@@ -276,15 +279,27 @@ reg_inductor_compiler_compile (RegCompiler  *compiler,
     return NULL;
   g_variant_take_ref (shapes);
 
+  /* The graph passes (folding, simplifying, common subexpressions, dead
+   * code), then the optimized graph, then fusion into kernels. */
   ind_graph = _reg_ind_graph_new (graph, shapes, opts.passes, error);
   if (ind_graph == NULL)
     return NULL;
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    {
+      _reg_ind_graph_free (ind_graph);
+      return NULL;
+    }
 
   optimized_graph = _reg_ind_graph_to_reg_graph (ind_graph, error);
   if (optimized_graph == NULL)
     {
       _reg_ind_graph_free (ind_graph);
       g_prefix_error (error, REG_INDUCTOR_BACKEND ": optimized graph: ");
+      return NULL;
+    }
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    {
+      _reg_ind_graph_free (ind_graph);
       return NULL;
     }
 
