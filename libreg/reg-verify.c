@@ -410,15 +410,29 @@ parse_report (const Pipe      *out,
   return TRUE;
 }
 
+/* The name of a signal that ends a checker, "SIGSEGV (Segmentation
+ * fault)": from the C library where it has sigabbrev_np(), else from the
+ * signals POSIX names, else the number. */
 static char *
 signal_name (int signum)
 {
+  static const struct { int number; const char *name; } posix[] = {
+    { SIGABRT, "ABRT" }, { SIGALRM, "ALRM" }, { SIGBUS, "BUS" }, { SIGFPE, "FPE" },
+    { SIGHUP, "HUP" }, { SIGILL, "ILL" }, { SIGINT, "INT" }, { SIGKILL, "KILL" },
+    { SIGPIPE, "PIPE" }, { SIGQUIT, "QUIT" }, { SIGSEGV, "SEGV" }, { SIGSYS, "SYS" },
+    { SIGTERM, "TERM" }, { SIGTRAP, "TRAP" }, { SIGXCPU, "XCPU" }, { SIGXFSZ, "XFSZ" },
+  };
+  const char *abbrev = NULL;
+
 #if HAVE_SIGABBREV_NP
-  const char *abbrev = sigabbrev_np (signum);
+  abbrev = sigabbrev_np (signum);
+#endif
+  for (gsize i = 0; abbrev == NULL && i < G_N_ELEMENTS (posix); i++)
+    if (posix[i].number == signum)
+      abbrev = posix[i].name;
 
   if (abbrev != NULL)
     return g_strdup_printf ("SIG%s (%s)", abbrev, g_strsignal (signum));
-#endif
 
   return g_strdup_printf ("%d (%s)", signum, g_strsignal (signum));
 }
