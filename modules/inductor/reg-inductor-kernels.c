@@ -15,7 +15,9 @@
 
 #include "reg-inductor-kernels.h"
 
-#if defined (__GNUC__) && !defined (__clang__) && defined (__x86_64__) && defined (__ELF__)
+/* REG_IND_HAVE_TARGET_CLONES: meson found GCC's target_clones on x86-64
+ * (modules/meson.build); otherwise one version, for the baseline. */
+#if REG_IND_HAVE_TARGET_CLONES
 # define IND_CLONES __attribute__ ((target_clones ("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 # define IND_CLONES
@@ -600,7 +602,7 @@ _reg_ind_matmul_rows (const float *a,
 const char *
 _reg_ind_isa_name (void)
 {
-#if defined (__GNUC__) && !defined (__clang__) && defined (__x86_64__)
+#if REG_IND_HAVE_TARGET_CLONES
   __builtin_cpu_init ();
   if (__builtin_cpu_supports ("x86-64-v4"))
     return "x86-64-v4 (AVX-512)";
