@@ -1272,7 +1272,7 @@ class TestPaths(RegctlTestCase):
                'REG_BACKEND_SYSTEM_DIR': system}
         result = regctl('paths', env=env)
         self.assertExit(result, 0)
-        rows = parse_table(result.stdout)
+        rows = parse_table(result.stdout.partition('\n\n')[0] + '\n')
         self.assertEqual(rows[0], ['ORDER', 'DIRECTORY', 'ORIGIN', 'MANIFESTS', 'SKIPPED'])
         self.assertEqual(rows[1:], [
             ['1', os.path.realpath(a), 'REG_BACKEND_PATH', '2', '0'],
@@ -1306,9 +1306,10 @@ class TestPaths(RegctlTestCase):
         env = {'REG_BACKEND_PATH': a, 'REG_BACKEND_SYSTEM_DIR': ''}
         result = regctl('paths', env=env)
         self.assertExit(result, 0)
-        table, _, rest = result.stdout.partition('\n\n')
+        table, skipped, choice = result.stdout.split('\n\n')
         self.assertEqual(parse_table(table + '\n')[1:], [['1', os.path.realpath(a), 'REG_BACKEND_PATH', '2', '2']])
-        lines = rest.splitlines()
+        self.assertTrue(choice.startswith('Default backend: '), choice)
+        lines = skipped.splitlines()
         self.assertEqual(lines[0], 'Skipped manifests:')
         self.assertTrue(lines[1].startswith('  %s: AbiVersion=1 is not supported' % old), lines)
         self.assertIn('Rebuild the module against this libreg and set AbiVersion=2', lines[1])
@@ -1355,7 +1356,21 @@ class TestPaths(RegctlTestCase):
         self.assertEqual(json.loads(regctl('paths', '--json', env=env).stdout), [])
         result = regctl('paths', env=env)
         self.assertExit(result, 0)
-        self.assertEqual(result.stdout.split(), ['ORDER', 'DIRECTORY', 'ORIGIN', 'MANIFESTS', 'SKIPPED'])
+        table, _, choice = result.stdout.partition('\n\n')
+        self.assertEqual(table.split(), ['ORDER', 'DIRECTORY', 'ORIGIN', 'MANIFESTS', 'SKIPPED'])
+        self.assertEqual(choice, 'Default backend: inductor (built in)\nFallback backends: none\n')
+
+    def test_default_and_fallbacks_from_environment(self):
+        env = {'REG_BACKEND_PATH': '', 'REG_BACKEND_SYSTEM_DIR': '',
+               'REG_DEFAULT_BACKEND': 'eager', 'REG_FALLBACK_BACKENDS': 'inductor:eager'}
+        result = regctl('paths', env=env)
+        self.assertExit(result, 0)
+        self.assertEqual(result.stdout.split('\n\n')[-1],
+                         'Default backend: eager (from REG_DEFAULT_BACKEND)\n'
+                         'Fallback backends: inductor, eager (from REG_FALLBACK_BACKENDS)\n')
+        env['REG_BACKEND_PATH'] = os.environ['REG_BACKEND_PATH']
+        result = regctl('info', 'eager', env=env)
+        self.assertIn('Default:      yes (from REG_DEFAULT_BACKEND)\n', result.stdout)
 
     def test_extra_argument(self):
         self.assertUsageError(regctl('paths', 'x'), 'paths', "unexpected argument 'x'")

@@ -257,6 +257,38 @@ regctl_list (const RegctlCommand  *command,
 
 /* ---- info --------------------------------------------------------------- */
 
+/* Where the default backend came from, for a person. */
+static const char *
+default_source_text (RegRegistry *registry)
+{
+  switch (reg_registry_get_default_backend_source (registry))
+    {
+    case REG_SETTING_SOURCE_ENVIRONMENT:
+      return "from REG_DEFAULT_BACKEND";
+    case REG_SETTING_SOURCE_APPLICATION:
+      return "set by the program";
+    case REG_SETTING_SOURCE_BUILT_IN:
+    default:
+      return "built in";
+    }
+}
+
+/* The default backend and the fallback chain, and where they came from. */
+static void
+print_choice_text (RegRegistry *registry)
+{
+  g_autofree char *name = reg_registry_dup_default_backend (registry);
+  g_auto(GStrv) fallbacks = reg_registry_dup_fallback_backends (registry);
+  g_autofree char *shown = regctl_single_line (name != NULL ? name : "(a compiler object)");
+  g_autofree char *joined = g_strjoinv (", ", fallbacks);
+  g_autofree char *chain = regctl_single_line (joined);
+
+  regctl_print ("\nDefault backend: %s (%s)\n", shown, default_source_text (registry));
+  regctl_print ("Fallback backends: %s%s\n", fallbacks[0] != NULL ? chain : "none",
+                fallbacks[0] != NULL ? " (from REG_FALLBACK_BACKENDS)" : "");
+}
+
+
 /* What an option allows besides its type: "0 to 256", "fast, small". */
 static char *
 allowed_values (RegOption *option)
@@ -380,7 +412,8 @@ print_verdict_text (RegBackendInfo *info,
 }
 
 static void
-print_info_text (RegBackendInfo *info,
+print_info_text (RegRegistry    *registry,
+                 RegBackendInfo *info,
                  RegVerdict     *verdict,
                  RegCompiler    *compiler,
                  gint64          load_ns)
@@ -403,7 +436,10 @@ print_info_text (RegBackendInfo *info,
   regctl_print ("Module:       %s\n", module_path != NULL ? module_path : "-");
   print_declaration_text (info);
   print_verdict_text (info, verdict);
-  regctl_print ("Default:      %s\n", reg_backend_info_get_is_default (info) ? "yes" : "no");
+  if (reg_backend_info_get_is_default (info))
+    regctl_print ("Default:      yes (%s)\n", default_source_text (registry));
+  else
+    regctl_print ("Default:      no\n");
   for (gsize i = 0; i < G_N_ELEMENTS (about); i++)
     if (about[i].value != NULL)
       {
@@ -542,7 +578,7 @@ regctl_info (const RegctlCommand  *command,
   if (json)
     print_info_json (info, verdict, compiler);
   else
-    print_info_text (info, verdict, compiler, load_ns);
+    print_info_text (registry, info, verdict, compiler, load_ns);
 
   return REGCTL_EXIT_OK;
 }
@@ -799,6 +835,7 @@ regctl_paths (const RegctlCommand  *command,
       regctl_print ("%s", text);
       if (skipped_text->len > 0)
         regctl_print ("\nSkipped manifests:\n%s", skipped_text->str);
+      print_choice_text (registry);
     }
 
   return REGCTL_EXIT_OK;

@@ -115,7 +115,9 @@ static const char paths_description[] =
   "  REG_BACKEND_PATH        the colon-separated environment variable\n"
   "  REG_BACKEND_SYSTEM_DIR  the variable replacing the installed directory\n"
   "  system                  the installed directory, " REGCTL_BACKEND_DIR "\n"
-  "A directory that does not exist shows 0 (missing).";
+  "A directory that does not exist shows 0 (missing).  Then the default\n"
+  "backend and the fallback backends, and where they come from (built in, or\n"
+  "REG_DEFAULT_BACKEND and REG_FALLBACK_BACKENDS).";
 
 static const char cache_description[] =
   "Writes the discovery cache of each DIR (default: every directory of the\n"
