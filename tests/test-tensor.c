@@ -516,6 +516,124 @@ test_large_recycled (void)
     }
 }
 
+/* A shape of G_MAXSIZE / 4 elements (and neighbours) passes the element
+ * count check, but rounding its 2^64 - 4 bytes up to whole pages
+ * overflowed to 0: the tensor got a mapping of no length and the first
+ * write crashed.  Such a size is memory the system cannot give. */
+static const gint64 too_large_shapes[][2] = {
+  { G_MAXSIZE / 4, 1 },                       /* 2^64 - 4 bytes */
+  { G_MAXSIZE / 4 - (1 << 19), 1 },           /* within a huge page of it */
+  { G_GINT64_CONSTANT (1) << 23, G_GINT64_CONSTANT (1) << 23 },  /* 2^48 bytes */
+};
+
+static void
+test_new_page_rounding_overflow (void)
+{
+  if (g_test_subprocess ())
+    {
+      RegTensor *t = reg_tensor_new (too_large_shapes[0], 1);
+      float *data = reg_tensor_get_data (t, NULL);
+
+      /* Not reached once fixed: reg_tensor_new() aborts as g_malloc() does. */
+      data[0] = 1.0f;
+      data[G_MAXSIZE / 4 - 1] = 1.0f;
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stderr ("*reg_tensor_new: not enough memory for a tensor of shape "
+                             "[4611686018427387903]: 18446744073709551612 bytes*");
+}
+
+static void
+test_try_new_no_memory (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (too_large_shapes); i++)
+    {
+      const gint64 *shape = too_large_shapes[i];
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GError) uninit_error = NULL;
+      g_autoptr(RegTensor) t = reg_tensor_try_new (shape, 2, &error);
+      g_autoptr(RegTensor) u = reg_tensor_try_new_uninitialized (shape, 2, &uninit_error);
+      g_autofree char *expected = g_strdup_printf ("not enough memory for a tensor of shape "
+                                                   "[%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "]: %"
+                                                   G_GUINT64_FORMAT " bytes (*)",
+                                                   shape[0], shape[1],
+                                                   (guint64) shape[0] * (guint64) shape[1] * 4);
+
+      g_assert_null (t);
+      g_assert_error (error, REG_TENSOR_ERROR, REG_TENSOR_ERROR_NO_MEMORY);
+      g_assert_true (g_pattern_match_simple (expected, error->message));
+      g_assert_null (u);
+      g_assert_error (uninit_error, REG_TENSOR_ERROR, REG_TENSOR_ERROR_NO_MEMORY);
+      g_assert_cmpstr (uninit_error->message, ==, error->message);
+    }
+}
+
+/* Shapes that are not shapes are shape errors, not criticals, from the
+ * try constructors. */
+static void
+test_try_new_bad_shape (void)
+{
+  static const struct {
+    gint64      shape[REG_TENSOR_MAX_DIMS + 1];
+    guint       n_dims;
+    const char *message;
+  } cases[] = {
+    { { 3, -1 }, 2, "shape [3, -1]: dimension 1 is negative" },
+    { { 1, 1, 1, 1, 1, 1, 1, 1, 1 }, REG_TENSOR_MAX_DIMS + 1, "a tensor has at most 8 dimensions, 9 given" },
+    { { G_MAXINT64, G_MAXINT64 }, 2, "shape [9223372036854775807, 9223372036854775807] has more elements than memory can address" },
+    { { G_GINT64_CONSTANT (1) << 62, 1 }, 2, "shape [4611686018427387904, 1] has more elements than memory can address" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(RegTensor) t = reg_tensor_try_new (cases[i].shape, cases[i].n_dims, &error);
+
+      g_assert_null (t);
+      g_assert_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_SHAPE);
+      g_assert_cmpstr (error->message, ==, cases[i].message);
+    }
+}
+
+static void
+test_try_new_zeros (void)
+{
+  const gint64 shapes[][2] = { { 4, 3 }, { 512, 1024 }, { 0, G_MAXINT64 } };
+
+  for (guint i = 0; i < G_N_ELEMENTS (shapes); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(RegTensor) t = reg_tensor_try_new (shapes[i], 2, &error);
+      g_autoptr(RegTensor) u = NULL;
+      const float *data;
+      gsize n;
+
+      g_assert_no_error (error);
+      data = reg_tensor_get_data (t, &n);
+      g_assert_cmpuint (n, ==, (gsize) (shapes[i][0] == 0 ? 0 : shapes[i][0] * shapes[i][1]));
+      for (gsize j = 0; j < n; j++)
+        g_assert_true (data[j] == 0.0f);
+
+      u = reg_tensor_try_new_uninitialized (shapes[i], 2, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (reg_tensor_get_n_elements (u), ==, n);
+      g_assert_cmpmem (reg_tensor_get_shape (u, NULL), 2 * sizeof (gint64),
+                       shapes[i], 2 * sizeof (gint64));
+    }
+
+  /* A scalar, without a shape array */
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(RegTensor) t = reg_tensor_try_new (NULL, 0, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (reg_tensor_get_n_elements (t), ==, 1);
+  }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -552,6 +670,10 @@ main (int   argc,
   g_test_add_func ("/tensor/new/uninitialized", test_new_uninitialized);
   g_test_add_func ("/tensor/copy", test_copy);
   g_test_add_func ("/tensor/storage/large-recycled", test_large_recycled);
+  g_test_add_func ("/tensor/new/page-rounding-overflow", test_new_page_rounding_overflow);
+  g_test_add_func ("/tensor/try-new/zeros", test_try_new_zeros);
+  g_test_add_func ("/tensor/try-new/no-memory", test_try_new_no_memory);
+  g_test_add_func ("/tensor/try-new/bad-shape", test_try_new_bad_shape);
 
   return g_test_run ();
 }
