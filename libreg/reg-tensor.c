@@ -89,17 +89,14 @@ reg_tensor_init (RegTensor *self)
 }
 
 /* Checks a shape and computes its element count.  The count must also fit
- * in bytes (4 per element), so that no size computation downstream can
- * overflow. */
+ * in bytes (4 per element, at most G_MAXSSIZE: see _reg_shape_count()), so
+ * that no size computation downstream can overflow. */
 static gboolean
 check_shape (const gint64  *shape,
              guint          n_dims,
              gsize         *n_elements,
              GError       **error)
 {
-  gsize count = 1;
-  gboolean overflow = FALSE;
-
   if (n_dims > REG_TENSOR_MAX_DIMS)
     {
       g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_SHAPE,
@@ -120,22 +117,7 @@ check_shape (const gint64  *shape,
         }
     }
 
-  /* A zero dimension empties the tensor whatever the other dimensions are,
-   * however large. */
-  for (guint i = 0; i < n_dims; i++)
-    {
-      if (shape[i] == 0)
-        {
-          *n_elements = 0;
-          return TRUE;
-        }
-    }
-
-  for (guint i = 0; i < n_dims && !overflow; i++)
-    overflow = (guint64) shape[i] > G_MAXSIZE ||
-               !g_size_checked_mul (&count, count, (gsize) shape[i]);
-
-  if (overflow || count > G_MAXSIZE / sizeof (float))
+  if (!_reg_shape_count (shape, n_dims, n_elements))
     {
       g_autofree char *str = _reg_shape_to_string (shape, n_dims);
 
@@ -145,7 +127,6 @@ check_shape (const gint64  *shape,
       return FALSE;
     }
 
-  *n_elements = count;
   return TRUE;
 }
 
