@@ -1356,6 +1356,12 @@ test_threads_concurrent_calls (void)
     }
 }
 
+static void
+test_matmul_of_empty_operands (void)
+{
+  check_matmul_of_empty_operands (registry, "inductor");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1392,6 +1398,7 @@ main (int   argc,
   g_test_add_func ("/inductor/random/matmul", test_random_matmul);
   g_test_add_func ("/inductor/shapes/odd-sizes", test_shapes_odd_sizes);
   g_test_add_func ("/inductor/shapes/0d", test_shapes_0d);
+  g_test_add_func ("/inductor/shapes/matmul-of-empty-operands", test_matmul_of_empty_operands);
   g_test_add_func ("/inductor/outputs/no-alias", test_outputs_no_alias);
   g_test_add_func ("/inductor/numerics/specials", test_numerics_specials);
   for (guint i = 0; i < G_N_ELEMENTS (math_ops); i++)

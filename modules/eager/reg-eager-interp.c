@@ -179,9 +179,30 @@ set_shape_error (GError      **error,
                backend, node, op->name, a_str, b_str);
 }
 
+/* A new output of @shape, or NULL and REG_TENSOR_ERROR_NO_MEMORY naming
+ * the node: sizes come from the caller's inputs, so memory may be short. */
 static RegTensor *
-eval_unary (const OpInfo *op,
-            RegTensor    *a)
+new_output (const char    *backend,
+            guint          node,
+            const OpInfo  *op,
+            const gint64  *shape,
+            guint          n_dims,
+            GError       **error)
+{
+  RegTensor *out = reg_tensor_try_new (shape, n_dims, error);
+
+  if (out == NULL)
+    g_prefix_error (error, "%s: node %u (%s): ", backend, node, op->name);
+
+  return out;
+}
+
+static RegTensor *
+eval_unary (const char    *backend,
+            guint          node,
+            const OpInfo  *op,
+            RegTensor     *a,
+            GError       **error)
 {
   const gint64 *shape;
   guint n_dims;
@@ -192,7 +213,9 @@ eval_unary (const OpInfo *op,
 
   shape = reg_tensor_get_shape (a, &n_dims);
   x = reg_tensor_get_data (a, &n);
-  out = reg_tensor_new (shape, n_dims);
+  out = new_output (backend, node, op, shape, n_dims, error);
+  if (out == NULL)
+    return NULL;
   out_data = reg_tensor_get_data (out, NULL);
   for (gsize i = 0; i < n; i++)
     out_data[i] = op->unary (x[i]);
@@ -240,7 +263,9 @@ eval_binary (const char    *backend,
   shape = reg_tensor_get_shape (like, &n_dims);
   x = reg_tensor_get_data (a, NULL);
   y = reg_tensor_get_data (b, NULL);
-  out = reg_tensor_new (shape, n_dims);
+  out = new_output (backend, node, op, shape, n_dims, error);
+  if (out == NULL)
+    return NULL;
   out_data = reg_tensor_get_data (out, &n);
   for (gsize i = 0; i < n; i++)
     out_data[i] = op->binary (x[i * a_step], y[i * b_step]);
@@ -298,7 +323,9 @@ eval_matmul (const char    *backend,
   n = b_shape[1];
   x = reg_tensor_get_data (a, NULL);
   y = reg_tensor_get_data (b, NULL);
-  out = reg_tensor_new ((const gint64[]) { m, n }, 2);
+  out = new_output (backend, node, op, (const gint64[]) { m, n }, 2, error);
+  if (out == NULL)
+    return NULL;
   out_data = reg_tensor_get_data (out, NULL);
 
   /* Accumulated in double, like sum, so the reference does not depend on
@@ -379,7 +406,7 @@ eval_node (EagerFn     *self,
   switch (op->kind)
     {
     case OP_UNARY:
-      return eval_unary (op, a);
+      return eval_unary (self->backend, node, op, a, error);
     case OP_BINARY:
       return eval_binary (self->backend, node, op, a, b, error);
     case OP_SUM:

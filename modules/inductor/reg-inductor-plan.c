@@ -484,10 +484,19 @@ _reg_ind_graph_new (RegGraph  *source,
       like.n_dims = n_dims;
       like.n_elements = 1;
       for (gsize d = 0; d < n_dims; d++)
-        {
-          like.dims[d] = dims[d];
-          like.n_elements *= (gsize) dims[d];
-        }
+        like.dims[d] = dims[d];
+      /* Shape inference refuses results no tensor can hold, and a zero
+       * dimension empties the rest, but the count that sizes every loop
+       * and buffer is checked here all the same. */
+      for (gsize d = 0; d < n_dims && like.n_elements > 0; d++)
+        if (dims[d] < 0 || !g_size_checked_mul (&like.n_elements, like.n_elements, (gsize) dims[d]))
+          {
+            g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_SHAPE,
+                         "inductor: node %u: its shape has more elements than memory can address", i);
+            g_hash_table_unref (b.cse);
+            _reg_ind_graph_free (b.graph);
+            return NULL;
+          }
 
       switch (reg_graph_get_node_kind (source, i))
         {
@@ -1685,7 +1694,14 @@ _reg_ind_plan_run (IndPlan    *plan,
           /* every element is written by the kernel that produces it; a
            * temporary is a tensor too, so that a large one is recycled by
            * the next call (reg-storage.c) rather than faulted in anew */
-          tensors[s] = reg_tensor_new_uninitialized (node->dims, node->n_dims);
+          tensors[s] = reg_tensor_try_new_uninitialized (node->dims, node->n_dims, error);
+          if (tensors[s] == NULL)
+            {
+              g_prefix_error (error, "inductor: node %u: ", node->orig);
+              for (guint t = 0; t < s; t++)
+                g_clear_object (&tensors[t]);
+              return NULL;
+            }
           bufs[s] = reg_tensor_get_data (tensors[s], NULL);
           break;
         default:
