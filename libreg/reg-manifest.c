@@ -3,13 +3,9 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-#include <errno.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <string.h>
-#include <glib/gstdio.h>
 
+#include "reg-file-private.h"
 #include "reg-manifest-cache-private.h"
 #include "reg-manifest-private.h"
 #include "reg-message-private.h"
@@ -252,96 +248,6 @@ parse_manifest (const char  *path,
   return g_steal_pointer (&manifest);
 }
 
-/* Reads a whole manifest, refusing what cannot be one before reading it:
- * a special file (a FIFO would block discovery forever, a device would
- * never end) or a file over REG_MANIFEST_MAX_SIZE. */
-static gboolean
-read_manifest_file (const char  *path,
-                    char       **contents,
-                    gsize       *length,
-                    GError     **error)
-{
-  g_autofree char *data = NULL;
-  GStatBuf st;
-  gsize size, got = 0;
-  gboolean to_end;
-  int fd, saved_errno;
-
-  fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0);
-  if (fd < 0)
-    {
-      saved_errno = errno;
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
-                   "cannot be opened: %s", g_strerror (saved_errno));
-      return FALSE;
-    }
-
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
-    {
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "not a regular file");
-      close (fd);
-      return FALSE;
-    }
-
-  if (st.st_size > REG_MANIFEST_MAX_SIZE)
-    {
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                   "%" G_GINT64_FORMAT " bytes, larger than the %d bytes a manifest may have",
-                   (gint64) st.st_size, REG_MANIFEST_MAX_SIZE);
-      close (fd);
-      return FALSE;
-    }
-
-  /* The file is read up to the size it states (a manifest rewritten
-   * meanwhile reads as a prefix of the new text, as with
-   * g_file_get_contents()), which saves the read() that would find the
-   * end.  A file that states 0 bytes may still have contents (files of
-   * /proc do): that one is read to its end, within bounds. */
-  size = (gsize) st.st_size;
-  to_end = size == 0;
-  data = g_malloc (size + 1);
-  for (;;)
-    {
-      gssize n;
-
-      if (got == size)
-        {
-          if (!to_end || size > REG_MANIFEST_MAX_SIZE)
-            break;
-          size = MIN (size * 2 + 64, (gsize) REG_MANIFEST_MAX_SIZE + 1);
-          data = g_realloc (data, size + 1);
-        }
-
-      n = read (fd, data + got, size - got);
-      if (n == 0)
-        break;
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        {
-          saved_errno = errno;
-          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
-                       "cannot be read: %s", g_strerror (saved_errno));
-          close (fd);
-          return FALSE;
-        }
-      got += n;
-    }
-  close (fd);
-
-  if (got > REG_MANIFEST_MAX_SIZE)
-    {
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                   "larger than the %d bytes a manifest may have", REG_MANIFEST_MAX_SIZE);
-      return FALSE;
-    }
-
-  data[got] = '\0';
-  *contents = g_steal_pointer (&data);
-  *length = got;
-  return TRUE;
-}
-
 RegManifest *
 _reg_manifest_parse (const char  *path,
                      const char  *data,
@@ -368,12 +274,17 @@ RegManifest *
 _reg_manifest_load (const char  *path,
                     GError     **error)
 {
-  g_autofree char *data = NULL;
+  g_autoptr(GBytes) contents = NULL;
   gsize length;
+  const char *data;
 
-  if (!read_manifest_file (path, &data, &length, error))
+  /* A special file is refused unread (a FIFO would block discovery, a
+   * device never end), and so is one over REG_MANIFEST_MAX_SIZE. */
+  contents = _reg_file_read (path, REG_MANIFEST_MAX_SIZE, "a manifest", NULL, error);
+  if (contents == NULL)
     return NULL;
 
+  data = g_bytes_get_data (contents, &length);
   return _reg_manifest_parse (path, data, length, error);
 }
 
