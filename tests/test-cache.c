@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>
@@ -1667,11 +1668,183 @@ test_scale_large_changes (void)
   remove_tmp_dir (dir);
 }
 
+/* Several processes discovering while another rewrites the cache and the
+ * manifests in place, as `cp` over them does (truncate, then write), for
+ * a fixed number of rounds: no process may die.  A cache read through a
+ * memory map killed its reader with SIGBUS when it was truncated under
+ * it.  The names are the same in every version of the files, so each
+ * discovery must find exactly them, or fewer (a manifest caught empty or
+ * half written is skipped with a warning, which the children do not
+ * count as a failure). */
+
+#define STRESS_CHILDREN 3
+#define STRESS_MANIFESTS 12
+#define DEFAULT_STRESS_ROUNDS 500
+
+static guint
+stress_rounds (void)
+{
+  const char *text = g_getenv ("CACHE_STRESS_ROUNDS");
+
+  return text != NULL ? (guint) g_ascii_strtoull (text, NULL, 10) : DEFAULT_STRESS_ROUNDS;
+}
+
+/* Version @version (0 or 1) of manifest @i: the same names, another
+ * description, another size. */
+static char *
+stress_manifest_text (guint i,
+                      guint version)
+{
+  return g_strdup_printf ("[Reg Module]\nModule=libs%02u.so\nAbiVersion=%d\n\n"
+                          "[Backend s%02u]\nDescription=%s\n",
+                          i, REG_MODULE_ABI_VERSION, i,
+                          version == 0 ? "first" : "the second version, longer");
+}
+
+static void
+count_message (const char     *log_domain,
+               GLogLevelFlags  log_level,
+               const char     *message,
+               gpointer        user_data)
+{
+  (*(guint *) user_data)++;
+}
+
+/* The child: @rounds discoveries of @dir in new registries, each finding
+ * only names of the manifests. */
+static int
+stress_discover (const char *dir,
+                 guint       rounds)
+{
+  const char * const no_exclusion[] = { NULL };
+  guint n_warnings = 0;
+
+  /* Torn manifests are skipped with a warning: expected here, counted. */
+  g_log_set_handler (LOG_DOMAIN, G_LOG_LEVEL_WARNING, count_message, &n_warnings);
+
+  for (guint r = 0; r < rounds; r++)
+    {
+      g_autoptr(RegRegistry) registry = reg_registry_new ();
+      g_auto(GStrv) names = NULL;
+
+      reg_registry_add_search_path (registry, dir);
+      names = reg_registry_list_backends (registry, no_exclusion);
+      for (guint i = 0; names[i] != NULL; i++)
+        if (strlen (names[i]) != 3 || names[i][0] != 's' ||
+            g_ascii_strtoull (names[i] + 1, NULL, 10) >= STRESS_MANIFESTS)
+          {
+            g_printerr ("round %u: unexpected backend '%s'\n", r, names[i]);
+            return 2;
+          }
+    }
+
+  g_printerr ("%u discoveries, %u manifests skipped as torn\n", rounds, n_warnings);
+  return 0;
+}
+
+/* Truncates @path and writes @contents, in two halves with a pause between
+ * them, as a copy of a larger file would. */
+static void
+rewrite_in_place (const char *path,
+                  const char *contents,
+                  gsize       length)
+{
+  int fd = g_open (path, O_WRONLY | O_TRUNC | O_CLOEXEC, 0);
+
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (write (fd, contents, length / 2), ==, (gssize) (length / 2));
+  g_usleep (50);
+  g_assert_cmpint (write (fd, contents + length / 2, length - length / 2), ==,
+                   (gssize) (length - length / 2));
+  g_assert_no_errno (g_close (fd, NULL) ? 0 : -1);
+}
+
+static void
+test_stress_rewrite_in_place (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
+  g_autofree char *cache_path = g_build_filename (dir, CACHE_NAME, NULL);
+  g_autofree char *rounds_text = g_strdup_printf ("%u", stress_rounds ());
+  char *caches[2] = { NULL, NULL };
+  gsize cache_lengths[2];
+  GPid children[STRESS_CHILDREN];
+  guint n_running = STRESS_CHILDREN, n_rewrites = 0;
+
+  g_assert_nonnull (self);
+
+  /* Two versions of everything, each with its cache. */
+  for (guint version = 0; version < 2; version++)
+    {
+      for (guint i = 0; i < STRESS_MANIFESTS; i++)
+        {
+          g_autofree char *name = g_strdup_printf ("s%02u.backend", i);
+          g_autofree char *text = stress_manifest_text (i, version);
+
+          write_file (dir, name, text, -1);
+        }
+      write_cache (dir);
+      caches[version] = read_file (dir, CACHE_NAME, &cache_lengths[version]);
+    }
+
+  for (guint c = 0; c < STRESS_CHILDREN; c++)
+    {
+      const char *child_argv[] = { self, "--discover-loop", dir, rounds_text, NULL };
+      g_autoptr(GError) error = NULL;
+
+      g_spawn_async (NULL, (char **) child_argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+                     NULL, NULL, &children[c], &error);
+      g_assert_no_error (error);
+    }
+
+  /* Rewrite until every child is done. */
+  while (n_running > 0)
+    {
+      guint version = n_rewrites % 2;
+      guint i = n_rewrites % STRESS_MANIFESTS;
+      g_autofree char *name = g_strdup_printf ("s%02u.backend", i);
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_autofree char *text = stress_manifest_text (i, version);
+
+      rewrite_in_place (cache_path, caches[version], cache_lengths[version]);
+      rewrite_in_place (path, text, strlen (text));
+      n_rewrites++;
+
+      for (guint c = 0; c < STRESS_CHILDREN; c++)
+        {
+          int status;
+
+          if (children[c] == 0 || waitpid (children[c], &status, WNOHANG) == 0)
+            continue;
+
+          if (WIFSIGNALED (status))
+            g_error ("a discovering process died of signal %d (%s) after %u rewrites",
+                     WTERMSIG (status), g_strsignal (WTERMSIG (status)), n_rewrites);
+          g_assert_true (WIFEXITED (status));
+          g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+          g_spawn_close_pid (children[c]);
+          children[c] = 0;
+          n_running--;
+        }
+    }
+
+  g_test_message ("%u processes discovered %s times each during %u rewrites",
+                  STRESS_CHILDREN, rounds_text, n_rewrites);
+
+  g_free (caches[0]);
+  g_free (caches[1]);
+  remove_tmp_dir (dir);
+}
+
 int
 main (int    argc,
       char **argv)
 {
   int status;
+
+  /* A child of /cache/stress/rewrite-in-place */
+  if (argc == 4 && g_str_equal (argv[1], "--discover-loop"))
+    return stress_discover (argv[2], (guint) g_ascii_strtoull (argv[3], NULL, 10));
 
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
@@ -1712,6 +1885,7 @@ main (int    argc,
   g_test_add_func ("/cache/corrupt/wrong-magic-and-version", test_corrupt_wrong_magic_and_version);
   g_test_add_func ("/cache/corrupt/checked-content", test_corrupt_checked_content);
   g_test_add_func ("/cache/corrupt/sparse-huge", test_corrupt_sparse_huge);
+  g_test_add_func ("/cache/stress/rewrite-in-place", test_stress_rewrite_in_place);
   g_test_add_func ("/cache/scale/identical-1000", test_scale_identical);
   g_test_add_func ("/cache/scale/large-changes", test_scale_large_changes);
 
