@@ -7,6 +7,7 @@
 
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 
 #include "reg-backend-info-private.h"
 #include "reg-close-matches.h"
@@ -427,12 +428,15 @@ merge_manifest_locked (RegRegistry       *self,
     }
 }
 
-/* What discovery read: the search path at the time, the directories read
- * and, for each of them, its manifests. */
+/* What discovery read: the search path at the time, each directory once,
+ * the directories read and, for each of them, its manifests. */
 typedef struct
 {
   GPtrArray *search_dirs;
   GPtrArray *read_dirs;   /* borrowed from search_dirs */
+  GPtrArray *repeats;     /* directories of the search path that are an
+                           * earlier one under another name (or the same):
+                           * never read */
   GPtrArray *manifests;   /* a GPtrArray of RegManifest per read directory */
 } Scan;
 
@@ -441,33 +445,84 @@ scan_clear (Scan *scan)
 {
   g_clear_pointer (&scan->search_dirs, g_ptr_array_unref);
   g_clear_pointer (&scan->read_dirs, g_ptr_array_unref);
+  g_clear_pointer (&scan->repeats, g_ptr_array_unref);
   g_clear_pointer (&scan->manifests, g_ptr_array_unref);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Scan, scan_clear)
 
+/* What identifies a directory: its device and inode, whatever path leads
+ * to it (a symbolic link, a bind mount, "a/../b"); the path itself when it
+ * cannot be stat'ed (it has nothing to read anyway). */
+static char *
+dir_identity (const char *dir)
+{
+  struct stat st;
+
+  if (stat (dir, &st) == 0)
+    return g_strdup_printf ("%" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT,
+                            (guint64) st.st_dev, (guint64) st.st_ino);
+
+  return g_strconcat ("path:", dir, NULL);
+}
+
 /* Reads the manifests of the search directories not read yet, or of all of
- * them.  File I/O without the registry lock: lookups go on meanwhile.
- * Caller holds load_lock, so the set of read directories cannot change
- * under it. */
+ * them.  A directory that comes several times in the search path, under
+ * one name or several, is read once, where it first comes: its later
+ * places are dropped from the search path of this scan (they could only
+ * declare what it declares).  File I/O without the registry lock: lookups
+ * go on meanwhile.  Caller holds load_lock, so the set of read directories
+ * cannot change under it. */
 static void
 scan_read (RegRegistry *self,
            gboolean     all,
            Scan        *scan)
 {
+  g_autoptr(GPtrArray) all_dirs = NULL;
+  g_autoptr(GHashTable) unread = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autofree char **dirs = NULL;
+  gsize n_dirs;
+
+  scan->search_dirs = g_ptr_array_new_with_free_func (g_free);
   scan->read_dirs = g_ptr_array_new ();
+  scan->repeats = g_ptr_array_new_with_free_func (g_free);
   scan->manifests = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
 
   g_rw_lock_reader_lock (&self->lock);
-  scan->search_dirs = dup_search_dirs_locked (self);
-  for (guint i = 0; i < scan->search_dirs->len; i++)
+  all_dirs = dup_search_dirs_locked (self);
+  for (guint i = 0; i < all_dirs->len; i++)
     {
-      const char *dir = g_ptr_array_index (scan->search_dirs, i);
+      const char *dir = g_ptr_array_index (all_dirs, i);
 
       if (all || !g_hash_table_contains (self->scanned_dirs, dir))
-        g_ptr_array_add (scan->read_dirs, (gpointer) dir);
+        g_hash_table_add (unread, (gpointer) dir);
     }
   g_rw_lock_reader_unlock (&self->lock);
+
+  /* Nothing new: no need to look at the directories at all. */
+  if (g_hash_table_size (unread) == 0)
+    {
+      g_ptr_array_extend_and_steal (scan->search_dirs, g_steal_pointer (&all_dirs));
+      return;
+    }
+
+  dirs = (char **) g_ptr_array_steal (all_dirs, &n_dirs);
+  for (gsize i = 0; i < n_dirs; i++)
+    {
+      char *dir = dirs[i];
+
+      if (!g_hash_table_add (seen, dir_identity (dir)))
+        {
+          g_debug ("backend directory %s not scanned: it comes earlier in the search path", dir);
+          g_ptr_array_add (scan->repeats, dir);
+          continue;
+        }
+
+      g_ptr_array_add (scan->search_dirs, dir);
+      if (g_hash_table_contains (unread, dir))
+        g_ptr_array_add (scan->read_dirs, dir);
+    }
 
   for (guint i = 0; i < scan->read_dirs->len; i++)
     g_ptr_array_add (scan->manifests, _reg_manifest_scan_dir (g_ptr_array_index (scan->read_dirs, i)));
@@ -491,6 +546,10 @@ scan_merge_locked (RegRegistry *self,
                                dir, scan->search_dirs, declared);
       g_hash_table_add (self->scanned_dirs, g_strdup (dir));
     }
+
+  /* Repeats count as read: they hold nothing the first place did not. */
+  for (guint i = 0; i < scan->repeats->len; i++)
+    g_hash_table_add (self->scanned_dirs, g_strdup (g_ptr_array_index (scan->repeats, i)));
 }
 
 static void
@@ -502,7 +561,7 @@ ensure_discovered (RegRegistry *self)
 
   g_rec_mutex_lock (&self->load_lock);
   scan_read (self, FALSE, &scan);
-  if (scan.read_dirs->len > 0)
+  if (scan.read_dirs->len > 0 || scan.repeats->len > 0)
     {
       g_rw_lock_writer_lock (&self->lock);
       scan_merge_locked (self, &scan, declared);

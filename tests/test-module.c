@@ -1363,6 +1363,77 @@ test_search_path_environment (void)
 }
 
 /* REG_BACKEND_SYSTEM_DIR set and empty: no system directory at all. */
+/* A directory that comes several times in the search path (50 times in
+ * REG_BACKEND_PATH, under a symbolic link, as an added directory) is read
+ * once, where it first comes: its broken manifest warns once, and its
+ * declarations rank there. */
+static void
+test_search_path_repeated_directory (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autofree char *dir = make_tmp_dir ();
+      g_autofree char *other = make_tmp_dir ();
+      g_autofree char *link = g_build_filename (other, "link", NULL);
+      g_autofree char *dotted = NULL;
+      g_autoptr(GPtrArray) parts = g_ptr_array_new ();
+      g_autofree char *env_path = NULL;
+      g_autofree char *broken = g_build_filename (dir, "broken.backend", NULL);
+      g_autofree char *pattern = NULL;
+      g_autoptr(RegRegistry) registry = NULL;
+      g_auto(GStrv) paths = NULL;
+      g_auto(GStrv) names = NULL;
+      const char * const no_exclusion[] = { NULL };
+
+      write_manifest (dir, "good.backend", "librep.so", "repeated",
+                      (const char * const[]) { "rep1", NULL });
+      write_file (dir, "broken.backend", "not a manifest", -1);
+      write_manifest (other, "other.backend", "libother.so", "other",
+                      (const char * const[]) { "rep1", "rep2", NULL });
+      g_assert_no_errno (symlink (dir, link));
+      dotted = g_build_filename (other, "link", ".", NULL);
+
+      for (guint i = 0; i < 50; i++)
+        g_ptr_array_add (parts, dir);
+      g_ptr_array_add (parts, link);
+      g_ptr_array_add (parts, other);
+      g_ptr_array_add (parts, link);
+      g_ptr_array_add (parts, NULL);
+      env_path = g_strjoinv (G_SEARCHPATH_SEPARATOR_S, (char **) parts->pdata);
+      g_assert_true (g_setenv ("REG_BACKEND_PATH", env_path, TRUE));
+      g_assert_true (g_setenv ("REG_BACKEND_SYSTEM_DIR", "", TRUE));
+
+      registry = reg_registry_new ();
+      reg_registry_add_search_path (registry, dotted);
+      paths = reg_registry_get_search_paths (registry);
+      g_assert_cmpuint (g_strv_length (paths), ==, 54);
+
+      pattern = g_strdup_printf ("manifest */broken.backend skipped: *");
+      g_test_expect_message (LOG_DOMAIN, G_LOG_LEVEL_WARNING, pattern);
+      names = reg_registry_list_backends (registry, no_exclusion);
+      g_test_assert_expected_messages ();
+      g_assert_cmpstrv (names, ((const char * const[]) { "rep1", "rep2", NULL }));
+
+      /* rep1 from the first place of the directory: the added path. */
+      assert_description (registry, "rep1", "repeated");
+      assert_description (registry, "rep2", "other");
+
+      /* Discovery again, and a rescan: still once each. */
+      g_test_expect_message (LOG_DOMAIN, G_LOG_LEVEL_WARNING, pattern);
+      reg_registry_rescan (registry);
+      g_test_assert_expected_messages ();
+      g_strfreev (reg_registry_list_backends (registry, no_exclusion));
+
+      g_assert_finalize_object (g_steal_pointer (&registry));
+      remove_tmp_dir (other);
+      remove_tmp_dir (dir);
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+}
+
 static void
 test_search_path_system_dir_empty (void)
 {
@@ -2040,6 +2111,7 @@ main (int   argc,
   ADD ("/module/search-path/added-before-environment",
        test_search_path_added_before_environment, NULL);
   g_test_add_func ("/module/search-path/environment", test_search_path_environment);
+  g_test_add_func ("/module/search-path/repeated-directory", test_search_path_repeated_directory);
   g_test_add_func ("/module/search-path/system-dir-empty", test_search_path_system_dir_empty);
   g_test_add_func ("/module/search-path/system-dir-unset", test_search_path_system_dir_unset);
   g_test_add_func ("/module/search-path/order", test_search_path_order);
