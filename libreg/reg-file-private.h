@@ -40,6 +40,12 @@ gboolean  _reg_file_stamp_equal     (const RegFileStamp *a,
 gboolean  _reg_file_stamp_same_file (const RegFileStamp *a,
                                      const RegFileStamp *b);
 
+/* A string that identifies the file @path leads to (symbolic links
+ * followed) by device and inode, "DEV:INO"; or NULL when it cannot be
+ * stat'ed.  Two paths of one file give the same string. */
+char     *_reg_file_identity        (const char         *path);
+char     *_reg_file_stamp_identity  (const RegFileStamp *stamp);
+
 /* Reads the whole of the regular file @path, at most @max_size bytes.
  * Fails with a G_FILE_ERROR whose message says what was wrong but not the
  * file (the caller names it): it cannot be opened, it is not a regular

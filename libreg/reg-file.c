@@ -61,6 +61,25 @@ _reg_file_stamp_same_file (const RegFileStamp *a,
   return a->dev == b->dev && a->ino == b->ino;
 }
 
+char *
+_reg_file_stamp_identity (const RegFileStamp *stamp)
+{
+  return g_strdup_printf ("%" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT, stamp->dev, stamp->ino);
+}
+
+char *
+_reg_file_identity (const char *path)
+{
+  RegFileStamp stamp;
+  struct stat st;
+
+  if (stat (path, &st) != 0)
+    return NULL;
+
+  _reg_file_stamp_from_stat (&st, &stamp);
+  return _reg_file_stamp_identity (&stamp);
+}
+
 static gboolean
 set_errno_error (GError     **error,
                  int          saved_errno,

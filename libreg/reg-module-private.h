@@ -17,8 +17,9 @@ typedef struct
 } RegModuleOffer;
 
 /* Returns the process-wide RegModule of the module file @path, opened and
- * initialised (once per process, whichever registry asks first), or NULL
- * with REG_REGISTRY_ERROR_LOAD_FAILED.  A failure is retried on the next
+ * initialised (once per process and per file, whichever registry asks
+ * first and through whichever path: a file is identified by its device
+ * and inode), or NULL with REG_REGISTRY_ERROR_LOAD_FAILED.  A failure is retried on the next
  * call.  The module stays resident for the life of the process, as GTypes
  * registered from it cannot be unregistered.  Thread-safe; runs module
  * code, so the caller must not hold a registry lock.  (transfer none) */

@@ -6,6 +6,7 @@
 #include <gmodule.h>
 
 #include "reg-compiler.h"
+#include "reg-file-private.h"
 #include "reg-module-private.h"
 #include "reg-registry.h"
 
@@ -54,10 +55,18 @@ struct _RegModule
 
 G_DEFINE_FINAL_TYPE (RegModule, reg_module, G_TYPE_TYPE_MODULE)
 
-/* Guards the table and serialises loading: a module is opened by one
+/* Guards the tables and serialises loading: a module is opened by one
  * thread while the others wait for its result. */
 static GRecMutex modules_lock;
-static GHashTable *modules;  /* path -> RegModule, never freed */
+
+/* A module is its file: one file reached through several paths (symbolic
+ * links, hard links, bind mounts, several search directories) is one
+ * module, loaded once.  Running its reg_module_load() twice would register
+ * its types twice, which GType refuses.  Both tables are never freed. */
+static GHashTable *modules_by_file;  /* _reg_file_identity() -> RegModule */
+static GHashTable *modules_by_path;  /* path -> RegModule, for a file that
+                                      * was replaced since it was loaded
+                                      * (its code stays what was loaded) */
 
 static void
 offer_clear (gpointer data)
@@ -161,19 +170,38 @@ _reg_module_ensure (const char  *path,
   RegModule *self;
   RegModule *result = NULL;
 
+  g_autofree char *identity = _reg_file_identity (path);
+
   g_rec_mutex_lock (&modules_lock);
 
-  if (modules == NULL)
-    modules = g_hash_table_new (g_str_hash, g_str_equal);
+  if (modules_by_file == NULL)
+    {
+      modules_by_file = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      modules_by_path = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+    }
 
-  self = g_hash_table_lookup (modules, path);
+  /* Device and inode identify a file only while it exists: a loaded
+   * module's file stays mapped, so its inode cannot be reused, but one
+   * that failed to load may have been deleted since and its inode given
+   * to another file. */
+  self = identity != NULL ? g_hash_table_lookup (modules_by_file, identity) : NULL;
+  if (self != NULL && self->gmodule == NULL)
+    {
+      g_hash_table_remove (modules_by_file, identity);
+      self = NULL;
+    }
+  if (self == NULL)
+    self = g_hash_table_lookup (modules_by_path, path);
   if (self == NULL)
     {
       self = g_object_new (REG_TYPE_MODULE, NULL);
       self->path = g_strdup (path);
       g_type_module_set_name (G_TYPE_MODULE (self), path);
-      g_hash_table_insert (modules, self->path, self);
     }
+  if (identity != NULL && !g_hash_table_contains (modules_by_file, identity))
+    g_hash_table_insert (modules_by_file, g_steal_pointer (&identity), self);
+  if (!g_hash_table_contains (modules_by_path, path))
+    g_hash_table_insert (modules_by_path, g_strdup (path), self);
 
   /* The first successful use is never matched by an unuse: the module
    * stays loaded (see the class documentation). */

@@ -60,6 +60,10 @@ typedef struct
   char            **tags;
   char             *description;  /* manifests only; nullable */
   const char       *module_path;  /* NULL for runtime backends; in `paths` */
+  const char       *module_key;   /* what identifies the module file (its
+                                   * device and inode at discovery), so
+                                   * that one file reached through two
+                                   * directories is one module; in `paths` */
   const char       *dir;          /* the search directory that declared it; in `paths` */
   RegCompiler      *compiler;     /* NULL while only declared */
   RegBackendOrigin  origin;
@@ -73,13 +77,13 @@ struct _RegRegistry
    * running a compiler's or a module's code. */
   GRWLock      lock;
   GHashTable  *backends;        /* name -> Backend */
-  GHashTable  *paths;           /* the directories and module paths of
-                                 * backends, each once (they are shared by
-                                 * every backend of a manifest) */
-  GHashTable  *shadowed;        /* "MODULE_PATH/NAME" of names a module's
+  GHashTable  *paths;           /* the directories, module paths and module
+                                 * keys of backends, each once (they are
+                                 * shared by every backend of a manifest) */
+  GHashTable  *shadowed;        /* "MODULE_KEY/NAME" of names a module's
                                  * manifest declares but another backend
                                  * has (NAME holds no '/') */
-  GHashTable  *loaded_modules;  /* module paths this registry took backends from */
+  GHashTable  *loaded_modules;  /* module keys this registry took backends from */
   GHashTable  *rejected;        /* name -> why a module's offer of it was refused */
   GHashTable  *scanned_dirs;    /* search directories discovery has read */
   GPtrArray   *added_dirs;      /* reg_registry_add_search_path(), newest first */
@@ -355,31 +359,32 @@ intern_path_locked (RegRegistry *self,
   return pooled;
 }
 
-/* Remembers that a manifest of @module_path declares @name although the
- * name went to another backend (a runtime registration, an earlier search
- * directory) or was unregistered: when the module is loaded, its offer of
- * @name is then dropped silently, not warned about as undeclared. */
+/* Remembers that a manifest of the module @module_key declares @name
+ * although the name went to another backend (a runtime registration, an
+ * earlier search directory) or was unregistered: when the module is
+ * loaded, its offer of @name is then dropped silently, not warned about
+ * as undeclared. */
 static void
 shadow_locked (RegRegistry *self,
-               const char  *module_path,
+               const char  *module_key,
                const char  *name)
 {
-  g_hash_table_add (self->shadowed, g_strconcat (module_path, "/", name, NULL));
+  g_hash_table_add (self->shadowed, g_strconcat (module_key, "/", name, NULL));
 }
 
-/* Whether a manifest of @module_path declares @name. */
+/* Whether a manifest of the module @module_key declares @name. */
 static gboolean
 declares_locked (RegRegistry *self,
-                 const char  *module_path,
+                 const char  *module_key,
                  const char  *name)
 {
   const Backend *backend = g_hash_table_lookup (self->backends, name);
   g_autofree char *key = NULL;
 
-  if (backend != NULL && g_strcmp0 (backend->module_path, module_path) == 0)
+  if (backend != NULL && g_strcmp0 (backend->module_key, module_key) == 0)
     return TRUE;
 
-  key = g_strconcat (module_path, "/", name, NULL);
+  key = g_strconcat (module_key, "/", name, NULL);
   return g_hash_table_contains (self->shadowed, key);
 }
 
@@ -396,6 +401,9 @@ merge_manifest_locked (RegRegistry       *self,
                        GPtrArray         *declared)
 {
   const char *module_path = intern_path_locked (self, manifest->module_path);
+  const char *module_key = intern_path_locked (self, manifest->module_key != NULL
+                                                     ? manifest->module_key
+                                                     : manifest->module_path);
 
   dir = intern_path_locked (self, dir);
 
@@ -409,17 +417,18 @@ merge_manifest_locked (RegRegistry       *self,
           (existing->compiler != NULL || existing->origin == REG_BACKEND_ORIGIN_RUNTIME ||
            dir_rank (search_dirs, existing->dir) <= dir_rank (search_dirs, dir)))
         {
-          if (existing->module_path != module_path)
-            shadow_locked (self, module_path, mb->name);
+          if (existing->module_key != module_key)
+            shadow_locked (self, module_key, mb->name);
           g_debug ("backend '%s' of %s ignored: declared already", mb->name, manifest->path);
           continue;
         }
 
-      if (existing != NULL && existing->module_path != module_path)
-        shadow_locked (self, existing->module_path, existing->name);
+      if (existing != NULL && existing->module_key != module_key)
+        shadow_locked (self, existing->module_key, existing->name);
 
       backend = backend_new (mb->name, (const char * const *) mb->tags, mb->description);
       backend->module_path = module_path;
+      backend->module_key = module_key;
       backend->dir = dir;
       backend->origin = REG_BACKEND_ORIGIN_MODULE;
       g_hash_table_replace (self->backends, backend->name, backend);
@@ -730,6 +739,7 @@ load_backend (RegRegistry  *self,
   g_autoptr(GPtrArray) rejected = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GError) local_error = NULL;
   g_autofree char *module_path = NULL;
+  g_autofree char *module_key = NULL;
   const RegModuleOffer *module_offers;
   RegCompiler *result = NULL;
   RegModule *module;
@@ -754,12 +764,13 @@ load_backend (RegRegistry  *self,
       gpointer value;
 
       module_path = g_strdup (backend->module_path);
+      module_key = g_strdup (backend->module_key);
       g_hash_table_iter_init (&iter, self->backends);
       while (g_hash_table_iter_next (&iter, NULL, &value))
         {
           const Backend *other = value;
 
-          if (other->compiler == NULL && g_strcmp0 (other->module_path, module_path) == 0)
+          if (other->compiler == NULL && g_strcmp0 (other->module_key, module_key) == 0)
             g_ptr_array_add (wanted, g_strdup (other->name));
         }
     }
@@ -783,7 +794,7 @@ load_backend (RegRegistry  *self,
       const char *offered = module_offers[i].name;
       Offer offer = { NULL, NULL };
 
-      if (!declares_locked (self, module_path, offered))
+      if (!declares_locked (self, module_key, offered))
         {
           g_warning ("module %s offers backend '%s', which no manifest of it declares; ignored",
                      module_path, offered);
@@ -813,9 +824,9 @@ load_backend (RegRegistry  *self,
     g_hash_table_replace (self->rejected, g_strdup (g_ptr_array_index (rejected, i)),
                           g_strdup_printf ("backend '%s': module %s offers it, but no manifest of it declares it",
                                            (const char *) g_ptr_array_index (rejected, i), module_path));
-  if (!g_hash_table_contains (self->loaded_modules, module_path))
+  if (!g_hash_table_contains (self->loaded_modules, module_key))
     {
-      g_hash_table_add (self->loaded_modules, g_strdup (module_path));
+      g_hash_table_add (self->loaded_modules, g_strdup (module_key));
       first_load = TRUE;
     }
   for (guint i = 0; i < offers->len; i++)
@@ -827,7 +838,7 @@ load_backend (RegRegistry  *self,
        * offer for it is dropped silently (API.md §9). */
       if (target != NULL && target->compiler == NULL &&
           target->origin == REG_BACKEND_ORIGIN_MODULE &&
-          g_strcmp0 (target->module_path, module_path) == 0)
+          g_strcmp0 (target->module_key, module_key) == 0)
         {
           target->compiler = g_steal_pointer (&offer->compiler);
           g_ptr_array_add (registered, g_strdup (offer->name));
@@ -1128,7 +1139,7 @@ reg_registry_register_backend (RegRegistry        *self,
   if (existing != NULL)
     {
       g_hash_table_steal_extended (self->backends, name, NULL, (gpointer *) &replaced);
-      shadow_locked (self, replaced->module_path, name);
+      shadow_locked (self, replaced->module_key, name);
     }
   g_hash_table_insert (self->backends, backend->name, backend);
   backend = NULL;
@@ -1222,8 +1233,8 @@ reg_registry_unregister_backend (RegRegistry  *self,
 
       g_rw_lock_writer_lock (&self->lock);
       g_hash_table_steal_extended (self->backends, name, NULL, (gpointer *) &removed);
-      if (removed != NULL && removed->module_path != NULL)
-        shadow_locked (self, removed->module_path, name);
+      if (removed != NULL && removed->module_key != NULL)
+        shadow_locked (self, removed->module_key, name);
       if (removed != NULL)
         invalidate_locked (self, garbage);
       else if (attempt == 1)

@@ -784,6 +784,50 @@ test_load_two_registries (Fixture       *f,
   g_assert_finalize_object (g_steal_pointer (&other_registry));
 }
 
+/* One module file reached through two search directories (a symbolic
+ * link, or a hard link, in the second) is one module: each directory's
+ * manifest declares one of its backends, and both come from a single
+ * load.  It was loaded once per path: reg_module_load() ran twice, and a
+ * module registering its types with G_DEFINE_DYNAMIC_TYPE failed the
+ * second time. */
+static void
+test_load_one_file_two_directories (Fixture       *f,
+                                    gconstpointer  data)
+{
+  gboolean hard_link = GPOINTER_TO_INT (data);
+  g_autofree char *module = install_fixture (f->dir, "good");
+  const char *second = fixture_add_dir (f);
+  g_autofree char *second_module = g_build_filename (second, GOOD_MODULE, NULL);
+  g_autoptr(RegCompiler) a = NULL;
+  g_autoptr(RegCompiler) b = NULL;
+  g_autoptr(RegBackendInfo) b_info = NULL;
+
+  /* The first directory declares fixture_a of the file, the second
+   * fixture_b, through its own path to the same file. */
+  remove_file (f->dir, "good.backend");
+  write_manifest (f->dir, "a.backend", GOOD_MODULE, "through the file",
+                  (const char * const[]) { "fixture_a", NULL });
+  write_manifest (second, "b.backend", GOOD_MODULE, "through a link",
+                  (const char * const[]) { "fixture_b", NULL });
+  if (hard_link)
+    g_assert_no_errno (link (module, second_module));
+  else
+    g_assert_no_errno (symlink (module, second_module));
+
+  b_info = reg_registry_get_backend_info (f->registry, "fixture_b");
+  g_assert_cmpstr (reg_backend_info_get_module_path (b_info), ==, second_module);
+
+  a = lookup_ok (f->registry, "fixture_a");
+  b = lookup_ok (f->registry, "fixture_b");
+  g_assert_cmpstr (reg_compiler_get_name (a), ==, "fixture_a");
+  g_assert_cmpstr (reg_compiler_get_name (b), ==, "fixture_b");
+
+  assert_good_counters (module, 1, 2);
+  g_assert_cmpuint (recorder_count_kind (f->recorder, "module"), ==, 1);
+  g_assert_cmpuint (recorder_count (f->recorder, "registered", "fixture_a"), ==, 1);
+  g_assert_cmpuint (recorder_count (f->recorder, "registered", "fixture_b"), ==, 1);
+}
+
 #define N_THREADS 8
 #define N_ROUNDS 5
 
@@ -2083,6 +2127,10 @@ main (int   argc,
   ADD ("/module/load/one-open-for-two-backends", test_load_one_open_for_two_backends, NULL);
   ADD ("/module/load/two-registries", test_load_two_registries, NULL);
   g_test_add_func ("/module/load/concurrent", test_load_concurrent);
+  g_test_add ("/module/load/one-file-two-directories/symlink", Fixture, GINT_TO_POINTER (FALSE),
+              fixture_setup, test_load_one_file_two_directories, fixture_teardown);
+  g_test_add ("/module/load/one-file-two-directories/hard-link", Fixture, GINT_TO_POINTER (TRUE),
+              fixture_setup, test_load_one_file_two_directories, fixture_teardown);
 
   ADD ("/module/failure/abi-mismatch", test_failure_abi_mismatch, NULL);
   ADD ("/module/failure/no-load-symbol", test_failure_no_load_symbol, NULL);
