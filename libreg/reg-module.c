@@ -1,7 +1,40 @@
 /* reg-module.c: backend plugin modules
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Lock order.  This file owns the outermost of libreg's locks.  A thread
+ * takes them in this order and never the other way round:
+ *
+ *   1. modules_lock (here): the process's module lock, recursive.  Every
+ *      load through any registry takes it first (_reg_module_lock(), from
+ *      the registry's load_backend()), and module code runs under it
+ *      (reg_module_load(), the construction of a module's compilers), so
+ *      that a module may look backends up in any registry, the default
+ *      one included, while it loads: such a lookup takes it again, then
+ *      the other registry's load lock.  It also serialises loading across
+ *      the process, so no two modules load at once.
+ *   2. RegRegistry.load_lock (reg-registry.c), one per registry,
+ *      recursive: serialises discovery and loading in that registry.  A
+ *      thread holds the load locks of two registries at once only in
+ *      module code, so under modules_lock, which orders any two such
+ *      threads.  Discovery takes a load lock without modules_lock, and
+ *      takes nothing under it but its registry's lock.
+ *   3. RegRegistry.lock (reg-registry.c): the registry's contents.  Held
+ *      only around the registry's own code: no signal, notification,
+ *      module or compiler code runs under it, and no lock but those of 4
+ *      is taken under it.
+ *   4. Leaves, under which nothing is taken: the storage cache lock of
+ *      reg-storage.c, and the locks of GLib and GObject themselves.
+ *
+ * Before, a registry's loads took its load lock, then modules_lock: a
+ * module whose reg_module_load() looked a backend up in the default
+ * registry (modules_lock, then the default's load lock) deadlocked with
+ * a thread loading through the default registry.  test-stress's
+ * /stress/lock-order loads modules through several registries at once,
+ * ThreadSanitizer watching (tools/check's tsan configuration).
  */
+
+#include <pthread.h>
 
 #include <gmodule.h>
 
@@ -56,8 +89,12 @@ struct _RegModule
 G_DEFINE_FINAL_TYPE (RegModule, reg_module, G_TYPE_TYPE_MODULE)
 
 /* Guards the tables and serialises loading: a module is opened by one
- * thread while the others wait for its result. */
-static GRecMutex modules_lock;
+ * thread while the others wait for its result.  A pthread mutex with a
+ * static initialiser rather than a static GRecMutex: that one allocates
+ * its mutex on first use, which threads may race to do (GLib orders them
+ * with atomics ThreadSanitizer cannot see), and this lock is the first
+ * any load takes, with no other lock held. */
+static pthread_mutex_t modules_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
 /* A module is its file: one file reached through several paths (symbolic
  * links, hard links, bind mounts, several search directories) is one
@@ -163,6 +200,20 @@ reg_module_init (RegModule *self)
   g_array_set_clear_func (self->offers, offer_clear);
 }
 
+void
+_reg_module_lock (void)
+{
+  if (pthread_mutex_lock (&modules_lock) != 0)
+    g_assert_not_reached ();
+}
+
+void
+_reg_module_unlock (void)
+{
+  if (pthread_mutex_unlock (&modules_lock) != 0)
+    g_assert_not_reached ();
+}
+
 RegModule *
 _reg_module_ensure (const char  *path,
                     GError     **error)
@@ -172,7 +223,7 @@ _reg_module_ensure (const char  *path,
 
   g_autofree char *identity = _reg_file_identity (path);
 
-  g_rec_mutex_lock (&modules_lock);
+  _reg_module_lock ();
 
   if (modules_by_file == NULL)
     {
@@ -213,7 +264,7 @@ _reg_module_ensure (const char  *path,
     g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
                  "module %s failed to load", path);
 
-  g_rec_mutex_unlock (&modules_lock);
+  _reg_module_unlock ();
 
   return result;
 }

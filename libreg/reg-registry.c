@@ -47,9 +47,10 @@
  * Every method may be called from any thread.  Signals are emitted in the
  * thread that made the change, after the registry has released its locks,
  * so handlers may call back into the registry.  Module code (a module's
- * `reg_module_load` and the construction of its compilers) runs under a
- * lock of its own that serialises loading, never under the lock that guards
- * the registry's contents.
+ * `reg_module_load` and the construction of its compilers) runs under the
+ * locks that serialise loading (the process's, then the registry's, always
+ * in that order), never under the lock that guards the registry's
+ * contents: a module may look backends up in any registry while it loads.
  */
 
 /* One allocation (backend_new()): the struct, then its tags array, then
@@ -101,8 +102,9 @@ struct _RegRegistry
   RegSnapshot *snapshot;
 
   /* Serialises discovery and module loading, so that a module is loaded
-   * once however many threads look its backends up.  Taken before `lock`,
-   * never while holding it. */
+   * once however many threads look its backends up.  Taken after the
+   * module lock when loading (see the lock order in reg-module.c), before
+   * `lock`, never while holding it. */
   GRecMutex    load_lock;
 };
 
@@ -749,6 +751,8 @@ load_backend (RegRegistry  *self,
 
   g_array_set_clear_func (offers, offer_clear);
 
+  /* The module lock first, then ours: the lock order of reg-module.c. */
+  _reg_module_lock ();
   g_rec_mutex_lock (&self->load_lock);
 
   /* Another thread may have loaded it, or unregistered it, meanwhile. */
@@ -858,6 +862,7 @@ load_backend (RegRegistry  *self,
   g_rw_lock_writer_unlock (&self->lock);
 
   g_rec_mutex_unlock (&self->load_lock);
+  _reg_module_unlock ();
 
   if (first_load)
     g_signal_emit (self, signals[MODULE_LOADED], 0, module);
@@ -867,6 +872,7 @@ load_backend (RegRegistry  *self,
 
 out:
   g_rec_mutex_unlock (&self->load_lock);
+  _reg_module_unlock ();
   return result;
 }
 
