@@ -84,6 +84,7 @@
 #include "reg-file-private.h"
 #include "reg-manifest-cache-private.h"
 #include "reg-manifest-private.h"
+#include "reg-message-private.h"
 #include "reg-module.h"
 #include "reg-name-private.h"
 
@@ -410,7 +411,7 @@ build_cache (const char  *dir,
   dir_stream = opendir (dir);
   if (dir_stream == NULL)
     {
-      g_autofree char *display = g_filename_display_name (dir);
+      g_autofree char *display = _reg_escape (dir);
 
       saved_errno = errno;
       g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
@@ -434,7 +435,9 @@ build_cache (const char  *dir,
        * is not is left out like a broken one: it is read, not cached. */
       if (!g_utf8_validate (name, -1, NULL))
         {
-          g_debug ("manifest %s left out of the cache: its file name is not UTF-8", path);
+          g_autofree char *shown = _reg_escape (path);
+
+          g_debug ("manifest %s left out of the cache: its file name is not UTF-8", shown);
           continue;
         }
 
@@ -457,8 +460,10 @@ build_cache (const char  *dir,
       manifest = _reg_manifest_load (path, &local_error);
       if (manifest == NULL)
         {
-          g_ptr_array_add (warnings, g_strdup_printf ("manifest %s skipped: %s",
-                                                      path, local_error->message));
+          g_autofree char *shown_path = _reg_escape (path);
+          g_autofree char *why = _reg_escape (local_error->message);
+
+          g_ptr_array_add (warnings, g_strdup_printf ("manifest %s skipped: %s", shown_path, why));
           continue;
         }
 
@@ -592,7 +597,7 @@ reg_backend_cache_write (const char  *dir,
   g_return_val_if_fail (dir != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  display = g_filename_display_name (dir);
+  display = _reg_escape (dir);
   path = g_build_filename (dir, REG_MANIFEST_CACHE_NAME, NULL);
 
   /* The new file, in @dir so that the rename is atomic and so that its
@@ -636,7 +641,7 @@ reg_backend_cache_write (const char  *dir,
 
   if (unsettled != NULL)
     {
-      g_autofree char *shown = g_filename_display_name (unsettled);
+      g_autofree char *shown = _reg_escape (unsettled);
 
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_AGAIN,
                    "Files of %s keep changing (%s, or it is dated in the future): "
@@ -1109,8 +1114,10 @@ cache_is_fresh (const char   *dir,
       index = cache_find_manifest (cache, entry->d_name);
       if (index < 0)
         {
+          g_autofree char *shown = _reg_escape (entry->d_name);
+
           *why = g_strdup_printf ("%s is not in the cache (added, or broken when the cache was written)",
-                                  entry->d_name);
+                                  shown);
           fresh = FALSE;
         }
       else
@@ -1125,9 +1132,11 @@ cache_is_fresh (const char   *dir,
       for (gsize i = 0; i < cache->n_manifests; i++)
         if (!listed[i])
           {
-            *why = g_strdup_printf ("%.*s was removed",
-                                    (int) cache->manifests[i].file_name.length,
-                                    cache->strings + cache->manifests[i].file_name.offset);
+            g_autofree char *shown = _reg_text_for_message (cache->strings + cache->manifests[i].file_name.offset,
+                                                            cache->manifests[i].file_name.length,
+                                                            REG_MESSAGE_TEXT_MAX);
+
+            *why = g_strdup_printf ("%s was removed", shown);
             break;
           }
       fresh = FALSE;
@@ -1145,8 +1154,10 @@ cache_is_fresh (const char   *dir,
       const CacheManifest *record = &cache->manifests[work.stale - 1];
       StringRef ref = work.stale_module ? record->module_name : record->file_name;
 
-      *why = g_strdup_printf ("%s%.*s changed", work.stale_module ? "module " : "",
-                              (int) ref.length, cache->strings + ref.offset);
+      g_autofree char *shown = _reg_text_for_message (cache->strings + ref.offset, ref.length,
+                                                      REG_MESSAGE_TEXT_MAX);
+
+      *why = g_strdup_printf ("%s%s changed", work.stale_module ? "module " : "", shown);
       fresh = FALSE;
     }
 
@@ -1238,6 +1249,25 @@ cache_to_manifests (const char   *dir,
   return g_steal_pointer (&manifests);
 }
 
+G_GNUC_PRINTF (2, 3)
+static void
+log_not_used (const char *path,
+              const char *format,
+              ...)
+{
+  g_autofree char *shown = _reg_escape (path);
+  g_autofree char *why = NULL;
+  g_autofree char *shown_why = NULL;
+  va_list args;
+
+  va_start (args, format);
+  why = g_strdup_vprintf (format, args);
+  va_end (args);
+  shown_why = _reg_escape (why);
+
+  g_debug ("discovery cache %s not used: %s", shown, shown_why);
+}
+
 GPtrArray *
 _reg_manifest_cache_load (const char *dir)
 {
@@ -1253,25 +1283,25 @@ _reg_manifest_cache_load (const char *dir)
   contents = _reg_file_read (path, REG_MANIFEST_CACHE_MAX_SIZE, "a discovery cache", NULL, &error);
   if (contents == NULL)
     {
-      g_debug ("discovery cache %s not used: %s", path, error->message);
+      log_not_used (path, "%s", error->message);
       return NULL;
     }
 
   if (!cache_check (contents, &cache, &why))
     {
-      g_debug ("discovery cache %s not used: %s", path, why);
+      log_not_used (path, "%s", why);
       return NULL;
     }
 
   if (!cache_is_fresh (dir, &cache, &why))
     {
-      g_debug ("discovery cache %s not used: stale: %s", path, why);
+      log_not_used (path, "stale: %s", why);
       return NULL;
     }
 
   manifests = cache_to_manifests (dir, &cache, &why);
   if (manifests == NULL)
-    g_debug ("discovery cache %s not used: %s", path, why);
+    log_not_used (path, "%s", why);
 
   return manifests;
 }

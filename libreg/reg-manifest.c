@@ -7,6 +7,7 @@
 
 #include "reg-file-private.h"
 #include "reg-manifest-cache-private.h"
+#include "reg-message-private.h"
 #include "reg-manifest-private.h"
 #include "reg-message-private.h"
 #include "reg-module.h"
@@ -318,7 +319,10 @@ _reg_manifest_scan_dir (const char *dir)
   gdir = g_dir_open (dir, 0, &error);
   if (gdir == NULL)
     {
-      g_debug ("backend directory %s not scanned: %s", dir, error->message);
+      g_autofree char *shown_dir = _reg_escape (dir);
+      g_autofree char *why = _reg_escape (error->message);
+
+      g_debug ("backend directory %s not scanned: %s", shown_dir, why);
       return manifests;
     }
 
@@ -347,7 +351,10 @@ _reg_manifest_scan_dir (const char *dir)
         }
       else
         {
-          g_warning ("manifest %s skipped: %s", path, error->message);
+          g_autofree char *shown_path = _reg_escape (path);
+          g_autofree char *why = _reg_escape (error->message);
+
+          g_warning ("manifest %s skipped: %s", shown_path, why);
           g_clear_error (&error);
         }
     }

@@ -40,6 +40,7 @@
 
 #include "reg-compiler.h"
 #include "reg-file-private.h"
+#include "reg-message-private.h"
 #include "reg-module-private.h"
 #include "reg-registry.h"
 
@@ -117,6 +118,7 @@ static gboolean
 reg_module_load_module (GTypeModule *type_module)
 {
   RegModule *self = REG_MODULE (type_module);
+  g_autofree char *path = _reg_escape (self->path);
   const guint32 *abi_version = NULL;
   RegModuleLoadFunc load = NULL;
 
@@ -128,8 +130,12 @@ reg_module_load_module (GTypeModule *type_module)
   self->gmodule = g_module_open (self->path, G_MODULE_BIND_LOCAL);
   if (self->gmodule == NULL)
     {
+      /* The dynamic linker's message quotes the file name, and a symbol
+       * name from the module. */
+      g_autofree char *why = _reg_escape (g_module_error ());
+
       g_set_error (&self->load_error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
-                   "module %s cannot be opened: %s", self->path, g_module_error ());
+                   "module %s cannot be opened: %s", path, why);
       return FALSE;
     }
 
@@ -139,19 +145,19 @@ reg_module_load_module (GTypeModule *type_module)
       abi_version == NULL)
     {
       g_set_error (&self->load_error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
-                   "module %s does not export reg_module_abi_version", self->path);
+                   "module %s does not export reg_module_abi_version", path);
     }
   else if (*abi_version != REG_MODULE_ABI_VERSION)
     {
       g_set_error (&self->load_error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
                    "module %s has ABI version %u, this libreg expects %u",
-                   self->path, *abi_version, REG_MODULE_ABI_VERSION);
+                   path, *abi_version, REG_MODULE_ABI_VERSION);
     }
   else if (!g_module_symbol (self->gmodule, "reg_module_load", (gpointer *) &load) ||
            load == NULL)
     {
       g_set_error (&self->load_error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
-                   "module %s does not export reg_module_load", self->path);
+                   "module %s does not export reg_module_load", path);
     }
 
   if (self->load_error != NULL)
@@ -261,8 +267,12 @@ _reg_module_ensure (const char  *path,
   else if (self->load_error != NULL)
     g_propagate_error (error, g_error_copy (self->load_error));
   else
-    g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
-                 "module %s failed to load", path);
+    {
+      g_autofree char *shown = _reg_escape (path);
+
+      g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
+                   "module %s failed to load", shown);
+    }
 
   _reg_module_unlock ();
 
@@ -305,8 +315,11 @@ reg_module_add_backend (RegModule  *module,
     {
       if (g_str_equal (g_array_index (module->offers, RegModuleOffer, i).name, name))
         {
+          g_autofree char *shown_path = _reg_escape (module->path);
+          g_autofree char *shown_name = _reg_escape (name);
+
           g_warning ("module %s offers backend '%s' twice; the first one is kept",
-                     module->path, name);
+                     shown_path, shown_name);
           return;
         }
     }

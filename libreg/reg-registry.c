@@ -421,7 +421,9 @@ merge_manifest_locked (RegRegistry       *self,
         {
           if (existing->module_key != module_key)
             shadow_locked (self, module_key, mb->name);
-          g_debug ("backend '%s' of %s ignored: declared already", mb->name, manifest->path);
+          g_autofree char *shown = _reg_escape (manifest->path);
+
+          g_debug ("backend '%s' of %s ignored: declared already", mb->name, shown);
           continue;
         }
 
@@ -525,7 +527,9 @@ scan_read (RegRegistry *self,
 
       if (!g_hash_table_add (seen, dir_identity (dir)))
         {
-          g_debug ("backend directory %s not scanned: it comes earlier in the search path", dir);
+          g_autofree char *shown = _reg_escape (dir);
+
+          g_debug ("backend directory %s not scanned: it comes earlier in the search path", shown);
           g_ptr_array_add (scan->repeats, dir);
           continue;
         }
@@ -742,6 +746,7 @@ load_backend (RegRegistry  *self,
   g_autoptr(GError) local_error = NULL;
   g_autofree char *module_path = NULL;
   g_autofree char *module_key = NULL;
+  g_autofree char *shown_path = NULL;
   const RegModuleOffer *module_offers;
   RegCompiler *result = NULL;
   RegModule *module;
@@ -791,6 +796,7 @@ load_backend (RegRegistry  *self,
       goto out;
     }
 
+  shown_path = _reg_escape (module_path);
   g_rw_lock_reader_lock (&self->lock);
   module_offers = _reg_module_get_offers (module, &n_module_offers);
   for (guint i = 0; i < n_module_offers; i++)
@@ -800,8 +806,10 @@ load_backend (RegRegistry  *self,
 
       if (!declares_locked (self, module_key, offered))
         {
+          g_autofree char *shown_name = _reg_escape (offered);
+
           g_warning ("module %s offers backend '%s', which no manifest of it declares; ignored",
-                     module_path, offered);
+                     shown_path, shown_name);
           g_ptr_array_add (rejected, g_strdup (offered));
           continue;
         }
@@ -825,9 +833,13 @@ load_backend (RegRegistry  *self,
 
   g_rw_lock_writer_lock (&self->lock);
   for (guint i = 0; i < rejected->len; i++)
-    g_hash_table_replace (self->rejected, g_strdup (g_ptr_array_index (rejected, i)),
-                          g_strdup_printf ("backend '%s': module %s offers it, but no manifest of it declares it",
-                                           (const char *) g_ptr_array_index (rejected, i), module_path));
+    {
+      g_autofree char *shown_name = _reg_escape (g_ptr_array_index (rejected, i));
+
+      g_hash_table_replace (self->rejected, g_strdup (g_ptr_array_index (rejected, i)),
+                            g_strdup_printf ("backend '%s': module %s offers it, but no manifest of it declares it",
+                                             shown_name, shown_path));
+    }
   if (!g_hash_table_contains (self->loaded_modules, module_key))
     {
       g_hash_table_add (self->loaded_modules, g_strdup (module_key));
@@ -857,7 +869,7 @@ load_backend (RegRegistry  *self,
   else
     g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
                  "backend '%s': module %s does not provide it, though its manifest declares it",
-                 name, module_path);
+                 name, shown_path);
   invalidate_locked (self, garbage);
   g_rw_lock_writer_unlock (&self->lock);
 

@@ -2108,6 +2108,91 @@ test_runtime_unregister_declared (Fixture       *f,
   g_assert_cmpuint (recorder_count_kind (f->recorder, "module"), ==, 1);
 }
 
+/* Messages */
+
+/* Whether @message is one line of valid, visible text: no control or
+ * format character (a line break, a terminal escape, a direction
+ * override) and no line or paragraph separator. */
+static void
+assert_visible_line (const char *message)
+{
+  g_assert_true (g_utf8_validate (message, -1, NULL));
+  for (const char *p = message; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      GUnicodeType type = g_unichar_type (g_utf8_get_char (p));
+
+      if (type == G_UNICODE_CONTROL || type == G_UNICODE_FORMAT ||
+          type == G_UNICODE_LINE_SEPARATOR || type == G_UNICODE_PARAGRAPH_SEPARATOR)
+        g_error ("invisible U+%04X at byte %d of \"%s\"", g_utf8_get_char (p),
+                 (int) (p - message), message);
+    }
+}
+
+static GPtrArray *captured_warnings;
+
+static void
+capture_warning (const char     *log_domain,
+                 GLogLevelFlags  log_level,
+                 const char     *message,
+                 gpointer        user_data)
+{
+  g_ptr_array_add (captured_warnings, g_strdup (message));
+}
+
+/* File names and manifest values reach warnings and errors escaped, like
+ * every string from outside: a manifest whose file name holds a line break
+ * could forge a second warning line, a Module= value with an escape
+ * sequence drove the terminal of whoever read the error, and C1 controls
+ * (U+009B, a terminal's CSI) and direction overrides passed through. */
+static void
+test_messages_escaped (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autofree char *dir = make_tmp_dir ();
+      g_autoptr(RegRegistry) registry = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autoptr(RegCompiler) compiler = NULL;
+      g_auto(GStrv) names = NULL;
+      const char * const no_exclusion[] = { NULL };
+      const char *forged = "evil\n(regctl:1): Reg-WARNING **: 12:00:00.000: all is well\xe2\x80\xae.backend";
+
+      captured_warnings = g_ptr_array_new_with_free_func (g_free);
+      g_log_set_always_fatal (G_LOG_FATAL_MASK);
+      g_log_set_handler (LOG_DOMAIN, G_LOG_LEVEL_WARNING, capture_warning, NULL);
+
+      write_file (dir, forged, "not a manifest", -1);
+      write_manifest (dir, "red.backend", "lib\x1b[31mred\xc2\x9b.so", "red",
+                      (const char * const[]) { "red", NULL });
+      g_assert_true (g_setenv ("REG_BACKEND_PATH", "", TRUE));
+      g_assert_true (g_setenv ("REG_BACKEND_SYSTEM_DIR", "", TRUE));
+      registry = reg_registry_new ();
+      reg_registry_add_search_path (registry, dir);
+
+      names = reg_registry_list_backends (registry, no_exclusion);
+      g_assert_cmpstrv (names, ((const char * const[]) { "red", NULL }));
+      g_assert_cmpuint (captured_warnings->len, ==, 1);
+      assert_visible_line (g_ptr_array_index (captured_warnings, 0));
+      g_assert_nonnull (strstr (g_ptr_array_index (captured_warnings, 0),
+                                "/evil<U+000A>(regctl:1): Reg-WARNING **: 12:00:00.000: "
+                                "all is well<U+202E>.backend skipped: "));
+
+      compiler = reg_registry_lookup_backend (registry, "red", &error);
+      g_assert_null (compiler);
+      g_assert_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED);
+      assert_visible_line (error->message);
+      g_assert_nonnull (strstr (error->message, "/lib<U+001B>[31mred<U+009B>.so cannot be opened: "));
+
+      g_ptr_array_unref (captured_warnings);
+      g_assert_finalize_object (g_steal_pointer (&registry));
+      remove_tmp_dir (dir);
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -2159,6 +2244,7 @@ main (int   argc,
   ADD ("/module/search-path/added-before-environment",
        test_search_path_added_before_environment, NULL);
   g_test_add_func ("/module/search-path/environment", test_search_path_environment);
+  g_test_add_func ("/module/messages/escaped", test_messages_escaped);
   g_test_add_func ("/module/search-path/repeated-directory", test_search_path_repeated_directory);
   g_test_add_func ("/module/search-path/system-dir-empty", test_search_path_system_dir_empty);
   g_test_add_func ("/module/search-path/system-dir-unset", test_search_path_system_dir_unset);
