@@ -170,23 +170,28 @@ print_info_text (RegBackendInfo *info,
                  RegCompiler    *compiler,
                  gint64          load_ns)
 {
-  g_autofree char *tags = regctl_join_tags (reg_backend_info_get_tags (info));
-  g_autofree char *description = regctl_single_line (description_of (info));
-  const char *module_path = reg_backend_info_get_module_path (info);
+  /* Everything but regctl's own words comes from manifests and modules:
+   * escaped, so that it keeps to its line and cannot drive the terminal. */
+  g_autofree char *name = regctl_escape (reg_backend_info_get_name (info));
+  g_autofree char *joined_tags = regctl_join_tags (reg_backend_info_get_tags (info));
+  g_autofree char *tags = regctl_escape (joined_tags);
+  g_autofree char *description = regctl_escape (description_of (info));
+  g_autofree char *module_path = regctl_escape (reg_backend_info_get_module_path (info));
 
-  regctl_print ("Name:         %s\n", reg_backend_info_get_name (info));
+  regctl_print ("Name:         %s\n", name);
   regctl_print ("Tags:         %s\n", tags);
   regctl_print ("Description:  %s\n", description);
   regctl_print ("State:        %s\n", state_of (info));
   regctl_print ("Origin:       %s\n", origin_to_string (reg_backend_info_get_origin (info)));
-  regctl_print ("Module:       %s\n", module_path != NULL ? module_path : "-");
+  regctl_print ("Module:       %s\n", module_path);
   regctl_print ("Default:      %s\n", is_default ? "yes" : "no");
   if (compiler != NULL)
     {
       g_autofree char *ms = regctl_format_ms (load_ns, "%.3f");
+      g_autofree char *compiler_name = regctl_escape (reg_compiler_get_name (compiler));
+      g_autofree char *type_name = regctl_escape (G_OBJECT_TYPE_NAME (compiler));
 
-      regctl_print ("Compiler:     %s (%s)\n", reg_compiler_get_name (compiler),
-               G_OBJECT_TYPE_NAME (compiler));
+      regctl_print ("Compiler:     %s (%s)\n", compiler_name, type_name);
       regctl_print ("Lookup:       ok, %s ms\n", ms);
     }
 }
@@ -281,7 +286,9 @@ regctl_info (const RegctlCommand  *command,
 
   if (info == NULL)
     {
-      regctl_printerr ("backend '%s' disappeared while regctl looked at it\n", name);
+      g_autofree char *shown = regctl_escape (name);
+
+      regctl_printerr ("backend '%s' disappeared while regctl looked at it\n", shown);
       return REGCTL_EXIT_FAILURE;
     }
 
@@ -469,9 +476,9 @@ regctl_paths (const RegctlCommand  *command,
           g_autofree char *count = dir_status == DIR_OK
             ? g_strdup_printf ("%u", n)
             : g_strdup_printf ("0 (%s)", dir_status_labels[dir_status]);
-          g_autofree char *display = g_filename_display_name (dirs[i]);
-
-          regctl_table_add_row (table, order, display, origins[i], count);
+          /* The table escapes the name (a directory of the environment
+           * may hold anything). */
+          regctl_table_add_row (table, order, dirs[i], origins[i], count);
         }
     }
 

@@ -70,20 +70,24 @@ print_compile_error (const char   *graph_path,
                      int           size,
                      const GError *error)
 {
+  g_autofree char *shown_path = regctl_escape (graph_path);
+  g_autofree char *shown_backend = regctl_escape (backend);
+  g_autofree char *why = regctl_escape (error->message);
+
   if (error->domain == REG_REGISTRY_ERROR)
     {
       regctl_print_error (error);
     }
   else if (g_error_matches (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_SHAPE))
     {
-      regctl_printerr ("%s: %s\n", graph_path, error->message);
+      regctl_printerr ("%s: %s\n", shown_path, why);
       if (uses_default_shape (graph, shapes))
         regctl_printerr ("hint: inputs without --input are %dx%d matrices; "
                     "give other shapes with --input NAME=SHAPE\n", size, size);
     }
   else
     {
-      regctl_printerr ("backend '%s' failed to compile %s: %s\n", backend, graph_path, error->message);
+      regctl_printerr ("backend '%s' failed to compile %s: %s\n", shown_backend, shown_path, why);
     }
 }
 
@@ -91,13 +95,34 @@ static char *
 output_label (RegGraph *graph,
               guint     index)
 {
-  const guint *outputs = reg_graph_get_outputs (graph, NULL);
-  const char *name = reg_graph_get_node_name (graph, outputs[index]);
+  guint n_outputs;
+  const guint *outputs = reg_graph_get_outputs (graph, &n_outputs);
+  const char *name;
 
+  /* The graph's outputs name a backend's, and a backend may return more
+   * than the graph has: those are labelled by index alone. */
+  if (index >= n_outputs)
+    return g_strdup_printf ("output %u", index);
+
+  name = reg_graph_get_node_name (graph, outputs[index]);
   if (name == NULL)
     return g_strdup_printf ("output %u", index);
 
   return g_strdup_printf ("output %u (%s)", index, name);
+}
+
+/* Says that calling the function compiled from @graph_path by @backend
+ * failed, and why. */
+static void
+print_call_error (const char   *graph_path,
+                  const char   *backend,
+                  const GError *error)
+{
+  g_autofree char *shown_path = regctl_escape (graph_path);
+  g_autofree char *shown_backend = regctl_escape (backend);
+  g_autofree char *why = regctl_escape (error->message);
+
+  regctl_printerr ("calling %s compiled by backend '%s' failed: %s\n", shown_path, shown_backend, why);
 }
 
 /* "LABEL: SHAPE [values]" */
@@ -244,15 +269,17 @@ regctl_run (const RegctlCommand  *command,
   call_ns = regctl_now_ns () - start;
   if (outputs == NULL)
     {
-      regctl_printerr ("calling %s compiled by backend '%s' failed: %s\n", path,
-                  backend != NULL ? backend : default_name, error->message);
+      print_call_error (path, backend != NULL ? backend : default_name, error);
       return REGCTL_EXIT_FAILURE;
     }
 
-  if (backend != NULL)
-    regctl_print ("backend: %s\n", backend);
-  else
-    regctl_print ("backend: %s (default)\n", default_name != NULL ? default_name : reg_compiler_get_name (compiler));
+  {
+    g_autofree char *shown = regctl_escape (backend != NULL ? backend :
+                                            default_name != NULL ? default_name :
+                                            reg_compiler_get_name (compiler));
+
+    regctl_print ("backend: %s%s\n", shown, backend != NULL ? "" : " (default)");
+  }
 
   input_ids = reg_graph_get_inputs (graph, NULL);
   for (guint i = 0; i < inputs->len; i++)
@@ -313,6 +340,7 @@ progress_update (Progress   *progress,
                  ...)
 {
   g_autofree char *text = NULL;
+  g_autofree char *shown = NULL;
   gint64 now;
   va_list args;
 
@@ -329,8 +357,9 @@ progress_update (Progress   *progress,
   va_start (args, format);
   text = g_strdup_vprintf (format, args);
   va_end (args);
+  shown = regctl_escape (text);
 
-  regctl_printerr ("\r\033[K%s", text);
+  regctl_printerr ("\r\033[K%s", shown);
 }
 
 static void
@@ -558,7 +587,7 @@ bench_backend (RegRegistry  *registry,
   if (outputs == NULL)
     {
       progress_clear (progress);
-      regctl_printerr ("calling %s compiled by backend '%s' failed: %s\n", path, result->name, error->message);
+      print_call_error (path, result->name, error);
       return REGCTL_EXIT_FAILURE;
     }
   if (*reference == NULL)
@@ -569,10 +598,12 @@ bench_backend (RegRegistry  *registry,
     {
       g_autofree char *rtol_text = regctl_format_double (rtol, "%g");
       g_autofree char *atol_text = regctl_format_double (atol, "%g");
+      g_autofree char *shown_name = regctl_escape (result->name);
+      g_autofree char *shown_reference = regctl_escape (reference_name);
 
       progress_clear (progress);
       regctl_printerr ("backend '%s' does not match backend '%s' (rtol %s, atol %s): %s\n",
-                  result->name, reference_name, rtol_text, atol_text, reason);
+                  shown_name, shown_reference, rtol_text, atol_text, reason);
       return REGCTL_EXIT_FAILURE;
     }
 
@@ -587,7 +618,7 @@ bench_backend (RegRegistry  *registry,
       if (timed_outputs == NULL)
         {
           progress_clear (progress);
-          regctl_printerr ("calling %s compiled by backend '%s' failed: %s\n", path, result->name, error->message);
+          print_call_error (path, result->name, error);
           return REGCTL_EXIT_FAILURE;
         }
     }
@@ -734,8 +765,12 @@ regctl_bench (const RegctlCommand  *command,
 
   input_text = describe_inputs (graph, inputs);
   regctl_print ("inputs: %s\n", input_text[0] != '\0' ? input_text : "none");
-  regctl_print ("calls: %d per backend, after one checked call; outputs match backend '%s'\n",
-           repeat, backends[0]);
+  {
+    g_autofree char *shown = regctl_escape (backends[0]);
+
+    regctl_print ("calls: %d per backend, after one checked call; outputs match backend '%s'\n",
+                  repeat, shown);
+  }
   print_bench_table (results);
 
   return REGCTL_EXIT_OK;
