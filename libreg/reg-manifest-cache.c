@@ -1202,11 +1202,6 @@ cache_to_manifests (const char   *dir,
       memcpy (manifest->module_path + prefix_len, cache->strings + record->module_name.offset,
               record->module_name.length);
       manifest->module_path[prefix_len + record->module_name.length] = '\0';
-      /* As the manifest reader identifies it, from the stamp checked
-       * fresh. */
-      manifest->module_key = record->module.size >= 0
-        ? _reg_file_stamp_identity (&record->module)
-        : g_strdup (manifest->module_path);
 
       manifest->backends = g_new0 (RegManifestBackend, record->n_backends);
       if (record->n_backends > 1)

@@ -24,10 +24,6 @@ typedef struct
 {
   char               *path;         /* the manifest file */
   char               *module_path;  /* the module file beside it */
-  char               *module_key;   /* what identifies that file (device
-                                     * and inode, _reg_file_identity()),
-                                     * or its path when it cannot be
-                                     * stat'ed; NULL when not looked at */
   guint               n_backends;
   RegManifestBackend *backends;     /* in the order of the file's groups */
 } RegManifest;

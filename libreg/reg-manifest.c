@@ -31,7 +31,6 @@ _reg_manifest_free (RegManifest *manifest)
   g_free (manifest->backends);
   g_free (manifest->path);
   g_free (manifest->module_path);
-  g_free (manifest->module_key);
   g_free (manifest);
 }
 
@@ -340,15 +339,7 @@ _reg_manifest_scan_dir (const char *dir)
       RegManifest *manifest = _reg_manifest_load (path, &error);
 
       if (manifest != NULL)
-        {
-          /* One module file may be reached through several directories:
-           * the registry groups backends by the file, not the path.  A
-           * stat, not an open: discovery opens no module. */
-          manifest->module_key = _reg_file_identity (manifest->module_path);
-          if (manifest->module_key == NULL)
-            manifest->module_key = g_strdup (manifest->module_path);
-          g_ptr_array_add (manifests, manifest);
-        }
+        g_ptr_array_add (manifests, manifest);
       else
         {
           g_autofree char *shown_path = _reg_escape (path);

@@ -12,6 +12,7 @@
 #include "reg-backend-info-private.h"
 #include "reg-close-matches.h"
 #include "reg-enums.h"
+#include "reg-file-private.h"
 #include "reg-hazard-private.h"
 #include "reg-manifest-private.h"
 #include "reg-message-private.h"
@@ -61,10 +62,6 @@ typedef struct
   char            **tags;
   char             *description;  /* manifests only; nullable */
   const char       *module_path;  /* NULL for runtime backends; in `paths` */
-  const char       *module_key;   /* what identifies the module file (its
-                                   * device and inode at discovery), so
-                                   * that one file reached through two
-                                   * directories is one module; in `paths` */
   const char       *dir;          /* the search directory that declared it; in `paths` */
   RegCompiler      *compiler;     /* NULL while only declared */
   RegBackendOrigin  origin;
@@ -78,13 +75,15 @@ struct _RegRegistry
    * running a compiler's or a module's code. */
   GRWLock      lock;
   GHashTable  *backends;        /* name -> Backend */
-  GHashTable  *paths;           /* the directories, module paths and module
-                                 * keys of backends, each once (they are
-                                 * shared by every backend of a manifest) */
-  GHashTable  *shadowed;        /* "MODULE_KEY/NAME" of names a module's
+  GHashTable  *paths;           /* the directories and module paths of
+                                 * backends, each once (they are shared by
+                                 * every backend of a manifest) */
+  GHashTable  *shadowed;        /* "MODULE_PATH/NAME" of names a module's
                                  * manifest declares but another backend
                                  * has (NAME holds no '/') */
-  GHashTable  *loaded_modules;  /* module keys this registry took backends from */
+  GHashTable  *loaded_modules;  /* the RegModules this registry took
+                                 * backends from: one per module file,
+                                 * whatever the paths to it */
   GHashTable  *rejected;        /* name -> why a module's offer of it was refused */
   GHashTable  *scanned_dirs;    /* search directories discovery has read */
   GPtrArray   *added_dirs;      /* reg_registry_add_search_path(), newest first */
@@ -361,33 +360,68 @@ intern_path_locked (RegRegistry *self,
   return pooled;
 }
 
-/* Remembers that a manifest of the module @module_key declares @name
- * although the name went to another backend (a runtime registration, an
- * earlier search directory) or was unregistered: when the module is
- * loaded, its offer of @name is then dropped silently, not warned about
- * as undeclared. */
+/* Remembers that a manifest of @module_path declares @name although the
+ * name went to another backend (a runtime registration, an earlier search
+ * directory) or was unregistered: when the module is loaded, its offer of
+ * @name is then dropped silently, not warned about as undeclared. */
 static void
 shadow_locked (RegRegistry *self,
-               const char  *module_key,
+               const char  *module_path,
                const char  *name)
 {
-  g_hash_table_add (self->shadowed, g_strconcat (module_key, "/", name, NULL));
+  g_hash_table_add (self->shadowed, g_strconcat (module_path, "/", name, NULL));
 }
 
-/* Whether a manifest of the module @module_key declares @name. */
+/* Whether a manifest of @module_path declares @name. */
 static gboolean
 declares_locked (RegRegistry *self,
-                 const char  *module_key,
+                 const char  *module_path,
                  const char  *name)
 {
   const Backend *backend = g_hash_table_lookup (self->backends, name);
   g_autofree char *key = NULL;
 
-  if (backend != NULL && g_strcmp0 (backend->module_key, module_key) == 0)
+  if (backend != NULL && g_strcmp0 (backend->module_path, module_path) == 0)
     return TRUE;
 
-  key = g_strconcat (module_key, "/", name, NULL);
+  key = g_strconcat (module_path, "/", name, NULL);
   return g_hash_table_contains (self->shadowed, key);
+}
+
+/* The other paths through which a manifest declares @name, for a module
+ * that offers @name without a manifest of @module_path declaring it: the
+ * module file of the backend @name and those of the manifests whose
+ * declaration of @name is shadowed.  One of them may be another path to
+ * the same file (a symbolic or hard link, a bind mount), which the caller
+ * finds out by looking at the files, outside the lock. */
+static GPtrArray *
+other_declaring_paths_locked (RegRegistry *self,
+                              const char  *module_path,
+                              const char  *name)
+{
+  GPtrArray *paths = g_ptr_array_new_with_free_func (g_free);
+  const Backend *backend = g_hash_table_lookup (self->backends, name);
+  gsize name_len = strlen (name);
+  GHashTableIter iter;
+  gpointer key;
+
+  if (backend != NULL && backend->module_path != NULL &&
+      !g_str_equal (backend->module_path, module_path))
+    g_ptr_array_add (paths, g_strdup (backend->module_path));
+
+  g_hash_table_iter_init (&iter, self->shadowed);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    {
+      const char *entry = key;
+      gsize len = strlen (entry);
+
+      /* "PATH/NAME": names hold no '/'. */
+      if (len > name_len + 1 && entry[len - name_len - 1] == '/' &&
+          strcmp (entry + len - name_len, name) == 0)
+        g_ptr_array_add (paths, g_strndup (entry, len - name_len - 1));
+    }
+
+  return paths;
 }
 
 /* Adds the declarations of one manifest.  A name already declared from a
@@ -403,9 +437,6 @@ merge_manifest_locked (RegRegistry       *self,
                        GPtrArray         *declared)
 {
   const char *module_path = intern_path_locked (self, manifest->module_path);
-  const char *module_key = intern_path_locked (self, manifest->module_key != NULL
-                                                     ? manifest->module_key
-                                                     : manifest->module_path);
 
   dir = intern_path_locked (self, dir);
 
@@ -419,20 +450,19 @@ merge_manifest_locked (RegRegistry       *self,
           (existing->compiler != NULL || existing->origin == REG_BACKEND_ORIGIN_RUNTIME ||
            dir_rank (search_dirs, existing->dir) <= dir_rank (search_dirs, dir)))
         {
-          if (existing->module_key != module_key)
-            shadow_locked (self, module_key, mb->name);
+          if (existing->module_path != module_path)
+            shadow_locked (self, module_path, mb->name);
           g_autofree char *shown = _reg_escape (manifest->path);
 
           g_debug ("backend '%s' of %s ignored: declared already", mb->name, shown);
           continue;
         }
 
-      if (existing != NULL && existing->module_key != module_key)
-        shadow_locked (self, existing->module_key, existing->name);
+      if (existing != NULL && existing->module_path != module_path)
+        shadow_locked (self, existing->module_path, existing->name);
 
       backend = backend_new (mb->name, (const char * const *) mb->tags, mb->description);
       backend->module_path = module_path;
-      backend->module_key = module_key;
       backend->dir = dir;
       backend->origin = REG_BACKEND_ORIGIN_MODULE;
       g_hash_table_replace (self->backends, backend->name, backend);
@@ -470,13 +500,9 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Scan, scan_clear)
 static char *
 dir_identity (const char *dir)
 {
-  struct stat st;
+  char *identity = _reg_file_identity (dir);
 
-  if (stat (dir, &st) == 0)
-    return g_strdup_printf ("%" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT,
-                            (guint64) st.st_dev, (guint64) st.st_ino);
-
-  return g_strconcat ("path:", dir, NULL);
+  return identity != NULL ? identity : g_strconcat ("path:", dir, NULL);
 }
 
 /* Reads the manifests of the search directories not read yet, or of all of
@@ -718,7 +744,9 @@ backend_dup_info (const Backend *backend,
 typedef struct
 {
   char        *name;
+  char        *module_path;  /* the path through which a manifest declares it */
   RegCompiler *compiler;
+  gboolean     wanted;       /* still declared there and not loaded */
 } Offer;
 
 static void
@@ -727,6 +755,7 @@ offer_clear (gpointer data)
   Offer *offer = data;
 
   g_free (offer->name);
+  g_free (offer->module_path);
   g_clear_object (&offer->compiler);
 }
 
@@ -743,9 +772,11 @@ load_backend (RegRegistry  *self,
   g_autoptr(GPtrArray) wanted = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) garbage = garbage_new ();
   g_autoptr(GPtrArray) rejected = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) undeclared = g_ptr_array_new ();
+  g_autoptr(GPtrArray) other_paths = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   g_autoptr(GError) local_error = NULL;
   g_autofree char *module_path = NULL;
-  g_autofree char *module_key = NULL;
+  g_autofree char *module_identity = NULL;
   g_autofree char *shown_path = NULL;
   const RegModuleOffer *module_offers;
   RegCompiler *result = NULL;
@@ -773,13 +804,12 @@ load_backend (RegRegistry  *self,
       gpointer value;
 
       module_path = g_strdup (backend->module_path);
-      module_key = g_strdup (backend->module_key);
       g_hash_table_iter_init (&iter, self->backends);
       while (g_hash_table_iter_next (&iter, NULL, &value))
         {
           const Backend *other = value;
 
-          if (other->compiler == NULL && g_strcmp0 (other->module_key, module_key) == 0)
+          if (other->compiler == NULL && g_strcmp0 (other->module_path, module_path) == 0)
             g_ptr_array_add (wanted, g_strdup (other->name));
         }
     }
@@ -788,6 +818,7 @@ load_backend (RegRegistry  *self,
   if (module_path == NULL)
     goto out;
 
+  /* One RegModule per file, whichever path leads to it. */
   module = _reg_module_ensure (module_path, &local_error);
   if (module == NULL)
     {
@@ -802,30 +833,82 @@ load_backend (RegRegistry  *self,
   for (guint i = 0; i < n_module_offers; i++)
     {
       const char *offered = module_offers[i].name;
-      Offer offer = { NULL, NULL };
+      Offer offer = { NULL, NULL, NULL };
 
-      if (!declares_locked (self, module_key, offered))
+      if (!declares_locked (self, module_path, offered))
         {
-          g_autofree char *shown_name = _reg_escape (offered);
-
-          g_warning ("module %s offers backend '%s', which no manifest of it declares; ignored",
-                     shown_path, shown_name);
-          g_ptr_array_add (rejected, g_strdup (offered));
+          /* Maybe declared through another path to this file. */
+          g_ptr_array_add (undeclared, (gpointer) offered);
+          g_ptr_array_add (other_paths, other_declaring_paths_locked (self, module_path, offered));
           continue;
         }
       if (!g_ptr_array_find_with_equal_func (wanted, offered, g_str_equal, NULL))
         continue;
 
       offer.name = g_strdup (offered);
+      offer.module_path = g_strdup (module_path);
       g_array_append_val (offers, offer);
     }
   g_rw_lock_reader_unlock (&self->lock);
 
-  /* Construction runs module code: outside the registry lock. */
+  /* An offer no manifest of this path declares is the module's own,
+   * declared through another path to the same file (a manifest in another
+   * search directory with a symbolic or hard link to it, a bind mount), or
+   * it is undeclared.  Looking at the files is I/O: outside the lock. */
+  if (undeclared->len > 0)
+    module_identity = _reg_file_identity (module_path);
+  for (guint i = 0; i < undeclared->len; i++)
+    {
+      const char *offered = g_ptr_array_index (undeclared, i);
+      GPtrArray *paths = g_ptr_array_index (other_paths, i);
+      const char *same_file = NULL;
+
+      for (guint j = 0; j < paths->len && same_file == NULL && module_identity != NULL; j++)
+        {
+          g_autofree char *identity = _reg_file_identity (g_ptr_array_index (paths, j));
+
+          if (g_strcmp0 (identity, module_identity) == 0)
+            same_file = g_ptr_array_index (paths, j);
+        }
+
+      if (same_file != NULL)
+        {
+          Offer offer = { g_strdup (offered), g_strdup (same_file), NULL };
+
+          /* Registered below if still declared there and not loaded. */
+          g_array_append_val (offers, offer);
+        }
+      else
+        {
+          g_autofree char *shown_name = _reg_escape (offered);
+
+          g_warning ("module %s offers backend '%s', which no manifest of it declares; ignored",
+                     shown_path, shown_name);
+          g_ptr_array_add (rejected, g_strdup (offered));
+        }
+    }
+
+  /* Construction runs module code: outside the registry lock.  Only for
+   * the offers that may be registered (wanted, or declared through
+   * another path and not loaded yet). */
+  g_rw_lock_reader_lock (&self->lock);
+  for (guint i = 0; i < offers->len; i++)
+    {
+      Offer *offer = &g_array_index (offers, Offer, i);
+      const Backend *target = g_hash_table_lookup (self->backends, offer->name);
+
+      offer->wanted = target != NULL && target->compiler == NULL &&
+                      target->origin == REG_BACKEND_ORIGIN_MODULE &&
+                      g_strcmp0 (target->module_path, offer->module_path) == 0;
+    }
+  g_rw_lock_reader_unlock (&self->lock);
+
   for (guint i = 0; i < offers->len; i++)
     {
       Offer *offer = &g_array_index (offers, Offer, i);
 
+      if (!offer->wanted)
+        continue;
       for (guint j = 0; j < n_module_offers; j++)
         if (g_str_equal (module_offers[j].name, offer->name))
           offer->compiler = g_object_new (module_offers[j].type, NULL);
@@ -840,9 +923,9 @@ load_backend (RegRegistry  *self,
                             g_strdup_printf ("backend '%s': module %s offers it, but no manifest of it declares it",
                                              shown_name, shown_path));
     }
-  if (!g_hash_table_contains (self->loaded_modules, module_key))
+  if (!g_hash_table_contains (self->loaded_modules, module))
     {
-      g_hash_table_add (self->loaded_modules, g_strdup (module_key));
+      g_hash_table_add (self->loaded_modules, module);
       first_load = TRUE;
     }
   for (guint i = 0; i < offers->len; i++)
@@ -852,9 +935,9 @@ load_backend (RegRegistry  *self,
 
       /* A runtime registration over the declared name wins: the module's
        * offer for it is dropped silently (API.md §9). */
-      if (target != NULL && target->compiler == NULL &&
+      if (offer->compiler != NULL && target != NULL && target->compiler == NULL &&
           target->origin == REG_BACKEND_ORIGIN_MODULE &&
-          g_strcmp0 (target->module_key, module_key) == 0)
+          g_strcmp0 (target->module_path, offer->module_path) == 0)
         {
           target->compiler = g_steal_pointer (&offer->compiler);
           g_ptr_array_add (registered, g_strdup (offer->name));
@@ -1047,7 +1130,7 @@ reg_registry_init (RegRegistry *self)
                                           (GDestroyNotify) backend_free);
   self->paths = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->shadowed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  self->loaded_modules = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->loaded_modules = g_hash_table_new (NULL, NULL);
   self->rejected = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->scanned_dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->added_dirs = g_ptr_array_new_with_free_func (g_free);
@@ -1157,7 +1240,7 @@ reg_registry_register_backend (RegRegistry        *self,
   if (existing != NULL)
     {
       g_hash_table_steal_extended (self->backends, name, NULL, (gpointer *) &replaced);
-      shadow_locked (self, replaced->module_key, name);
+      shadow_locked (self, replaced->module_path, name);
     }
   g_hash_table_insert (self->backends, backend->name, backend);
   backend = NULL;
@@ -1251,8 +1334,8 @@ reg_registry_unregister_backend (RegRegistry  *self,
 
       g_rw_lock_writer_lock (&self->lock);
       g_hash_table_steal_extended (self->backends, name, NULL, (gpointer *) &removed);
-      if (removed != NULL && removed->module_key != NULL)
-        shadow_locked (self, removed->module_key, name);
+      if (removed != NULL && removed->module_path != NULL)
+        shadow_locked (self, removed->module_path, name);
       if (removed != NULL)
         invalidate_locked (self, garbage);
       else if (attempt == 1)
