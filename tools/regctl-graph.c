@@ -409,7 +409,8 @@ describe_graph_inputs (RegGraph *graph)
  * @default_size: inputs not in @shapes are @default_size x @default_size
  * @seed: the GRand seed
  * @error: return location for a %REGCTL_ERROR_USAGE error (a name in
- *   @shapes that is not an input of @graph)
+ *   @shapes that is not an input of @graph), or %REG_TENSOR_ERROR_NO_MEMORY
+ *   naming the input
  *
  * Makes one tensor per graph input, in graph order, filled with values
  * uniform in [-1, 1) drawn in order from one GRand seeded with @seed.
@@ -463,7 +464,14 @@ regctl_make_inputs (RegGraph    *graph,
       if (given != NULL)
         shape = *given;
 
-      tensor = reg_tensor_new (shape.shape, shape.n_dims);
+      /* Up to REGCTL_MAX_ELEMENTS (1 GiB) each, from the command line:
+       * memory may be short, which is an error, not an abort. */
+      tensor = reg_tensor_try_new (shape.shape, shape.n_dims, error);
+      if (tensor == NULL)
+        {
+          g_prefix_error (error, "input '%s': ", reg_graph_get_node_name (graph, inputs[i]));
+          return NULL;
+        }
       g_ptr_array_add (tensors, tensor);
 
       data = reg_tensor_get_data (tensor, &n_elements);
