@@ -9,15 +9,22 @@
 #include "reg-binding-private.h"
 #include "reg-graph.h"
 #include "reg-message-private.h"
+#include "reg-tensor.h"
+
+/* A backend's message is cut after this many bytes: enough for any
+ * message meant to be read. */
+#define BACKEND_MESSAGE_MAX 4096
 
 /* The errors callers of libreg handle: a backend's error in one of
- * libreg's domains, or a cancellation (of a cancellable the caller gave,
+ * libreg's domains (a tensor it could not allocate included), or a
+ * cancellation (of a cancellable the caller gave,
  * which the backend saw as the current one), reaches the caller as it
  * is. */
 static gboolean
 passes_through (const GError *error)
 {
   return error->domain == REG_COMPILER_ERROR || error->domain == REG_GRAPH_ERROR ||
+         error->domain == REG_TENSOR_ERROR ||
          g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
 }
 
@@ -35,8 +42,11 @@ _reg_backend_check_result (GObject           *implementation,
   if (returned)
     {
       if (reported != NULL)
-        g_warning ("backend '%s' returned its result and set an error: %s",
-                   who, reported->message);
+        {
+          g_autofree char *why = _reg_text_for_message (reported->message, -1, BACKEND_MESSAGE_MAX);
+
+          g_warning ("backend '%s' returned its result and set an error: %s", who, why);
+        }
       return TRUE;
     }
 
@@ -52,12 +62,19 @@ _reg_backend_check_result (GObject           *implementation,
     }
   else if (passes_through (reported))
     {
+      /* Domain and code as they are; the text escaped like any other
+       * from outside. */
+      char *shown = _reg_text_for_message (reported->message, -1, BACKEND_MESSAGE_MAX);
+
+      g_free (reported->message);
+      reported->message = shown;
       g_propagate_error (error, g_steal_pointer (&reported));
     }
   else
     {
-      g_set_error (error, REG_COMPILER_ERROR, code, "backend '%s': %s",
-                   who, reported->message);
+      g_autofree char *why = _reg_text_for_message (reported->message, -1, BACKEND_MESSAGE_MAX);
+
+      g_set_error (error, REG_COMPILER_ERROR, code, "backend '%s': %s", who, why);
     }
 
   return FALSE;

@@ -35,6 +35,15 @@ gboolean _reg_graph_infer_shapes (RegGraph   *graph,
 void     _reg_graph_append_key   (RegGraph    *self,
                                   GByteArray  *out);
 
+/* Whether a tensor of shape @dims can be addressed: no negative dimension,
+ * and an element count whose size in bytes (4 per element) is at most
+ * G_MAXSSIZE.  A zero dimension empties it, however large the others.
+ * Sets @n_elements (optional) when it can.  The one rule for tensors and
+ * for the shapes that shape inference computes. */
+gboolean _reg_shape_count       (const gint64 *dims,
+                                 guint         n_dims,
+                                 gsize        *n_elements);
+
 /* Formats a shape as "[4, 3]" ("[]" for 0-d). */
 char    *_reg_shape_to_string    (const gint64 *dims,
                                   guint         n_dims);

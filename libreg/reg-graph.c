@@ -1796,6 +1796,36 @@ _reg_shape_to_string (const gint64 *dims,
   return g_string_free (out, FALSE);
 }
 
+gboolean
+_reg_shape_count (const gint64 *dims,
+                  guint         n_dims,
+                  gsize        *n_elements)
+{
+  gsize count = 1;
+
+  for (guint d = 0; d < n_dims; d++)
+    if (dims[d] == 0)
+      {
+        if (n_elements != NULL)
+          *n_elements = 0;
+        return TRUE;
+      }
+
+  for (guint d = 0; d < n_dims; d++)
+    if (dims[d] < 0 || (guint64) dims[d] > G_MAXSIZE ||
+        !g_size_checked_mul (&count, count, (gsize) dims[d]))
+      return FALSE;
+
+  /* At most G_MAXSSIZE bytes: the largest object C allows, and the largest
+   * offset a signed index reaches. */
+  if (count > G_MAXSSIZE / sizeof (float))
+    return FALSE;
+
+  if (n_elements != NULL)
+    *n_elements = count;
+  return TRUE;
+}
+
 static char *
 describe_node (RegGraph *self,
                guint     id)
@@ -1938,6 +1968,24 @@ _reg_graph_infer_shapes (RegGraph   *graph,
         default:
           g_assert_not_reached ();
         }
+
+      /* Operands that are empty make a result that may not be: [N, 0] by
+       * [0, M] is N by M.  A result no tensor can hold is refused here,
+       * before any backend computes sizes from it. */
+      if (!_reg_shape_count (shape->dims, shape->n_dims, NULL))
+        {
+          g_autofree char *str = _reg_shape_to_string (shape->dims, shape->n_dims);
+
+          if (b != NULL)
+            return set_shape_error (error, graph, i, a, b,
+                                    "the result %s has more elements than memory can address",
+                                    str);
+
+          g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_SHAPE,
+                       "node %u: the result %s of %s has more elements than memory can address",
+                       i, str, reg_op_get_name (node->op));
+          return FALSE;
+        }
     }
 
   if (shapes != NULL)
@@ -1959,8 +2007,10 @@ _reg_graph_infer_shapes (RegGraph   *graph,
  *
  * Fails with the error of [method@Reg.Graph.validate] when @self is not
  * valid, and with %REG_GRAPH_ERROR_SHAPE when the number of example inputs
- * differs from the number of inputs of @self or when shapes do not fit;
- * the message then names the node, the operator and both shapes.
+ * differs from the number of inputs of @self, when shapes do not fit, or
+ * when a node's result would have more elements than memory can address
+ * (`matmul` of a 2147483647x0 by a 0x2147483649 matrix); the message then
+ * names the node, the operator and the shapes.
  *
  * This function only reads @self: several threads may call it at once.
  *

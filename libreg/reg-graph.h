@@ -32,7 +32,9 @@ G_BEGIN_DECLS
  * @REG_GRAPH_ERROR_UNDEFINED: a reference to a name or node that does not exist
  * @REG_GRAPH_ERROR_REDEFINED: a name defined twice
  * @REG_GRAPH_ERROR_SHAPE: shapes that do not fit (graph against its inputs,
- *   or a tensor's data against its shape)
+ *   or a tensor's data against its shape), or a shape no tensor can hold
+ *   (more elements than memory can address): shapes are one concern,
+ *   whether they come from a graph or a tensor
  *
  * Errors in the %REG_GRAPH_ERROR domain.  Messages from the text form start
  * with `LINE:COLUMN: `.

@@ -13,6 +13,12 @@ G_BEGIN_DECLS
  * writes and discovery reads. */
 #define REG_MANIFEST_CACHE_NAME "backends.cache"
 
+/* A cache larger than this is not written, and not read: 10,000 manifests
+ * make about 2 MiB, and a larger file (a sparse one of gigabytes costs
+ * nothing to make) would cost the host memory and time at each
+ * discovery. */
+#define REG_MANIFEST_CACHE_MAX_SIZE (64 * 1024 * 1024)
+
 /* Returns what _reg_manifest_scan_dir() would return for @dir, read from
  * @dir's cache file, or NULL (with a g_debug() saying why) when there is
  * no cache or it is not usable: unreadable, truncated, corrupt, of another

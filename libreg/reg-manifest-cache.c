@@ -7,16 +7,22 @@
  * declarations and the stat data of each manifest and of its module file,
  * so that discovery opens one file instead of every manifest.  It is the
  * counterpart of GIO's giomodule.cache and GStreamer's registry cache, in
- * a form that needs no parsing: the file is mapped and read in place.
+ * a form that needs no parsing: the file is read into memory whole (by
+ * _reg_file_read(): copied, not mapped, so that another process rewriting
+ * it cannot make a reader fault) and used in place.
  *
  * The file is a 32-byte header (CacheHeader) followed by one serialised
  * GVariant of type CACHE_BODY_TYPE in normal form:
  *
  *   ( u                    REG_MODULE_ABI_VERSION of every manifest held
+ *     x                    the reference time: the change time the file
+ *                          system gave the new cache file just before the
+ *                          writer read the manifests (see "Freshness")
+ *     x                    the device of that file, as a 64-bit pattern
  *     s                    a string table: every string, back to back,
  *                          without separators; everything below refers to
  *                          strings by (offset, length) in it
- *     a(xxxxxxuuuuu)       one CacheManifest per manifest, sorted by file
+ *     a(xxxxxxxxxxuuuuu)   one CacheManifest per manifest, sorted by file
  *                          name in byte order (as discovery reads them)
  *     a(uuuuu)             one CacheBackend per declared backend, those of
  *                          each manifest together and in manifest order
@@ -30,7 +36,7 @@
  *                          manifest reader makes
  *
  * The arrays have fixed-size elements, so g_variant_get_fixed_array()
- * hands out C arrays pointing into the mapped file: opening a cache of
+ * hands out C arrays pointing into the file's contents: opening a cache of
  * 10,000 manifests makes a handful of GVariant instances, not 100,000.
  * The strings are one GVariant string rather than an array of them or of
  * bytes: g_variant_is_normal_form() checks an `s` (UTF-8, no NUL) in one
@@ -46,12 +52,28 @@
  * details member, whose elements are not of a fixed size, is checked for
  * normal form as a whole).
  * Then the cache is compared with the directory: the same set of
- * `*.backend` names, and the same mtime, ctime (both in nanoseconds) and
- * size for each manifest and each module file.  Last, as the manifests are
- * made from it, every backend name and tag is checked against the naming
- * rules, and for repeats.  Any difference and the cache is ignored, with a
- * g_debug() saying why, and discovery reads the manifests as if there
- * were no cache.
+ * `*.backend` names, and for each manifest and each module file the same
+ * device and inode (what the name leads to, symbolic links followed: a
+ * link switched to another file of the same size and times is another
+ * file), size, mtime and ctime (in nanoseconds).  Last, as the manifests
+ * are made from it, every backend name and tag is checked against the
+ * naming rules, and for repeats.  Any difference and the cache is ignored,
+ * with a g_debug() saying why, and discovery reads the manifests as if
+ * there were no cache.
+ *
+ * Freshness: a file system stamps files from a clock of its own
+ * granularity (nanoseconds on ext4, but ticks of a few milliseconds in
+ * practice; whole seconds on ext3, two on FAT), so a file changed twice
+ * within one tick, at the same size, keeps its stamp.  A stamp recorded
+ * in the cache is only worth something if any later change must give
+ * another one: if the file's change time is earlier than a moment that
+ * came before the writer read it, as the same file system's clock tells
+ * (the reference time, from the cache's own new file).  That is the
+ * "racy" check of Git's index, and both sides make it: the writer waits
+ * until every stamp it records is settled so, and the reader refuses a
+ * cache holding one that is not.  A file on another device (a manifest
+ * that is a symbolic link elsewhere) may have a coarser clock: its change
+ * time must be OTHER_DEVICE_MARGIN_NS before the reference time.
  *
  * Integers are in the writer's byte order: a cache read on a machine of
  * the other order has a version number that does not match, and is
@@ -69,6 +91,7 @@
 
 #include "reg-backend-cache.h"
 #include "reg-backend-details-private.h"
+#include "reg-file-private.h"
 #include "reg-manifest-cache-private.h"
 #include "reg-manifest-private.h"
 #include "reg-message-private.h"
@@ -76,23 +99,25 @@
 #include "reg-name-private.h"
 
 #define CACHE_MAGIC "RegBkCch"
-#define CACHE_VERSION 2
+#define CACHE_VERSION 3
 #define CACHE_DETAILS_TYPE "a(u" REG_BACKEND_DETAILS_TYPE ")"
-#define CACHE_BODY_TYPE "(usa(xxxxxxuuuuu)a(uuuuu)a(uu)" CACHE_DETAILS_TYPE ")"
+#define CACHE_BODY_TYPE "(uxxsa(xxxxxxxxxxuuuuu)a(uuuuu)a(uu)" CACHE_DETAILS_TYPE ")"
 #define MANIFEST_SUFFIX ".backend"
 
 /* The offset of "no string" (a backend without Description=). */
 #define NO_STRING G_MAXUINT32
 
-/* The file system stamps files from a clock that advances in ticks of up
- * to 10 ms (jiffies), so a manifest rewritten in the tick in which the
- * writer read it keeps its mtime and ctime (and maybe its size): the cache
- * would then hold the old declarations and look fresh.  The writer does
- * not record a manifest whose ctime is this close to the time it reads it:
- * it waits for the manifests to settle first (wait_for_quiet_manifests()),
- * and reads them all again if one changed meanwhile. */
-#define RACY_MARGIN_NS (G_GINT64_CONSTANT (20) * 1000 * 1000)
-#define RACY_ATTEMPTS 5
+/* The coarsest time stamps of a file system Linux mounts: FAT's two
+ * seconds.  A file on another device than the cache must have settled for
+ * this long before the reference time (see "Freshness" above). */
+#define OTHER_DEVICE_MARGIN_NS (G_GINT64_CONSTANT (2) * G_TIME_SPAN_SECOND * 1000)
+
+/* How long the writer waits, at most, for recently changed files to
+ * settle, doubling its pauses from the first: enough for two ticks of the
+ * coarsest clock. */
+#define SETTLE_FIRST_PAUSE_US (5 * G_TIME_SPAN_MILLISECOND)
+#define SETTLE_MAX_PAUSE_US   (500 * G_TIME_SPAN_MILLISECOND)
+#define SETTLE_BUDGET_US      (5 * G_TIME_SPAN_SECOND)
 
 typedef struct
 {
@@ -103,14 +128,10 @@ typedef struct
   guint64 checksum;     /* body_checksum() of those bytes */
 } CacheHeader;
 
-/* A file's stat data; all -1 when the file did not exist (a module file
+/* A file's stat data is a RegFileStamp (dev, ino, size, mtime, ctime),
+ * recorded as five x; all -1 when the file did not exist (a module file
  * need not exist for its manifest to declare backends). */
-typedef struct
-{
-  gint64 mtime_ns;
-  gint64 ctime_ns;
-  gint64 size;
-} FileStamp;
+typedef RegFileStamp FileStamp;
 
 /* A string of the string table. */
 typedef struct
@@ -119,8 +140,8 @@ typedef struct
   guint32 length;  /* in bytes */
 } StringRef;
 
-/* One element of a(xxxxxxuuuuu), laid out as GVariant lays out that
- * fixed-size tuple: 6 * 8 + 5 * 4 bytes, padded with zeros to 72. */
+/* One element of a(xxxxxxxxxxuuuuu), laid out as GVariant lays out that
+ * fixed-size tuple: 10 * 8 + 5 * 4 bytes, padded with zeros to 104. */
 typedef struct
 {
   FileStamp manifest;
@@ -140,8 +161,11 @@ typedef struct
 } CacheBackend;
 
 G_STATIC_ASSERT (sizeof (CacheHeader) == 32);
-G_STATIC_ASSERT (sizeof (FileStamp) == 24);
-G_STATIC_ASSERT (sizeof (CacheManifest) == 72);
+G_STATIC_ASSERT (sizeof (FileStamp) == 40);
+G_STATIC_ASSERT (G_STRUCT_OFFSET (FileStamp, dev) == 0 && G_STRUCT_OFFSET (FileStamp, ino) == 8 &&
+                 G_STRUCT_OFFSET (FileStamp, size) == 16 && G_STRUCT_OFFSET (FileStamp, mtime_ns) == 24 &&
+                 G_STRUCT_OFFSET (FileStamp, ctime_ns) == 32);
+G_STATIC_ASSERT (sizeof (CacheManifest) == 104);
 G_STATIC_ASSERT (sizeof (CacheBackend) == 20);
 G_STATIC_ASSERT (sizeof (StringRef) == 8);
 
@@ -184,12 +208,6 @@ body_checksum (const guint8 *data,
   return h;
 }
 
-static gint64
-timespec_ns (const struct timespec *ts)
-{
-  return (gint64) ts->tv_sec * G_GINT64_CONSTANT (1000000000) + ts->tv_nsec;
-}
-
 /* Stamps the file @name of the directory @dir_fd (following symbolic
  * links, as reading it does).  A file that cannot be stat'ed stamps as
  * missing: if it appears or becomes readable later, its stamp changes. */
@@ -202,20 +220,31 @@ file_stamp (int         dir_fd,
 
   if (fstatat (dir_fd, name, &st, 0) != 0)
     {
+      stamp->dev = stamp->ino = G_MAXUINT64;
       stamp->mtime_ns = stamp->ctime_ns = stamp->size = -1;
       return;
     }
 
-  stamp->mtime_ns = timespec_ns (&st.st_mtim);
-  stamp->ctime_ns = timespec_ns (&st.st_ctim);
-  stamp->size = st.st_size;
+  _reg_file_stamp_from_stat (&st, stamp);
 }
 
+/* Whether any change of the file after the reference moment is sure to
+ * change @stamp: its change time is earlier than the reference time, by
+ * a clock of the same granularity (same device) or by more than the
+ * coarsest granularity (another device).  A missing file is settled:
+ * appearing changes its stamp. */
 static gboolean
-file_stamp_equal (const FileStamp *a,
-                  const FileStamp *b)
+file_stamp_is_settled (const FileStamp *stamp,
+                       gint64           reference_ns,
+                       guint64          reference_dev)
 {
-  return a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns && a->size == b->size;
+  if (stamp->size < 0)
+    return TRUE;
+
+  if (stamp->dev == reference_dev)
+    return stamp->ctime_ns < reference_ns;
+
+  return stamp->ctime_ns <= reference_ns - OTHER_DEVICE_MARGIN_NS;
 }
 
 static int
@@ -341,17 +370,21 @@ cache_builder_add_manifest (CacheBuilder      *builder,
 
 /* The whole file: header and body. */
 static GBytes *
-cache_builder_end (CacheBuilder *builder)
+cache_builder_end (CacheBuilder *builder,
+                   gint64        reference_ns,
+                   guint64       reference_dev)
 {
   g_autoptr(GVariant) body = NULL;
   CacheHeader header = { { 0, }, };
   guint8 *data;
   gsize body_size;
 
-  body = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)@a(uu)@" CACHE_DETAILS_TYPE ")",
+  body = g_variant_ref_sink (g_variant_new ("(uxxs@a(xxxxxxxxxxuuuuu)@a(uuuuu)@a(uu)@" CACHE_DETAILS_TYPE ")",
     (guint32) REG_MODULE_ABI_VERSION,
+    reference_ns,
+    (gint64) reference_dev,
     builder->strings->str,
-    g_variant_new_fixed_array (G_VARIANT_TYPE ("(xxxxxxuuuuu)"), builder->manifests->data,
+    g_variant_new_fixed_array (G_VARIANT_TYPE ("(xxxxxxxxxxuuuuu)"), builder->manifests->data,
                                builder->manifests->len, sizeof (CacheManifest)),
     g_variant_new_fixed_array (G_VARIANT_TYPE ("(uuuuu)"), builder->backends->data,
                                builder->backends->len, sizeof (CacheBackend)),
@@ -375,55 +408,31 @@ cache_builder_end (CacheBuilder *builder)
   return g_bytes_new_take (data, sizeof header + body_size);
 }
 
-/* Waits until no manifest of @names has changed within RACY_MARGIN_NS of
- * now (manifests just installed, typically), so that reading them once is
- * enough; gives up after a few tries, leaving build_cache() to find them
- * racy. */
-static void
-wait_for_quiet_manifests (int        dir_fd,
-                          GPtrArray *names)
-{
-  for (guint attempt = 0; attempt < RACY_ATTEMPTS; attempt++)
-    {
-      gint64 latest = G_MININT64, now;
-
-      for (guint i = 0; i < names->len; i++)
-        {
-          FileStamp stamp;
-
-          file_stamp (dir_fd, g_ptr_array_index (names, i), &stamp);
-          latest = MAX (latest, stamp.ctime_ns);
-        }
-
-      now = g_get_real_time () * 1000;
-      if (latest < now - RACY_MARGIN_NS)
-        return;
-
-      g_usleep (MIN (latest + RACY_MARGIN_NS - now, 2 * RACY_MARGIN_NS) / 1000 + 1000);
-    }
-}
-
 /* Reads the manifests of @dir and returns the cache file's contents.
- * Sets @racy when a manifest changed so recently that a change made after
- * reading it might not show in its stamp. */
+ * Sets @unsettled (to a file's name) when a manifest or a module file
+ * changed so recently, against the reference time, that a change made
+ * after reading it might not show in its stamp; the contents are then
+ * not to be written.  The warnings about broken manifests go to
+ * @warnings, for the caller to log once, whichever read is the last. */
 static GBytes *
 build_cache (const char  *dir,
-             gboolean    *racy,
+             gint64       reference_ns,
+             guint64      reference_dev,
+             char       **unsettled,
+             GPtrArray   *warnings,
              GError     **error)
 {
   g_auto(CacheBuilder) builder = { NULL, };
   g_autoptr(GPtrArray) names = NULL;
   DIR *dir_stream;
-  gint64 racy_after;
   int saved_errno;
 
-  *racy = FALSE;
   cache_builder_init (&builder);
 
   dir_stream = opendir (dir);
   if (dir_stream == NULL)
     {
-      g_autofree char *display = g_filename_display_name (dir);
+      g_autofree char *display = _reg_escape (dir);
 
       saved_errno = errno;
       g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
@@ -433,11 +442,6 @@ build_cache (const char  *dir,
 
   names = list_manifest_names (dir_stream);
   g_ptr_array_sort (names, compare_names);
-  wait_for_quiet_manifests (dirfd (dir_stream), names);
-
-  /* Any change after this moment stamps a file with a ctime of at least
-   * this (less a tick of the file system's clock). */
-  racy_after = g_get_real_time () * 1000 - RACY_MARGIN_NS;
 
   for (guint i = 0; i < names->len; i++)
     {
@@ -452,7 +456,9 @@ build_cache (const char  *dir,
        * is not is left out like a broken one: it is read, not cached. */
       if (!g_utf8_validate (name, -1, NULL))
         {
-          g_debug ("manifest %s left out of the cache: its file name is not UTF-8", path);
+          g_autofree char *shown = _reg_escape (path);
+
+          g_debug ("manifest %s left out of the cache: its file name is not UTF-8", shown);
           continue;
         }
 
@@ -465,8 +471,8 @@ build_cache (const char  *dir,
           /* Gone since the listing: not in the directory any more. */
           continue;
         }
-      if (manifest_stamp.ctime_ns >= racy_after)
-        *racy = TRUE;
+      if (*unsettled == NULL && !file_stamp_is_settled (&manifest_stamp, reference_ns, reference_dev))
+        *unsettled = g_strdup (name);
 
       /* Broken manifests are reported as discovery reports them, and left
        * out: the directory then lists a manifest the cache does not hold,
@@ -475,19 +481,83 @@ build_cache (const char  *dir,
       manifest = _reg_manifest_load (path, &local_error);
       if (manifest == NULL)
         {
-          g_warning ("manifest %s skipped: %s", path, local_error->message);
+          g_autofree char *shown_path = _reg_escape (path);
+          g_autofree char *why = _reg_escape (local_error->message);
+
+          g_ptr_array_add (warnings, g_strdup_printf ("manifest %s skipped: %s", shown_path, why));
           continue;
         }
 
       module_name = g_path_get_basename (manifest->module_path);
       file_stamp (dirfd (dir_stream), module_name, &module_stamp);
+      if (*unsettled == NULL && !file_stamp_is_settled (&module_stamp, reference_ns, reference_dev))
+        *unsettled = g_strdup (module_name);
       cache_builder_add_manifest (&builder, name, &manifest_stamp,
                                   module_name, &module_stamp, manifest);
     }
 
   closedir (dir_stream);
 
-  return cache_builder_end (&builder);
+  return cache_builder_end (&builder, reference_ns, reference_dev);
+}
+
+/* Marks the new cache file @fd with the file system's present time and
+ * returns that as the reference time, with the file's device. */
+static gboolean
+take_reference (int       fd,
+                gint64   *reference_ns,
+                guint64  *reference_dev,
+                GError  **error)
+{
+  FileStamp stamp;
+  struct stat st;
+
+  if (futimens (fd, NULL) != 0 || fstat (fd, &st) != 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                   "Could not date the new cache file: %s", g_strerror (saved_errno));
+      return FALSE;
+    }
+
+  _reg_file_stamp_from_stat (&st, &stamp);
+  *reference_ns = stamp.ctime_ns;
+  *reference_dev = stamp.dev;
+  return TRUE;
+}
+
+/* Writes @contents to @fd and makes sure they reached the disk before the
+ * file is renamed over the old cache. */
+static gboolean
+write_all (int      fd,
+           GBytes  *contents,
+           GError **error)
+{
+  gsize size;
+  const guint8 *data = g_bytes_get_data (contents, &size);
+  int saved_errno;
+
+  while (size > 0)
+    {
+      gssize n = write (fd, data, size);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        goto fail;
+      data += n;
+      size -= n;
+    }
+
+  if (fsync (fd) == 0)
+    return TRUE;
+
+fail:
+  saved_errno = errno;
+  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+               "Could not write the cache: %s", g_strerror (saved_errno));
+  return FALSE;
 }
 
 /**
@@ -497,11 +567,12 @@ build_cache (const char  *dir,
  * @error: return location for a #GError
  *
  * Writes the discovery cache of @dir, the file `backends.cache` in @dir:
- * the declarations of every manifest of @dir with the modification time,
- * change time and size of each manifest and of each module file.
- * Discovery (see [class@Reg.Registry]) then opens that one file instead of
- * reading every manifest, for as long as the cache is fresh: as soon as a
- * manifest or a module file changes, or a manifest is added or removed,
+ * the declarations of every manifest of @dir with what identifies each
+ * manifest and each module file (device and inode) and dates it
+ * (modification time, change time, size).  Discovery (see
+ * [class@Reg.Registry]) then reads that one file instead of every
+ * manifest, for as long as the cache is fresh: as soon as a manifest or a
+ * module file changes or is replaced, or a manifest is added or removed,
  * discovery ignores the cache and reads the manifests again, until the
  * cache is written anew.  `regctl cache` calls this function, and
  * `meson install` runs `regctl cache` on the installed backend directory.
@@ -512,15 +583,21 @@ build_cache (const char  *dir,
  * does not use the cache until the manifest is fixed (or removed) and the
  * cache written again.  No module file is opened.
  *
- * The file is replaced atomically (written under another name, then
- * renamed), so a reader sees the old cache or the new one, never a part.
- * A manifest changed in the very moment it is read delays the writing by
- * a few tens of milliseconds, so that its recorded times are sure to
- * change with any later edit.
+ * The file is replaced atomically (written under another name in @dir,
+ * then renamed), so a reader sees the old cache or the new one, never a
+ * part.  A file system dates files by a clock of limited granularity (a
+ * whole second on ext3), and a file changed twice within one of its ticks
+ * may keep its dates: a manifest or module file changed within the tick
+ * in which it is read delays the writing until that tick has passed (a
+ * few milliseconds on most file systems, up to two seconds on the
+ * coarsest), so that any later change is sure to show.
  *
  * Fails with a %G_FILE_ERROR when @dir cannot be listed or the file cannot
- * be written (a directory that is not writable, say).  This function is
- * thread-safe.
+ * be written (a directory that is not writable, say), with
+ * %G_FILE_ERROR_AGAIN when files keep changing for seconds (or are dated
+ * in the future), and with %G_FILE_ERROR_FAILED when the cache would be
+ * larger than the 64 MiB a cache may have (discovery then reads the
+ * manifests).  This function is thread-safe.
  *
  * Returns: %TRUE on success, %FALSE with @error set
  */
@@ -530,37 +607,96 @@ reg_backend_cache_write (const char  *dir,
 {
   g_autoptr(GBytes) contents = NULL;
   g_autofree char *path = NULL;
-  gboolean racy = TRUE;
+  g_autofree char *tmp_path = NULL;
+  g_autofree char *display = NULL;
+  g_autofree char *unsettled = NULL;
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  gulong pause_us = SETTLE_FIRST_PAUSE_US;
+  gint64 deadline;
+  int fd, saved_errno;
 
   g_return_val_if_fail (dir != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  /* build_cache() waits for recently changed manifests to settle before
-   * reading them; one changed while it read them is read again. */
-  for (guint attempt = 0; racy && attempt < RACY_ATTEMPTS; attempt++)
-    {
-      g_clear_pointer (&contents, g_bytes_unref);
-      contents = build_cache (dir, &racy, error);
-      if (contents == NULL)
-        return FALSE;
-    }
+  display = _reg_escape (dir);
+  path = g_build_filename (dir, REG_MANIFEST_CACHE_NAME, NULL);
 
-  if (racy)
+  /* The new file, in @dir so that the rename is atomic and so that its
+   * dates come from the same file system as the manifests'.  Its name
+   * does not end in ".backend": discovery does not see it. */
+  tmp_path = g_build_filename (dir, "." REG_MANIFEST_CACHE_NAME ".XXXXXX", NULL);
+  fd = g_mkstemp_full (tmp_path, O_RDWR | O_CLOEXEC, 0644);
+  if (fd < 0)
     {
-      g_autofree char *display = g_filename_display_name (dir);
-
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_AGAIN,
-                   "Manifests of %s keep changing (or are dated in the future): "
-                   "no cache written, try again", display);
+      saved_errno = errno;
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                   "Could not write the cache of %s: %s", display, g_strerror (saved_errno));
       return FALSE;
     }
 
-  path = g_build_filename (dir, REG_MANIFEST_CACHE_NAME, NULL);
+  /* Read the manifests against a reference time taken just before, until
+   * every stamp recorded is older than it (see "Freshness" above). */
+  deadline = g_get_monotonic_time () + SETTLE_BUDGET_US;
+  for (;;)
+    {
+      gint64 reference_ns;
+      guint64 reference_dev;
 
-  return g_file_set_contents (path,
-                              g_bytes_get_data (contents, NULL),
-                              g_bytes_get_size (contents),
-                              error);
+      g_clear_pointer (&contents, g_bytes_unref);
+      g_clear_pointer (&unsettled, g_free);
+      g_ptr_array_set_size (warnings, 0);
+      if (!take_reference (fd, &reference_ns, &reference_dev, error))
+        goto fail;
+      contents = build_cache (dir, reference_ns, reference_dev, &unsettled, warnings, error);
+      if (contents == NULL)
+        goto fail;
+      if (unsettled == NULL || g_get_monotonic_time () + (gint64) pause_us > deadline)
+        break;
+
+      g_usleep (pause_us);
+      pause_us = MIN (pause_us * 2, SETTLE_MAX_PAUSE_US);
+    }
+
+  for (guint i = 0; i < warnings->len; i++)
+    g_warning ("%s", (const char *) g_ptr_array_index (warnings, i));
+
+  if (unsettled != NULL)
+    {
+      g_autofree char *shown = _reg_escape (unsettled);
+
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_AGAIN,
+                   "Files of %s keep changing (%s, or it is dated in the future): "
+                   "no cache written, try again", display, shown);
+      goto fail;
+    }
+
+  if (g_bytes_get_size (contents) > REG_MANIFEST_CACHE_MAX_SIZE)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+                   "The cache of %s would be %" G_GSIZE_FORMAT " bytes, larger than the %d "
+                   "bytes a cache may have: no cache written", display,
+                   g_bytes_get_size (contents), REG_MANIFEST_CACHE_MAX_SIZE);
+      goto fail;
+    }
+
+  if (!write_all (fd, contents, error))
+    goto fail;
+
+  if (g_rename (tmp_path, path) != 0)
+    {
+      saved_errno = errno;
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                   "Could not write the cache of %s: %s", display, g_strerror (saved_errno));
+      goto fail;
+    }
+
+  g_close (fd, NULL);
+  return TRUE;
+
+fail:
+  g_close (fd, NULL);
+  g_unlink (tmp_path);
+  return FALSE;
 }
 
 /* Reading */
@@ -570,7 +706,9 @@ reg_backend_cache_write (const char  *dir,
 typedef struct
 {
   GVariant            *body;
-  GVariant            *children[6];
+  GVariant            *children[8];
+  gint64               reference_ns;
+  guint64              reference_dev;
   const char          *strings;
   gsize                strings_len;
   const CacheManifest *manifests;
@@ -672,56 +810,24 @@ cache_body_is_normal (const Cache  *cache,
    * size is still the type's). */
   if (g_variant_get_data (cache->children[0]) == NULL)
     member = "the ABI version";
-  else if (!g_variant_is_normal_form (cache->children[1]))
+  else if (g_variant_get_data (cache->children[1]) == NULL ||
+           g_variant_get_data (cache->children[2]) == NULL)
+    member = "the reference time";
+  else if (!g_variant_is_normal_form (cache->children[3]))
     member = "the string table";
-  else if (g_variant_get_size (cache->children[2]) % sizeof (CacheManifest) != 0)
+  else if (g_variant_get_size (cache->children[4]) % sizeof (CacheManifest) != 0)
     member = "the manifest records";
-  else if (g_variant_get_size (cache->children[3]) % sizeof (CacheBackend) != 0)
+  else if (g_variant_get_size (cache->children[5]) % sizeof (CacheBackend) != 0)
     member = "the backend records";
-  else if (g_variant_get_size (cache->children[4]) % sizeof (StringRef) != 0)
+  else if (g_variant_get_size (cache->children[6]) % sizeof (StringRef) != 0)
     member = "the tag records";
-  else if (!g_variant_is_normal_form (cache->children[5]))
+  else if (!g_variant_is_normal_form (cache->children[7]))
     member = "the details";
   else
     return TRUE;
 
   *why = g_strdup_printf ("not a GVariant in normal form (%s)", member);
   return FALSE;
-}
-
-/* Maps the cache file @path; NULL and @why on failure. */
-static GBytes *
-cache_map (const char  *path,
-           char       **why)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GMappedFile) mapped = NULL;
-  struct stat st;
-  int fd;
-
-  /* Opened without blocking and checked to be a regular file: a FIFO in
-   * its place would otherwise hang discovery in open(). */
-  fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0);
-  if (fd < 0)
-    {
-      *why = g_strdup (g_strerror (errno));
-      return NULL;
-    }
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
-    {
-      *why = g_strdup ("not a regular file");
-      g_close (fd, NULL);
-      return NULL;
-    }
-  mapped = g_mapped_file_new_from_fd (fd, FALSE, &error);
-  g_close (fd, NULL);
-  if (mapped == NULL)
-    {
-      *why = g_strdup (error->message);
-      return NULL;
-    }
-
-  return g_mapped_file_get_bytes (mapped);
 }
 
 /* Checks the cache file's @contents, everything but its freshness, and
@@ -772,7 +878,7 @@ cache_check (GBytes  *contents,
       return FALSE;
     }
 
-  /* The body starts 32 bytes into a page-aligned mapping: aligned for
+  /* The body starts 32 bytes into memory from g_malloc(): aligned for
    * GVariant, which reads it in place (and copies other contents). */
   body_bytes = g_bytes_new_from_bytes (contents, sizeof header, size - sizeof header);
   cache->body = g_variant_ref_sink (g_variant_new_from_bytes (G_VARIANT_TYPE (CACHE_BODY_TYPE),
@@ -791,12 +897,14 @@ cache_check (GBytes  *contents,
       return FALSE;
     }
 
-  cache->strings = g_variant_get_string (cache->children[1], &cache->strings_len);
-  cache->manifests = g_variant_get_fixed_array (cache->children[2], &cache->n_manifests,
+  cache->reference_ns = g_variant_get_int64 (cache->children[1]);
+  cache->reference_dev = (guint64) g_variant_get_int64 (cache->children[2]);
+  cache->strings = g_variant_get_string (cache->children[3], &cache->strings_len);
+  cache->manifests = g_variant_get_fixed_array (cache->children[4], &cache->n_manifests,
                                                 sizeof (CacheManifest));
-  cache->backends = g_variant_get_fixed_array (cache->children[3], &cache->n_backends,
+  cache->backends = g_variant_get_fixed_array (cache->children[5], &cache->n_backends,
                                                sizeof (CacheBackend));
-  cache->tags = g_variant_get_fixed_array (cache->children[4], &cache->n_tags,
+  cache->tags = g_variant_get_fixed_array (cache->children[6], &cache->n_tags,
                                            sizeof (StringRef));
 
   /* Every manifest's backends, and every backend's tags, follow those of
@@ -828,6 +936,15 @@ cache_check (GBytes  *contents,
       if (record->padding != 0)
         {
           *why = g_strdup_printf ("not a GVariant in normal form (the padding of record %" G_GSIZE_FORMAT ")", i);
+          return FALSE;
+        }
+      /* Stamps a change could leave as they are are worth nothing: the
+       * writer never records them (see "Freshness"). */
+      if (!file_stamp_is_settled (&record->manifest, cache->reference_ns, cache->reference_dev) ||
+          !file_stamp_is_settled (&record->module, cache->reference_ns, cache->reference_dev))
+        {
+          *why = g_strdup_printf ("record %" G_GSIZE_FORMAT " holds a stamp not older than "
+                                  "the cache (racy)", i);
           return FALSE;
         }
       if (record->n_backends == 0 || record->n_backends > cache->n_backends - next_backend)
@@ -876,12 +993,12 @@ cache_check (GBytes  *contents,
     }
 
   /* Details name their backends in ascending order, each once. */
-  n_details = g_variant_n_children (cache->children[5]);
+  n_details = g_variant_n_children (cache->children[7]);
   for (gsize i = 0; i < n_details; i++)
     {
       guint32 index;
 
-      g_variant_get_child (cache->children[5], i, "(u@" REG_BACKEND_DETAILS_TYPE ")", &index, NULL);
+      g_variant_get_child (cache->children[7], i, "(u@" REG_BACKEND_DETAILS_TYPE ")", &index, NULL);
       if (index >= cache->n_backends || (i > 0 && index <= previous_index))
         {
           *why = g_strdup_printf ("bad backend index in details %" G_GSIZE_FORMAT, i);
@@ -965,7 +1082,7 @@ stamp_work_run (StampWork *work)
           memcpy (name, cache->strings + record->file_name.offset, record->file_name.length);
           name[record->file_name.length] = '\0';
           file_stamp (work->dir_fd, name, &stamp);
-          if (!file_stamp_equal (&stamp, &record->manifest))
+          if (!_reg_file_stamp_equal (&stamp, &record->manifest))
             {
               g_atomic_int_compare_and_exchange (&work->stale, 0, (gint) i + 1);
               return;
@@ -974,7 +1091,7 @@ stamp_work_run (StampWork *work)
           memcpy (name, cache->strings + record->module_name.offset, record->module_name.length);
           name[record->module_name.length] = '\0';
           file_stamp (work->dir_fd, name, &stamp);
-          if (!file_stamp_equal (&stamp, &record->module))
+          if (!_reg_file_stamp_equal (&stamp, &record->module))
             {
               g_atomic_int_set (&work->stale_module, 1);
               g_atomic_int_compare_and_exchange (&work->stale, 0, (gint) i + 1);
@@ -1037,8 +1154,10 @@ cache_is_fresh (const char   *dir,
       index = cache_find_manifest (cache, entry->d_name);
       if (index < 0)
         {
+          g_autofree char *shown = _reg_escape (entry->d_name);
+
           *why = g_strdup_printf ("%s is not in the cache (added, or broken when the cache was written)",
-                                  entry->d_name);
+                                  shown);
           fresh = FALSE;
         }
       else
@@ -1053,9 +1172,11 @@ cache_is_fresh (const char   *dir,
       for (gsize i = 0; i < cache->n_manifests; i++)
         if (!listed[i])
           {
-            *why = g_strdup_printf ("%.*s was removed",
-                                    (int) cache->manifests[i].file_name.length,
-                                    cache->strings + cache->manifests[i].file_name.offset);
+            g_autofree char *shown = _reg_text_for_message (cache->strings + cache->manifests[i].file_name.offset,
+                                                            cache->manifests[i].file_name.length,
+                                                            REG_MESSAGE_TEXT_MAX);
+
+            *why = g_strdup_printf ("%s was removed", shown);
             break;
           }
       fresh = FALSE;
@@ -1073,8 +1194,10 @@ cache_is_fresh (const char   *dir,
       const CacheManifest *record = &cache->manifests[work.stale - 1];
       StringRef ref = work.stale_module ? record->module_name : record->file_name;
 
-      *why = g_strdup_printf ("%s%.*s changed", work.stale_module ? "module " : "",
-                              (int) ref.length, cache->strings + ref.offset);
+      g_autofree char *shown = _reg_text_for_message (cache->strings + ref.offset, ref.length,
+                                                      REG_MESSAGE_TEXT_MAX);
+
+      *why = g_strdup_printf ("%s%s changed", work.stale_module ? "module " : "", shown);
       fresh = FALSE;
     }
 
@@ -1099,7 +1222,7 @@ cache_to_manifests (const char   *dir,
   gsize prefix_len = strlen (probe) - 1;
   const CacheBackend *backend = cache->backends;
   const StringRef *tag = cache->tags;
-  gsize n_details = g_variant_n_children (cache->children[5]);
+  gsize n_details = g_variant_n_children (cache->children[7]);
   gsize next_detail = 0;
 
   for (gsize i = 0; i < cache->n_manifests; i++)
@@ -1166,7 +1289,7 @@ cache_to_manifests (const char   *dir,
               g_autoptr(GError) error = NULL;
               guint32 index;
 
-              g_variant_get_child (cache->children[5], next_detail,
+              g_variant_get_child (cache->children[7], next_detail,
                                    "(u@" REG_BACKEND_DETAILS_TYPE ")", &index, &details);
               if (index == (gsize) (backend - cache->backends))
                 {
@@ -1188,31 +1311,59 @@ cache_to_manifests (const char   *dir,
   return g_steal_pointer (&manifests);
 }
 
+G_GNUC_PRINTF (2, 3)
+static void
+log_not_used (const char *path,
+              const char *format,
+              ...)
+{
+  g_autofree char *shown = _reg_escape (path);
+  g_autofree char *why = NULL;
+  g_autofree char *shown_why = NULL;
+  va_list args;
+
+  va_start (args, format);
+  why = g_strdup_vprintf (format, args);
+  va_end (args);
+  shown_why = _reg_escape (why);
+
+  g_debug ("discovery cache %s not used: %s", shown, shown_why);
+}
+
 GPtrArray *
 _reg_manifest_cache_load (const char *dir)
 {
   g_autofree char *path = g_build_filename (dir, REG_MANIFEST_CACHE_NAME, NULL);
   g_autofree char *why = NULL;
   g_autoptr(GBytes) contents = NULL;
+  g_autoptr(GError) error = NULL;
   g_auto(Cache) cache = { NULL, };
   GPtrArray *manifests;
 
-  contents = cache_map (path, &why);
-  if (contents == NULL || !cache_check (contents, &cache, &why))
+  /* Copied, not mapped: another process may rewrite the file meanwhile
+   * (the checks below then refuse what was read). */
+  contents = _reg_file_read (path, REG_MANIFEST_CACHE_MAX_SIZE, "a discovery cache", NULL, &error);
+  if (contents == NULL)
     {
-      g_debug ("discovery cache %s not used: %s", path, why);
+      log_not_used (path, "%s", error->message);
+      return NULL;
+    }
+
+  if (!cache_check (contents, &cache, &why))
+    {
+      log_not_used (path, "%s", why);
       return NULL;
     }
 
   if (!cache_is_fresh (dir, &cache, &why))
     {
-      g_debug ("discovery cache %s not used: stale: %s", path, why);
+      log_not_used (path, "stale: %s", why);
       return NULL;
     }
 
   manifests = cache_to_manifests (dir, &cache, &why);
   if (manifests == NULL)
-    g_debug ("discovery cache %s not used: %s", path, why);
+    log_not_used (path, "%s", why);
 
   return manifests;
 }

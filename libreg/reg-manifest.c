@@ -7,6 +7,7 @@
 
 #include "reg-file-private.h"
 #include "reg-manifest-cache-private.h"
+#include "reg-message-private.h"
 #include "reg-manifest-private.h"
 #include "reg-message-private.h"
 #include "reg-module.h"
@@ -328,12 +329,17 @@ RegManifest *
 _reg_manifest_load (const char  *path,
                     GError     **error)
 {
-  g_autofree char *data = NULL;
+  g_autoptr(GBytes) contents = NULL;
   gsize length;
+  const char *data;
 
-  if (!_reg_file_read_bounded (path, REG_MANIFEST_MAX_SIZE, "a manifest", &data, &length, error))
+  /* A special file is refused unread (a FIFO would block discovery, a
+   * device never end), and so is one over REG_MANIFEST_MAX_SIZE. */
+  contents = _reg_file_read (path, REG_MANIFEST_MAX_SIZE, "a manifest", NULL, error);
+  if (contents == NULL)
     return NULL;
 
+  data = g_bytes_get_data (contents, &length);
   return _reg_manifest_parse (path, data, length, error);
 }
 
@@ -396,13 +402,20 @@ load_or_skip (const char       *path,
               RegManifestSkip **skip)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *data = NULL;
+  g_autoptr(GBytes) contents = NULL;
+  const char *data = NULL;
   RegManifest *manifest = NULL;
   const char *hint = HINT_FILE;
   gsize length = 0;
 
-  if (_reg_file_read_bounded (path, REG_MANIFEST_MAX_SIZE, "a manifest", &data, &length, &error))
-    manifest = parse_with_hint (path, data, length, &hint, &error);
+  /* A special file is refused unread (a FIFO would block discovery, a
+   * device never end), and so is one over REG_MANIFEST_MAX_SIZE. */
+  contents = _reg_file_read (path, REG_MANIFEST_MAX_SIZE, "a manifest", NULL, &error);
+  if (contents != NULL)
+    {
+      data = g_bytes_get_data (contents, &length);
+      manifest = parse_with_hint (path, data, length, &hint, &error);
+    }
 
   if (manifest != NULL)
     return manifest;
@@ -446,7 +459,10 @@ _reg_manifest_scan_dir (const char *dir,
   gdir = g_dir_open (dir, 0, &error);
   if (gdir == NULL)
     {
-      g_debug ("backend directory %s not scanned: %s", dir, error->message);
+      g_autofree char *shown_dir = _reg_escape (dir);
+      g_autofree char *why = _reg_escape (error->message);
+
+      g_debug ("backend directory %s not scanned: %s", shown_dir, why);
       return manifests;
     }
 
@@ -468,7 +484,10 @@ _reg_manifest_scan_dir (const char *dir,
         g_ptr_array_add (manifests, manifest);
       else
         {
-          g_warning ("manifest %s skipped: %s. %s", path, skip->reason, skip->hint);
+          g_autofree char *shown_path = _reg_escape (path);
+          g_autofree char *why = _reg_escape (skip->reason);
+
+          g_warning ("manifest %s skipped: %s. %s", shown_path, why, skip->hint);
           if (skipped != NULL)
             g_ptr_array_add (skipped, skip);
           else

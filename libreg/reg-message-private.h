@@ -19,6 +19,15 @@ char *_reg_text_for_message  (const char *text,
                               gssize      len,
                               gsize       max_len);
 
+/* What every message and log line of libreg (and every line of regctl's
+ * text output) puts a string from outside through: a file name, a
+ * manifest value, a backend name, a description, a module's message.  The
+ * escaping above, cut after REG_MESSAGE_TEXT_MAX bytes.  NULL gives
+ * "(null)". */
+#define REG_MESSAGE_TEXT_MAX 512
+
+char *_reg_escape            (const char *text);
+
 /* The same, in single quotes, cut to 40 bytes: for a name or a token. */
 char *_reg_quote_for_message (const char *text,
                               gssize      len);

@@ -62,6 +62,15 @@ _reg_text_for_message (const char *text,
 }
 
 char *
+_reg_escape (const char *text)
+{
+  if (text == NULL)
+    return g_strdup ("(null)");
+
+  return _reg_text_for_message (text, -1, REG_MESSAGE_TEXT_MAX);
+}
+
+char *
 _reg_quote_for_message (const char *text,
                         gssize      len)
 {

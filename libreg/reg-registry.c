@@ -7,6 +7,7 @@
 
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 
 #include "reg-backend-info-private.h"
 #include "reg-binding-private.h"
@@ -14,6 +15,7 @@
 #include "reg-compile-cache-private.h"
 #include "reg-compiler-private.h"
 #include "reg-enums.h"
+#include "reg-file-private.h"
 #include "reg-hazard-private.h"
 #include "reg-manifest-private.h"
 #include "reg-message-private.h"
@@ -53,9 +55,10 @@
  * Every method may be called from any thread.  Signals are emitted in the
  * thread that made the change, after the registry has released its locks,
  * so handlers may call back into the registry.  Module code (a module's
- * `reg_module_load` and the construction of its compilers) runs under a
- * lock of its own that serialises loading, never under the lock that guards
- * the registry's contents.
+ * `reg_module_load` and the construction of its compilers) runs under the
+ * locks that serialise loading (the process's, then the registry's, always
+ * in that order), never under the lock that guards the registry's
+ * contents: a module may look backends up in any registry while it loads.
  *
  * ## Compiling
  *
@@ -140,7 +143,9 @@ struct _RegRegistry
   GHashTable  *shadows;         /* name -> GPtrArray of the manifests
                                  * (in `paths`) declaring it that the
                                  * backend of that name hides */
-  GHashTable  *loaded_modules;  /* module paths this registry took backends from */
+  GHashTable  *loaded_modules;  /* the RegModules this registry took
+                                 * backends from: one per module file,
+                                 * whatever the paths to it */
   GHashTable  *rejected;        /* name -> why a module's offer of it was refused */
   GHashTable  *skipped;         /* manifest path -> RegManifestSkip, of the
                                  * manifests discovery could not use */
@@ -165,8 +170,9 @@ struct _RegRegistry
   RegCompileCache *cache;
 
   /* Serialises discovery and module loading, so that a module is loaded
-   * once however many threads look its backends up.  Taken before `lock`,
-   * never while holding it.  The checks before a first load (the
+   * once however many threads look its backends up.  Taken after the
+   * module lock when loading (see the lock order in reg-module.c), before
+   * `lock`, never while holding it.  The checks before a first load (the
    * quarantine, a check in a child process) run under it too. */
   GRecMutex    load_lock;
 
@@ -562,6 +568,42 @@ declares_locked (RegRegistry *self,
   return g_hash_table_contains (self->shadowed, key);
 }
 
+/* The other paths through which a manifest declares @name, for a module
+ * that offers @name without a manifest of @module_path declaring it: the
+ * module file of the backend @name and those of the manifests whose
+ * declaration of @name is shadowed.  One of them may be another path to
+ * the same file (a symbolic or hard link, a bind mount), which the caller
+ * finds out by looking at the files, outside the lock. */
+static GPtrArray *
+other_declaring_paths_locked (RegRegistry *self,
+                              const char  *module_path,
+                              const char  *name)
+{
+  GPtrArray *paths = g_ptr_array_new_with_free_func (g_free);
+  const Backend *backend = g_hash_table_lookup (self->backends, name);
+  gsize name_len = strlen (name);
+  GHashTableIter iter;
+  gpointer key;
+
+  if (backend != NULL && backend->module_path != NULL &&
+      !g_str_equal (backend->module_path, module_path))
+    g_ptr_array_add (paths, g_strdup (backend->module_path));
+
+  g_hash_table_iter_init (&iter, self->shadowed);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    {
+      const char *entry = key;
+      gsize len = strlen (entry);
+
+      /* "PATH/NAME": names hold no '/'. */
+      if (len > name_len + 1 && entry[len - name_len - 1] == '/' &&
+          strcmp (entry + len - name_len, name) == 0)
+        g_ptr_array_add (paths, g_strndup (entry, len - name_len - 1));
+    }
+
+  return paths;
+}
+
 /* Adds the declarations of one manifest.  A name already declared from a
  * directory later in the search path is taken over, as a full scan in
  * search path order would have given it to this one; a name registered or
@@ -591,11 +633,13 @@ merge_manifest_locked (RegRegistry       *self,
         {
           if (existing->module_path != module_path)
             shadow_locked (self, module_path, mb->name);
+          g_autofree char *shown = _reg_escape (manifest->path);
+
           /* A loaded backend's own manifest, read again by a rescan,
            * hides nothing. */
           if (existing->manifest_path != manifest_path)
             add_shadow_locked (self, mb->name, manifest_path);
-          g_debug ("backend '%s' of %s ignored: declared already", mb->name, manifest->path);
+          g_debug ("backend '%s' of %s ignored: declared already", mb->name, shown);
           continue;
         }
 
@@ -617,12 +661,15 @@ merge_manifest_locked (RegRegistry       *self,
     }
 }
 
-/* What discovery read: the search path at the time, the directories read
- * and, for each of them, its manifests. */
+/* What discovery read: the search path at the time, each directory once,
+ * the directories read and, for each of them, its manifests. */
 typedef struct
 {
   GPtrArray *search_dirs;
   GPtrArray *read_dirs;   /* borrowed from search_dirs */
+  GPtrArray *repeats;     /* directories of the search path that are an
+                           * earlier one under another name (or the same):
+                           * never read */
   GPtrArray *manifests;   /* a GPtrArray of RegManifest per read directory */
   GPtrArray *skipped;     /* RegManifestSkip of every read directory */
 } Scan;
@@ -632,35 +679,84 @@ scan_clear (Scan *scan)
 {
   g_clear_pointer (&scan->search_dirs, g_ptr_array_unref);
   g_clear_pointer (&scan->read_dirs, g_ptr_array_unref);
+  g_clear_pointer (&scan->repeats, g_ptr_array_unref);
   g_clear_pointer (&scan->manifests, g_ptr_array_unref);
   g_clear_pointer (&scan->skipped, g_ptr_array_unref);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Scan, scan_clear)
 
+/* What identifies a directory: its device and inode, whatever path leads
+ * to it (a symbolic link, a bind mount, "a/../b"); the path itself when it
+ * cannot be stat'ed (it has nothing to read anyway). */
+static char *
+dir_identity (const char *dir)
+{
+  char *identity = _reg_file_identity (dir);
+
+  return identity != NULL ? identity : g_strconcat ("path:", dir, NULL);
+}
+
 /* Reads the manifests of the search directories not read yet, or of all of
- * them.  File I/O without the registry lock: lookups go on meanwhile.
- * Caller holds load_lock, so the set of read directories cannot change
- * under it. */
+ * them.  A directory that comes several times in the search path, under
+ * one name or several, is read once, where it first comes: its later
+ * places are dropped from the search path of this scan (they could only
+ * declare what it declares).  File I/O without the registry lock: lookups
+ * go on meanwhile.  Caller holds load_lock, so the set of read directories
+ * cannot change under it. */
 static void
 scan_read (RegRegistry *self,
            gboolean     all,
            Scan        *scan)
 {
+  g_autoptr(GPtrArray) all_dirs = NULL;
+  g_autoptr(GHashTable) unread = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autofree char **dirs = NULL;
+  gsize n_dirs;
+
+  scan->search_dirs = g_ptr_array_new_with_free_func (g_free);
   scan->read_dirs = g_ptr_array_new ();
+  scan->repeats = g_ptr_array_new_with_free_func (g_free);
   scan->manifests = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   scan->skipped = g_ptr_array_new_with_free_func ((GDestroyNotify) _reg_manifest_skip_free);
 
   g_rw_lock_reader_lock (&self->lock);
-  scan->search_dirs = dup_search_dirs_locked (self);
-  for (guint i = 0; i < scan->search_dirs->len; i++)
+  all_dirs = dup_search_dirs_locked (self);
+  for (guint i = 0; i < all_dirs->len; i++)
     {
-      const char *dir = g_ptr_array_index (scan->search_dirs, i);
+      const char *dir = g_ptr_array_index (all_dirs, i);
 
       if (all || !g_hash_table_contains (self->scanned_dirs, dir))
-        g_ptr_array_add (scan->read_dirs, (gpointer) dir);
+        g_hash_table_add (unread, (gpointer) dir);
     }
   g_rw_lock_reader_unlock (&self->lock);
+
+  /* Nothing new: no need to look at the directories at all. */
+  if (g_hash_table_size (unread) == 0)
+    {
+      g_ptr_array_extend_and_steal (scan->search_dirs, g_steal_pointer (&all_dirs));
+      return;
+    }
+
+  dirs = (char **) g_ptr_array_steal (all_dirs, &n_dirs);
+  for (gsize i = 0; i < n_dirs; i++)
+    {
+      char *dir = dirs[i];
+
+      if (!g_hash_table_add (seen, dir_identity (dir)))
+        {
+          g_autofree char *shown = _reg_escape (dir);
+
+          g_debug ("backend directory %s not scanned: it comes earlier in the search path", shown);
+          g_ptr_array_add (scan->repeats, dir);
+          continue;
+        }
+
+      g_ptr_array_add (scan->search_dirs, dir);
+      if (g_hash_table_contains (unread, dir))
+        g_ptr_array_add (scan->read_dirs, dir);
+    }
 
   for (guint i = 0; i < scan->read_dirs->len; i++)
     g_ptr_array_add (scan->manifests, _reg_manifest_scan_dir (g_ptr_array_index (scan->read_dirs, i),
@@ -695,6 +791,10 @@ scan_merge_locked (RegRegistry *self,
     }
   g_ptr_array_set_free_func (scan->skipped, NULL);
   g_ptr_array_set_size (scan->skipped, 0);
+
+  /* Repeats count as read: they hold nothing the first place did not. */
+  for (guint i = 0; i < scan->repeats->len; i++)
+    g_hash_table_add (self->scanned_dirs, g_strdup (g_ptr_array_index (scan->repeats, i)));
 }
 
 static void
@@ -706,7 +806,7 @@ ensure_discovered (RegRegistry *self)
 
   g_rec_mutex_lock (&self->load_lock);
   scan_read (self, FALSE, &scan);
-  if (scan.read_dirs->len > 0)
+  if (scan.read_dirs->len > 0 || scan.repeats->len > 0)
     {
       g_rw_lock_writer_lock (&self->lock);
       scan_merge_locked (self, &scan, declared);
@@ -963,8 +1063,10 @@ backend_dup_info (const Backend *backend,
 typedef struct
 {
   char              *name;
+  char              *module_path;  /* the path through which a manifest declares it */
   RegCompiler       *compiler;
-  RegBackendDetails *details;  /* what its manifest declares, nullable */
+  RegBackendDetails *details;      /* what that manifest declares, nullable */
+  gboolean           wanted;       /* still declared there and not loaded */
 } Offer;
 
 static void
@@ -973,13 +1075,15 @@ offer_clear (gpointer data)
   Offer *offer = data;
 
   g_free (offer->name);
+  g_free (offer->module_path);
   g_clear_object (&offer->compiler);
   g_clear_pointer (&offer->details, _reg_backend_details_unref);
 }
 
 /* Loads the module that declares @name, registers every backend it
  * provides that this registry still has declared from it, and returns the
- * compiler of @name.  Module code runs here, under load_lock only. */
+ * compiler of @name.  Module code runs here, under the module lock and
+ * load_lock only (in that order: see the lock order in reg-module.c). */
 static RegCompiler *
 load_backend (RegRegistry  *self,
               const char   *name,
@@ -990,10 +1094,15 @@ load_backend (RegRegistry  *self,
   g_autoptr(GPtrArray) wanted = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) garbage = garbage_new ();
   g_autoptr(GPtrArray) rejected = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) undeclared = g_ptr_array_new ();
+  g_autoptr(GPtrArray) other_paths = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   g_autoptr(GError) local_error = NULL;
   g_autofree char *module_path = NULL;
   g_autofree char *manifest_path = NULL;
   g_autofree char *dir = NULL;
+  g_autofree char *module_identity = NULL;
+  g_autofree char *shown_path = NULL;
+  g_autofree char *shown_manifest = NULL;
   const RegModuleOffer *module_offers;
   RegCompiler *result = NULL;
   RegModule *module;
@@ -1003,6 +1112,8 @@ load_backend (RegRegistry  *self,
 
   g_array_set_clear_func (offers, offer_clear);
 
+  /* The module lock first, then ours: the lock order of reg-module.c. */
+  _reg_module_lock ();
   g_rec_mutex_lock (&self->load_lock);
 
   /* Another thread may have loaded it, or unregistered it, meanwhile. */
@@ -1040,47 +1151,101 @@ load_backend (RegRegistry  *self,
                                 module_path, manifest_path, dir, wanted, error))
     goto out;
 
+  /* One RegModule per file, whichever path leads to it. */
+  shown_manifest = _reg_escape (manifest_path);
   module = _reg_module_ensure (module_path, &local_error);
   if (module == NULL)
     {
-      g_autofree char *shown = _reg_text_for_message (manifest_path, -1, 4096);
-
       g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
-                                  "backend '%s' (declared by %s): ", name, shown);
+                                  "backend '%s' (declared by %s): ", name, shown_manifest);
       goto out;
     }
 
+  shown_path = _reg_escape (module_path);
   g_rw_lock_reader_lock (&self->lock);
   module_offers = _reg_module_get_offers (module, &n_module_offers);
   for (guint i = 0; i < n_module_offers; i++)
     {
       const char *offered = module_offers[i].name;
-      const Backend *declared;
-      Offer offer = { NULL, NULL, NULL };
+      Offer offer = { NULL, };
 
       if (!declares_locked (self, module_path, offered))
         {
-          g_warning ("module %s offers backend '%s', which no manifest of it declares; ignored",
-                     module_path, offered);
-          g_ptr_array_add (rejected, g_strdup (offered));
+          /* Maybe declared through another path to this file. */
+          g_ptr_array_add (undeclared, (gpointer) offered);
+          g_ptr_array_add (other_paths, other_declaring_paths_locked (self, module_path, offered));
           continue;
         }
       if (!g_ptr_array_find_with_equal_func (wanted, offered, g_str_equal, NULL))
         continue;
 
       offer.name = g_strdup (offered);
-      declared = g_hash_table_lookup (self->backends, offered);
-      if (declared != NULL && declared->details != NULL)
-        offer.details = _reg_backend_details_ref (declared->details);
+      offer.module_path = g_strdup (module_path);
       g_array_append_val (offers, offer);
     }
   g_rw_lock_reader_unlock (&self->lock);
 
-  /* Construction runs module code: outside the registry lock. */
+  /* An offer no manifest of this path declares is the module's own,
+   * declared through another path to the same file (a manifest in another
+   * search directory with a symbolic or hard link to it, a bind mount), or
+   * it is undeclared.  Looking at the files is I/O: outside the lock. */
+  if (undeclared->len > 0)
+    module_identity = _reg_file_identity (module_path);
+  for (guint i = 0; i < undeclared->len; i++)
+    {
+      const char *offered = g_ptr_array_index (undeclared, i);
+      GPtrArray *paths = g_ptr_array_index (other_paths, i);
+      const char *same_file = NULL;
+
+      for (guint j = 0; j < paths->len && same_file == NULL && module_identity != NULL; j++)
+        {
+          g_autofree char *identity = _reg_file_identity (g_ptr_array_index (paths, j));
+
+          if (g_strcmp0 (identity, module_identity) == 0)
+            same_file = g_ptr_array_index (paths, j);
+        }
+
+      if (same_file != NULL)
+        {
+          Offer offer = { g_strdup (offered), g_strdup (same_file), NULL, };
+
+          /* Registered below if still declared there and not loaded. */
+          g_array_append_val (offers, offer);
+        }
+      else
+        {
+          g_autofree char *shown_name = _reg_escape (offered);
+
+          g_warning ("module %s offers backend '%s', which no manifest of it declares; ignored",
+                     shown_path, shown_name);
+          g_ptr_array_add (rejected, g_strdup (offered));
+        }
+    }
+
+  /* Construction runs module code: outside the registry lock.  Only for
+   * the offers that may be registered (wanted, or declared through
+   * another path and not loaded yet), each with what its manifest
+   * declares. */
+  g_rw_lock_reader_lock (&self->lock);
+  for (guint i = 0; i < offers->len; i++)
+    {
+      Offer *offer = &g_array_index (offers, Offer, i);
+      const Backend *target = g_hash_table_lookup (self->backends, offer->name);
+
+      offer->wanted = target != NULL && target->compiler == NULL &&
+                      target->origin == REG_BACKEND_ORIGIN_MODULE &&
+                      g_strcmp0 (target->module_path, offer->module_path) == 0;
+      if (offer->wanted && target->details != NULL)
+        offer->details = _reg_backend_details_ref (target->details);
+    }
+  g_rw_lock_reader_unlock (&self->lock);
+
   for (guint i = 0; i < offers->len; i++)
     {
       Offer *offer = &g_array_index (offers, Offer, i);
 
+      if (!offer->wanted)
+        continue;
       for (guint j = 0; j < n_module_offers; j++)
         if (g_str_equal (module_offers[j].name, offer->name))
           offer->compiler = g_object_new (module_offers[j].type, NULL);
@@ -1091,21 +1256,28 @@ load_backend (RegRegistry  *self,
       if (offer->compiler != NULL &&
           !_reg_compiler_set_options (offer->compiler,
                                       offer->details != NULL ? offer->details->options : NULL))
-        g_warning ("backend '%s' of module %s: its compiler had a schema before the "
-                   "manifest's could be given to it; the manifest's is not checked",
-                   offer->name, module_path);
+        {
+          g_autofree char *shown_name = _reg_escape (offer->name);
+
+          g_warning ("backend '%s' of module %s: its compiler had a schema before the "
+                     "manifest's could be given to it; the manifest's is not checked",
+                     shown_name, shown_path);
+        }
     }
 
   g_rw_lock_writer_lock (&self->lock);
   for (guint i = 0; i < rejected->len; i++)
-    g_hash_table_replace (self->rejected, g_strdup (g_ptr_array_index (rejected, i)),
-                          g_strdup_printf ("backend '%s': module %s offers it, but no manifest of it declares it. "
-                                           "Declare it in the module's manifest ([Backend %s]).",
-                                           (const char *) g_ptr_array_index (rejected, i), module_path,
-                                           (const char *) g_ptr_array_index (rejected, i)));
-  if (!g_hash_table_contains (self->loaded_modules, module_path))
     {
-      g_hash_table_add (self->loaded_modules, g_strdup (module_path));
+      g_autofree char *shown_name = _reg_escape (g_ptr_array_index (rejected, i));
+
+      g_hash_table_replace (self->rejected, g_strdup (g_ptr_array_index (rejected, i)),
+                            g_strdup_printf ("backend '%s': module %s offers it, but no manifest of it declares it. "
+                                             "Declare it in the module's manifest ([Backend %s]).",
+                                             shown_name, shown_path, shown_name));
+    }
+  if (!g_hash_table_contains (self->loaded_modules, module))
+    {
+      g_hash_table_add (self->loaded_modules, module);
       first_load = TRUE;
     }
   for (guint i = 0; i < offers->len; i++)
@@ -1115,9 +1287,9 @@ load_backend (RegRegistry  *self,
 
       /* A runtime registration over the declared name wins: the module's
        * offer for it is dropped silently (docs/discovery.md). */
-      if (target != NULL && target->compiler == NULL &&
+      if (offer->compiler != NULL && target != NULL && target->compiler == NULL &&
           target->origin == REG_BACKEND_ORIGIN_MODULE &&
-          g_strcmp0 (target->module_path, module_path) == 0)
+          g_strcmp0 (target->module_path, offer->module_path) == 0)
         {
           target->compiler = g_steal_pointer (&offer->compiler);
           g_ptr_array_add (registered, g_strdup (offer->name));
@@ -1130,18 +1302,15 @@ load_backend (RegRegistry  *self,
   else if (backend->compiler != NULL)
     result = g_object_ref (backend->compiler);
   else
-    {
-      g_autofree char *shown = _reg_text_for_message (manifest_path, -1, 4096);
-
-      g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
-                   "backend '%s' (declared by %s): module %s does not provide it. "
-                   "Make the module's reg_module_load() add it, or remove [Backend %s] from the manifest.",
-                   name, shown, module_path, name);
-    }
+    g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
+                 "backend '%s' (declared by %s): module %s does not provide it. "
+                 "Make the module's reg_module_load() add it, or remove [Backend %s] from the manifest.",
+                 name, shown_manifest, shown_path, name);
   invalidate_locked (self, garbage);
   g_rw_lock_writer_unlock (&self->lock);
 
   g_rec_mutex_unlock (&self->load_lock);
+  _reg_module_unlock ();
 
   if (first_load)
     g_signal_emit (self, signals[MODULE_LOADED], 0, module);
@@ -1151,6 +1320,7 @@ load_backend (RegRegistry  *self,
 
 out:
   g_rec_mutex_unlock (&self->load_lock);
+  _reg_module_unlock ();
   return result;
 }
 
@@ -1397,7 +1567,7 @@ reg_registry_init (RegRegistry *self)
   self->shadowed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->shadows = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                          (GDestroyNotify) g_ptr_array_unref);
-  self->loaded_modules = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->loaded_modules = g_hash_table_new (NULL, NULL);
   self->rejected = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->skipped = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                          (GDestroyNotify) _reg_manifest_skip_free);

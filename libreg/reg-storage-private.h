@@ -14,13 +14,14 @@ G_BEGIN_DECLS
 #define REG_STORAGE_ALIGNMENT 64
 
 /* Returns @n_bytes (at least 1) of REG_STORAGE_ALIGNMENT-aligned memory,
- * zero-filled when @zeroed.  Never NULL: like g_malloc(), aborts when memory
- * is exhausted.  Thread-safe. */
-gpointer _reg_storage_alloc (gsize    n_bytes,
-                             gboolean zeroed);
+ * zero-filled when @zeroed, or NULL when that much cannot be had (the
+ * system refuses it, or rounding it up to whole pages would overflow).
+ * Thread-safe. */
+gpointer _reg_storage_try_alloc (gsize    n_bytes,
+                                 gboolean zeroed);
 
-/* Gives back memory of _reg_storage_alloc() with the same @n_bytes. */
-void     _reg_storage_free  (gpointer data,
-                             gsize    n_bytes);
+/* Gives back memory of _reg_storage_try_alloc() with the same @n_bytes. */
+void     _reg_storage_free      (gpointer data,
+                                 gsize    n_bytes);
 
 G_END_DECLS

@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -31,24 +32,38 @@ static Mapping cache[CACHE_SLOTS];  /* free mappings, oldest first */
 static guint   cache_len;
 static gsize   cache_bytes;
 
-static gsize
-mapped_length (gsize n_bytes)
+/* Rounds @n_bytes up to whole huge pages; FALSE when that overflows (a
+ * size within a huge page of G_MAXSIZE would round to 0). */
+static gboolean
+mapped_length (gsize  n_bytes,
+               gsize *length)
 {
-  return (n_bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+  gsize padded;
+
+  if (!g_size_checked_add (&padded, n_bytes, HUGE_PAGE - 1))
+    return FALSE;
+
+  *length = padded & ~(HUGE_PAGE - 1);
+  return TRUE;
 }
 
 /* Maps @length bytes aligned to HUGE_PAGE, so that the kernel may back
- * them with transparent huge pages (a fault per 2 MiB, not per 4 KiB). */
+ * them with transparent huge pages (a fault per 2 MiB, not per 4 KiB).
+ * NULL when the system refuses. */
 static gpointer
 map_aligned (gsize length)
 {
   guint8 *raw, *aligned;
-  gsize head, tail;
+  gsize head, tail, raw_length;
 
-  raw = mmap (NULL, length + HUGE_PAGE, PROT_READ | PROT_WRITE,
+  /* The extra huge page leaves room to align the start. */
+  if (!g_size_checked_add (&raw_length, length, HUGE_PAGE))
+    return NULL;
+
+  raw = mmap (NULL, raw_length, PROT_READ | PROT_WRITE,
               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (raw == MAP_FAILED)
-    g_error ("%s: failed to map %" G_GSIZE_FORMAT " bytes", G_STRLOC, length);
+    return NULL;
 
   aligned = (guint8 *) (((guintptr) raw + HUGE_PAGE - 1) & ~(guintptr) (HUGE_PAGE - 1));
   head = aligned - raw;
@@ -118,19 +133,27 @@ cache_give (gpointer data,
 }
 
 gpointer
-_reg_storage_alloc (gsize    n_bytes,
-                    gboolean zeroed)
+_reg_storage_try_alloc (gsize    n_bytes,
+                        gboolean zeroed)
 {
   gsize length;
   gpointer data;
 
   n_bytes = MAX (n_bytes, 1);
 
+  /* posix_memalign() rather than g_aligned_alloc(), which aborts when
+   * memory is short: the caller turns NULL into an error. */
   if (n_bytes < LARGE_MIN)
-    return zeroed ? g_aligned_alloc0 (n_bytes, 1, REG_STORAGE_ALIGNMENT)
-                  : g_aligned_alloc (n_bytes, 1, REG_STORAGE_ALIGNMENT);
+    {
+      if (posix_memalign (&data, REG_STORAGE_ALIGNMENT, n_bytes) != 0)
+        return NULL;
+      if (zeroed)
+        memset (data, 0, n_bytes);
+      return data;
+    }
 
-  length = mapped_length (n_bytes);
+  if (!mapped_length (n_bytes, &length))
+    return NULL;
   data = cache_take (length);
   if (data == NULL)
     return map_aligned (length);  /* fresh anonymous pages read as zero */
@@ -145,10 +168,18 @@ void
 _reg_storage_free (gpointer data,
                    gsize    n_bytes)
 {
+  gsize length;
+
   n_bytes = MAX (n_bytes, 1);
 
   if (n_bytes < LARGE_MIN)
-    g_aligned_free (data);
-  else
-    cache_give (data, mapped_length (n_bytes));
+    {
+      free (data);
+      return;
+    }
+
+  /* It was rounded once already, when it was allocated. */
+  if (!mapped_length (n_bytes, &length))
+    g_assert_not_reached ();
+  cache_give (data, length);
 }

@@ -22,6 +22,15 @@
  * writable in place through [method@Reg.Tensor.get_data]; the shape never
  * changes.
  *
+ * Shapes are checked the same way for tensors as for graphs: a shape that
+ * is not one (a negative dimension, more than %REG_TENSOR_MAX_DIMS
+ * dimensions, more elements than memory can address) is
+ * %REG_GRAPH_ERROR_SHAPE.  A valid shape whose memory cannot be allocated
+ * is %REG_TENSOR_ERROR_NO_MEMORY from the `try` constructors
+ * ([ctor@Reg.Tensor.try_new]), which are the ones to use for a shape that
+ * comes from outside the program; the other constructors abort then, as
+ * g_malloc() does.
+ *
  * A tensor is not locked: it may be read from several threads at once, but
  * writing its data while another thread reads it is a data race.
  */
@@ -38,6 +47,15 @@ struct _RegTensor
 };
 
 G_DEFINE_FINAL_TYPE (RegTensor, reg_tensor, G_TYPE_OBJECT)
+
+/**
+ * reg_tensor_error_quark:
+ *
+ * The error domain of tensor allocation; see %REG_TENSOR_ERROR.
+ *
+ * Returns: the quark
+ */
+G_DEFINE_QUARK (reg-tensor-error-quark, reg_tensor_error)
 
 static void
 reg_tensor_finalize (GObject *object)
@@ -62,23 +80,23 @@ static void
 reg_tensor_init (RegTensor *self)
 {
   /* A tensor made with g_object_new() alone (Reg.Tensor() in a binding) is
-   * a zero scalar, never one without storage. */
+   * a zero scalar, never one without storage.  Four bytes: when even they
+   * cannot be had, abort as g_malloc() would. */
   self->n_elements = 1;
-  self->data = _reg_storage_alloc (sizeof (float), TRUE);
+  self->data = _reg_storage_try_alloc (sizeof (float), TRUE);
+  if (self->data == NULL)
+    g_error ("%s: failed to allocate %" G_GSIZE_FORMAT " bytes", G_STRLOC, sizeof (float));
 }
 
 /* Checks a shape and computes its element count.  The count must also fit
- * in bytes (4 per element), so that no size computation downstream can
- * overflow. */
+ * in bytes (4 per element, at most G_MAXSSIZE: see _reg_shape_count()), so
+ * that no size computation downstream can overflow. */
 static gboolean
 check_shape (const gint64  *shape,
              guint          n_dims,
              gsize         *n_elements,
              GError       **error)
 {
-  gsize count = 1;
-  gboolean overflow = FALSE;
-
   if (n_dims > REG_TENSOR_MAX_DIMS)
     {
       g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_SHAPE,
@@ -99,22 +117,7 @@ check_shape (const gint64  *shape,
         }
     }
 
-  /* A zero dimension empties the tensor whatever the other dimensions are,
-   * however large. */
-  for (guint i = 0; i < n_dims; i++)
-    {
-      if (shape[i] == 0)
-        {
-          *n_elements = 0;
-          return TRUE;
-        }
-    }
-
-  for (guint i = 0; i < n_dims && !overflow; i++)
-    overflow = (guint64) shape[i] > G_MAXSIZE ||
-               !g_size_checked_mul (&count, count, (gsize) shape[i]);
-
-  if (overflow || count > G_MAXSIZE / sizeof (float))
+  if (!_reg_shape_count (shape, n_dims, n_elements))
     {
       g_autofree char *str = _reg_shape_to_string (shape, n_dims);
 
@@ -124,25 +127,73 @@ check_shape (const gint64  *shape,
       return FALSE;
     }
 
-  *n_elements = count;
   return TRUE;
 }
 
-/* Takes a checked shape. */
+/* Takes a checked shape.  NULL with REG_TENSOR_ERROR_NO_MEMORY when its
+ * memory cannot be allocated. */
 static RegTensor *
-reg_tensor_alloc (const gint64 *shape,
-                  guint         n_dims,
-                  gsize         n_elements,
-                  gboolean      zeroed)
+reg_tensor_try_alloc (const gint64  *shape,
+                      guint          n_dims,
+                      gsize          n_elements,
+                      gboolean       zeroed,
+                      GError       **error)
 {
-  RegTensor *self = g_object_new (REG_TYPE_TENSOR, NULL);
+  RegTensor *self;
+  gsize n_bytes;
+  float *data;
 
+  /* check_shape() made sure of it; checked again, as it is what decides
+   * how much memory the tensor gets. */
+  if (!g_size_checked_mul (&n_bytes, n_elements, sizeof (float)))
+    g_assert_not_reached ();
+
+  data = _reg_storage_try_alloc (n_bytes, zeroed);
+  if (data == NULL)
+    {
+      g_autofree char *str = _reg_shape_to_string (shape, n_dims);
+      g_autofree char *size = g_format_size_full (n_bytes, G_FORMAT_SIZE_IEC_UNITS);
+      char *nbsp;
+
+      /* g_format_size() puts a no-break space before the unit: messages
+       * are plain text. */
+      while ((nbsp = strstr (size, "\xc2\xa0")) != NULL)
+        {
+          *nbsp = ' ';
+          memmove (nbsp + 1, nbsp + 2, strlen (nbsp + 2) + 1);
+        }
+
+      g_set_error (error, REG_TENSOR_ERROR, REG_TENSOR_ERROR_NO_MEMORY,
+                   "not enough memory for a tensor of shape %s: %" G_GSIZE_FORMAT
+                   " bytes (%s)", str, n_bytes, size);
+      return NULL;
+    }
+
+  self = g_object_new (REG_TYPE_TENSOR, NULL);
   self->n_dims = n_dims;
   if (n_dims > 0)
     memcpy (self->shape, shape, n_dims * sizeof (gint64));
   _reg_storage_free (self->data, self->n_elements * sizeof (float));
   self->n_elements = n_elements;
-  self->data = _reg_storage_alloc (n_elements * sizeof (float), zeroed);
+  self->data = data;
+
+  return self;
+}
+
+/* The same, for the constructors that abort when memory is short, as
+ * g_malloc() does, naming the public function that failed. */
+static RegTensor *
+reg_tensor_alloc (const char   *function,
+                  const gint64 *shape,
+                  guint         n_dims,
+                  gsize         n_elements,
+                  gboolean      zeroed)
+{
+  g_autoptr(GError) error = NULL;
+  RegTensor *self = reg_tensor_try_alloc (shape, n_dims, n_elements, zeroed, &error);
+
+  if (self == NULL)
+    g_error ("%s: %s", function, error->message);
 
   return self;
 }
@@ -169,8 +220,11 @@ reg_tensor_alloc (const gint64 *shape,
  * 0 (the tensor then holds no element); an empty shape makes a scalar.
  *
  * More than %REG_TENSOR_MAX_DIMS dimensions, a negative dimension or a shape
- * too large to allocate are programmer errors; use
- * [ctor@Reg.Tensor.new_from_data] to check a shape that comes from data.
+ * with more elements than memory can address are programmer errors, and
+ * when the memory cannot be allocated the program aborts, as with
+ * g_malloc().  For a shape that comes from outside the program (a file, a
+ * command line, a graph's inputs), use [ctor@Reg.Tensor.try_new], which
+ * reports both as errors.
  *
  * Returns: (transfer full): a new tensor
  */
@@ -182,7 +236,7 @@ reg_tensor_new (const gint64 *shape,
 
   RETURN_IF_BAD_SHAPE (shape, n_dims, n_elements);
 
-  return reg_tensor_alloc (shape, n_dims, n_elements, TRUE);
+  return reg_tensor_alloc (G_STRFUNC, shape, n_dims, n_elements, TRUE);
 }
 
 /**
@@ -205,7 +259,74 @@ reg_tensor_new_uninitialized (const gint64 *shape,
 
   RETURN_IF_BAD_SHAPE (shape, n_dims, n_elements);
 
-  return reg_tensor_alloc (shape, n_dims, n_elements, FALSE);
+  return reg_tensor_alloc (G_STRFUNC, shape, n_dims, n_elements, FALSE);
+}
+
+/**
+ * reg_tensor_try_new:
+ * @shape: (array length=n_dims) (nullable): the size of each dimension,
+ *   outermost first; %NULL when @n_dims is 0
+ * @n_dims: the number of dimensions
+ * @error: return location for a #GError
+ *
+ * Creates a tensor of the given shape filled with zeros, as
+ * [ctor@Reg.Tensor.new] does, for a shape that comes from outside the
+ * program: nothing about @shape is a programmer error, and a tensor too
+ * large for the memory the system grants is an error rather than an abort.
+ * Backends make their outputs with it.
+ *
+ * Fails with %REG_GRAPH_ERROR_SHAPE when @shape has more than
+ * %REG_TENSOR_MAX_DIMS dimensions, a negative dimension or more elements
+ * than memory can address, and with %REG_TENSOR_ERROR_NO_MEMORY, naming
+ * the shape and its size in bytes, when its memory cannot be allocated.
+ * This function is thread-safe.
+ *
+ * Returns: (transfer full): a new tensor, or %NULL with @error set
+ */
+RegTensor *
+reg_tensor_try_new (const gint64  *shape,
+                    guint          n_dims,
+                    GError       **error)
+{
+  gsize n_elements;
+
+  g_return_val_if_fail (shape != NULL || n_dims == 0, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!check_shape (shape, n_dims, &n_elements, error))
+    return NULL;
+
+  return reg_tensor_try_alloc (shape, n_dims, n_elements, TRUE, error);
+}
+
+/**
+ * reg_tensor_try_new_uninitialized:
+ * @shape: (array length=n_dims) (nullable): the size of each dimension,
+ *   outermost first; %NULL when @n_dims is 0
+ * @n_dims: the number of dimensions
+ * @error: return location for a #GError
+ *
+ * Creates a tensor whose elements are unspecified, as
+ * [ctor@Reg.Tensor.new_uninitialized] does, with the errors of
+ * [ctor@Reg.Tensor.try_new]: for a backend's outputs, which it is about to
+ * write whole.  This function is thread-safe.
+ *
+ * Returns: (transfer full): a new tensor, or %NULL with @error set
+ */
+RegTensor *
+reg_tensor_try_new_uninitialized (const gint64  *shape,
+                                  guint          n_dims,
+                                  GError       **error)
+{
+  gsize n_elements;
+
+  g_return_val_if_fail (shape != NULL || n_dims == 0, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!check_shape (shape, n_dims, &n_elements, error))
+    return NULL;
+
+  return reg_tensor_try_alloc (shape, n_dims, n_elements, FALSE, error);
 }
 
 /**
@@ -221,8 +342,10 @@ reg_tensor_new_uninitialized (const gint64 *shape,
  * Creates a tensor holding a copy of @data.
  *
  * Fails with %REG_GRAPH_ERROR_SHAPE when @shape has more than
- * %REG_TENSOR_MAX_DIMS dimensions, a negative dimension, too many elements
- * to allocate, or holds another number of elements than @n_elements.
+ * %REG_TENSOR_MAX_DIMS dimensions, a negative dimension, more elements than
+ * memory can address, or holds another number of elements than
+ * @n_elements; and with %REG_TENSOR_ERROR_NO_MEMORY when the copy cannot
+ * be allocated.
  *
  * Returns: (transfer full): a new tensor, or %NULL with @error set
  */
@@ -254,7 +377,9 @@ reg_tensor_new_from_data (const float   *data,
       return NULL;
     }
 
-  self = reg_tensor_alloc (shape, n_dims, n_elements, FALSE);
+  self = reg_tensor_try_alloc (shape, n_dims, n_elements, FALSE, error);
+  if (self == NULL)
+    return NULL;
   if (n_elements > 0)
     memcpy (self->data, data, n_elements * sizeof (float));
 
@@ -399,7 +524,7 @@ reg_tensor_copy (RegTensor *self)
 
   g_return_val_if_fail (REG_IS_TENSOR (self), NULL);
 
-  copy = reg_tensor_alloc (self->shape, self->n_dims, self->n_elements, FALSE);
+  copy = reg_tensor_alloc (G_STRFUNC, self->shape, self->n_dims, self->n_elements, FALSE);
   memcpy (copy->data, self->data, self->n_elements * sizeof (float));
 
   return copy;

@@ -7,6 +7,8 @@
 
 #include <glib.h>
 
+#include "reg-file-private.h"
+
 #include "reg-verdict.h"
 
 G_BEGIN_DECLS
@@ -19,24 +21,9 @@ G_BEGIN_DECLS
 #define REG_VERDICT_STORE_MAX_SIZE (1024 * 1024)
 #define REG_VERDICT_STORE_MAX_RECORDS 1024
 
-/* What identifies a module file: a verdict holds for the file it was made
- * on, and any change to it (replaced, rebuilt, touched) lifts it. */
-typedef struct
-{
-  guint64 dev;
-  guint64 ino;
-  gint64  size;
-  gint64  mtime_ns;
-  gint64  ctime_ns;
-} RegFileId;
-
-/* Stats @path, following symbolic links as dlopen() does.  FALSE with a
- * G_FILE_ERROR when it cannot. */
-gboolean    _reg_file_id_get               (const char       *path,
-                                            RegFileId        *id,
-                                            GError          **error);
-gboolean    _reg_file_id_equal             (const RegFileId  *a,
-                                            const RegFileId  *b);
+/* A verdict holds for the module file it was made on (its RegFileStamp,
+ * reg-file-private.h): any change to it (replaced, rebuilt, touched)
+ * lifts it. */
 
 /* The per-user store, $XDG_CACHE_HOME/libreg/verdicts, or NULL in a
  * setuid or setgid program (whose environment is its caller's). */
@@ -50,7 +37,7 @@ char       *_reg_verdict_store_path_beside (const char       *module_path);
  * that is missing is no verdict; one that is unreadable or corrupt in any
  * way is ignored whole, with a g_debug() saying why. */
 GPtrArray  *_reg_verdict_store_find        (const char       *module_path,
-                                            const RegFileId  *id);
+                                            const RegFileStamp  *id);
 
 /* The first verdict of @verdicts (from _reg_verdict_store_find()) that
  * quarantines the module, or the first of backend @name; NULL if none.
@@ -68,7 +55,7 @@ RegVerdict *_reg_verdict_store_pick        (GPtrArray        *verdicts,
  * the directory of the user's store. */
 gboolean    _reg_verdict_store_record      (const char       *store_path,
                                             RegVerdict       *verdict,
-                                            const RegFileId  *id,
+                                            const RegFileStamp  *id,
                                             GError          **error);
 
 G_END_DECLS

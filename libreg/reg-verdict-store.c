@@ -59,7 +59,7 @@
 
 typedef struct
 {
-  RegFileId   id;
+  RegFileStamp   id;
   RegVerdict *verdict;
 } Record;
 
@@ -78,44 +78,6 @@ records_new (void)
 
   g_array_set_clear_func (records, record_clear);
   return records;
-}
-
-static gint64
-timespec_ns (const struct timespec *ts)
-{
-  return (gint64) ts->tv_sec * G_GINT64_CONSTANT (1000000000) + ts->tv_nsec;
-}
-
-gboolean
-_reg_file_id_get (const char  *path,
-                  RegFileId   *id,
-                  GError     **error)
-{
-  struct stat st;
-
-  if (stat (path, &st) != 0)
-    {
-      int saved_errno = errno;
-
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
-                   "%s", g_strerror (saved_errno));
-      return FALSE;
-    }
-
-  id->dev = st.st_dev;
-  id->ino = st.st_ino;
-  id->size = st.st_size;
-  id->mtime_ns = timespec_ns (&st.st_mtim);
-  id->ctime_ns = timespec_ns (&st.st_ctim);
-  return TRUE;
-}
-
-gboolean
-_reg_file_id_equal (const RegFileId *a,
-                    const RegFileId *b)
-{
-  return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
-         a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns;
 }
 
 char *
@@ -205,13 +167,14 @@ store_read (const char *path,
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GVariant) store = NULL;
-  g_autofree char *data = NULL;
+  g_autoptr(GBytes) contents = NULL;
   g_autofree char *why = NULL;
-  const char *body, *end, *parsed_end = NULL;
+  const char *data, *body, *end, *parsed_end = NULL;
   gsize length, n;
 
-  if (!_reg_file_read_bounded (path, REG_VERDICT_STORE_MAX_SIZE, "a verdict store",
-                               &data, &length, &error))
+  /* NUL-terminated (reg-file-private.h), which the parser needs. */
+  contents = _reg_file_read (path, REG_VERDICT_STORE_MAX_SIZE, "a verdict store", NULL, &error);
+  if (contents == NULL)
     {
       g_autofree char *shown = NULL;
 
@@ -222,6 +185,7 @@ store_read (const char *path,
       g_debug ("verdict store %s ignored: %s", shown, error->message);
       return FALSE;
     }
+  data = g_bytes_get_data (contents, &length);
 
   if (length < strlen (STORE_HEADER) || memcmp (data, STORE_HEADER, strlen (STORE_HEADER)) != 0)
     why = g_strdup ("no \"" "libreg verdict store 1" "\" header");
@@ -279,7 +243,7 @@ compare_newest_first (gconstpointer a,
 
 GPtrArray *
 _reg_verdict_store_find (const char      *module_path,
-                         const RegFileId *id)
+                         const RegFileStamp *id)
 {
   GPtrArray *verdicts = g_ptr_array_new_with_free_func (g_object_unref);
   char *stores[] = { _reg_verdict_store_path_beside (module_path),
@@ -297,7 +261,7 @@ _reg_verdict_store_find (const char      *module_path,
         {
           Record *record = &g_array_index (records, Record, i);
 
-          if (_reg_file_id_equal (&record->id, id))
+          if (_reg_file_stamp_equal (&record->id, id))
             g_ptr_array_add (verdicts, g_steal_pointer (&record->verdict));
         }
       g_free (stores[s]);
@@ -405,7 +369,7 @@ compare_records_newest_first (gconstpointer a,
 gboolean
 _reg_verdict_store_record (const char       *store_path,
                            RegVerdict       *verdict,
-                           const RegFileId  *id,
+                           const RegFileStamp  *id,
                            GError          **error)
 {
   g_autoptr(GArray) records = records_new ();
@@ -440,13 +404,13 @@ _reg_verdict_store_record (const char       *store_path,
   for (guint i = 0; i < records->len; i++)
     {
       Record *record = &g_array_index (records, Record, i);
-      RegFileId now;
+      RegFileStamp now;
 
-      if (_reg_file_id_equal (&record->id, id) &&
+      if (_reg_file_stamp_equal (&record->id, id) &&
           g_str_equal (reg_verdict_get_backend_name (record->verdict), backend))
         continue;
-      if (!_reg_file_id_get (reg_verdict_get_module_path (record->verdict), &now, NULL) ||
-          !_reg_file_id_equal (&now, &record->id))
+      if (!_reg_file_stamp_get (reg_verdict_get_module_path (record->verdict), &now, NULL) ||
+          !_reg_file_stamp_equal (&now, &record->id))
         continue;
 
       g_array_append_val (kept, *record);

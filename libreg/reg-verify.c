@@ -541,14 +541,14 @@ run_and_record (const char              *name,
                 GError                 **error)
 {
   g_autofree char *store = NULL;
-  RegFileId before, after;
-  gboolean have_before = _reg_file_id_get (module_path, &before, NULL);
+  RegFileStamp before, after;
+  gboolean have_before = _reg_file_stamp_get (module_path, &before, NULL);
   RegVerdict *verdict = check (name, module_path, dir, options, cancellable, error);
 
   if (verdict == NULL || options->store == REG_VERIFY_STORE_NONE || !have_before)
     return verdict;
 
-  if (!_reg_file_id_get (module_path, &after, NULL) || !_reg_file_id_equal (&before, &after))
+  if (!_reg_file_stamp_get (module_path, &after, NULL) || !_reg_file_stamp_equal (&before, &after))
     {
       g_autofree char *shown = _reg_text_for_message (module_path, -1, 4096);
 
@@ -594,9 +594,9 @@ _reg_verify_dup_verdict (const char *name,
 {
   g_autoptr(GPtrArray) verdicts = NULL;
   RegVerdict *verdict;
-  RegFileId id;
+  RegFileStamp id;
 
-  if (!_reg_file_id_get (module_path, &id, NULL))
+  if (!_reg_file_stamp_get (module_path, &id, NULL))
     return NULL;
 
   verdicts = _reg_verdict_store_find (module_path, &id);
@@ -642,14 +642,14 @@ _reg_verify_before_load (RegModuleChecks   checks,
   g_autoptr(GPtrArray) verdicts = NULL;
   g_autoptr(RegVerdict) fresh = NULL;
   RegVerdict *blocking;
-  RegFileId id;
+  RegFileStamp id;
 
   if ((checks & (REG_MODULE_CHECKS_QUARANTINE | REG_MODULE_CHECKS_VERIFY)) == 0)
     return TRUE;
 
   /* A file that cannot be stat'ed cannot be opened either: the load
    * reports that. */
-  if (!_reg_file_id_get (module_path, &id, NULL))
+  if (!_reg_file_stamp_get (module_path, &id, NULL))
     return TRUE;
 
   verdicts = _reg_verdict_store_find (module_path, &id);

@@ -31,6 +31,7 @@
 
 #include <glib/gstdio.h>
 
+#include "reg-file-private.h"
 #include "reg-graph.h"
 #include "reg-manifest-private.h"
 #include "reg-registry.h"
@@ -1156,6 +1157,145 @@ test_secure_environment (gconstpointer data)
   g_assert_cmpstr (secure[2], ==, "");
 }
 
+/* Files that change while they are read (reg-file.c) */
+
+typedef struct
+{
+  const char *path;
+  guint       n_calls;
+  guint       n_changes;  /* rewrite the file at this many calls */
+} ChangeHook;
+
+/* After each chunk, rewrites the file in place (truncated, then a new
+ * text), as `cp` over it would.  The file shrinks each time, so that its
+ * stamp changes even within one tick of the file system's clock, and the
+ * reader reaches its end. */
+static void
+rewrite_in_place (int      fd,
+                  gsize    offset,
+                  gpointer user_data)
+{
+  ChangeHook *hook = user_data;
+  g_autofree char *text = NULL;
+  int out;
+
+  if (hook->n_calls++ >= hook->n_changes)
+    return;
+
+  if (hook->n_calls == 1)
+    text = g_strdup ("rewritten once\n");
+  else
+    text = g_strnfill (1000 - hook->n_calls, 'x');
+  out = g_open (hook->path, O_WRONLY | O_TRUNC | O_CLOEXEC, 0);
+  g_assert_cmpint (out, >=, 0);
+  g_assert_cmpint (write (out, text, strlen (text)), ==, (gssize) strlen (text));
+  g_assert_no_errno (g_close (out, NULL) ? 0 : -1);
+}
+
+/* What is read is the file at one moment, never a mix of its old and its
+ * new contents: a read that saw the file change is done again. */
+static void
+test_file_changed_while_read (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *path = g_build_filename (dir, "file", NULL);
+  g_autofree char *old_text = g_strnfill (4096, 'o');
+  ChangeHook hook = { path, 0, 1 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) contents = NULL;
+  RegFileStamp stamp;
+  struct stat st;
+
+  write_file (dir, "file", old_text, -1);
+  _reg_file_set_read_hook (rewrite_in_place, 1000, &hook);
+  contents = _reg_file_read (path, 1 << 20, "a test file", &stamp, &error);
+  _reg_file_set_read_hook (NULL, 0, NULL);
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (g_bytes_get_data (contents, NULL), ==, "rewritten once\n");
+  g_assert_cmpuint (g_bytes_get_size (contents), ==, strlen ("rewritten once\n"));
+  g_assert_no_errno (g_stat (path, &st));
+  g_assert_cmpuint (stamp.ino, ==, st.st_ino);
+  g_assert_cmpint (stamp.size, ==, st.st_size);
+
+  remove_tmp_dir (dir);
+}
+
+/* A file rewritten at every read is an error, not an endless loop. */
+static void
+test_file_keeps_changing (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *path = g_build_filename (dir, "file", NULL);
+  g_autofree char *old_text = g_strnfill (2000, 'o');
+  ChangeHook hook = { path, 0, 500 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) contents = NULL;
+
+  write_file (dir, "file", old_text, -1);
+  _reg_file_set_read_hook (rewrite_in_place, 64, &hook);
+  contents = _reg_file_read (path, 1 << 20, "a test file", NULL, &error);
+  _reg_file_set_read_hook (NULL, 0, NULL);
+
+  g_assert_null (contents);
+  g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_AGAIN);
+  g_assert_cmpstr (error->message, ==, "changed each of the 3 times it was read");
+
+  remove_tmp_dir (dir);
+}
+
+/* A sparse file of 4 GiB costs nothing to make: it is refused from its
+ * stated size, unread (reading it took seconds and gigabytes). */
+static void
+test_file_sparse_huge (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *path = g_build_filename (dir, "sparse", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) contents = NULL;
+  int fd;
+
+  fd = g_open (path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_no_errno (ftruncate (fd, G_GINT64_CONSTANT (4) << 30));
+  g_assert_no_errno (g_close (fd, NULL) ? 0 : -1);
+
+  contents = _reg_file_read (path, 1 << 20, "a test file", NULL, &error);
+  g_assert_null (contents);
+  g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL);
+  g_assert_cmpstr (error->message, ==, "4294967296 bytes, larger than the 1048576 bytes a test file may have");
+
+  remove_tmp_dir (dir);
+}
+
+/* A pipe is read to its end within bounds: /dev/zero behind one never
+ * ends. */
+static void
+test_file_endless_pipe (void)
+{
+  int fds[2];
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) contents = NULL;
+  int zero;
+
+  zero = g_open ("/dev/zero", O_RDONLY | O_CLOEXEC, 0);
+  g_assert_cmpint (zero, >=, 0);
+  contents = _reg_file_read_fd (zero, 1 << 16, "a test file", NULL, &error);
+  g_assert_null (contents);
+  g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL);
+  g_assert_cmpstr (error->message, ==, "larger than the 65536 bytes a test file may have");
+  g_clear_error (&error);
+  g_close (zero, NULL);
+
+  g_assert_no_errno (pipe (fds));
+  g_assert_cmpint (write (fds[1], "abc", 3), ==, 3);
+  g_close (fds[1], NULL);
+  contents = _reg_file_read_fd (fds[0], 3, "a test file", NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (g_bytes_get_data (contents, NULL), ==, "abc");
+  g_close (fds[0], NULL);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1181,6 +1321,10 @@ main (int   argc,
   g_test_add_func ("/bad-input/manifest/good-escapes", test_manifest_good_escapes);
   g_test_add_func ("/bad-input/manifest/not-regular/fifo", test_manifest_fifo);
   g_test_add_func ("/bad-input/manifest/not-regular/dev-zero", test_manifest_dev_zero);
+  g_test_add_func ("/bad-input/file/changed-while-read", test_file_changed_while_read);
+  g_test_add_func ("/bad-input/file/keeps-changing", test_file_keeps_changing);
+  g_test_add_func ("/bad-input/file/sparse-huge", test_file_sparse_huge);
+  g_test_add_func ("/bad-input/file/endless-pipe", test_file_endless_pipe);
   g_test_add_func ("/bad-input/graph/100k-nodes", test_graph_100k_nodes);
   g_test_add_func ("/bad-input/graph/100k-inputs", test_graph_100k_inputs);
   g_test_add_func ("/bad-input/graph/deep-nesting", test_graph_deep_nesting);

@@ -16,10 +16,12 @@
  * and must change with it.
  */
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>
@@ -33,9 +35,126 @@
 
 /* The format, as libreg/reg-manifest-cache.c writes it. */
 #define CACHE_HEADER_SIZE 32
-#define CACHE_VERSION 2
+#define CACHE_VERSION 3
 #define CACHE_DETAILS_TYPE "a(u(msmasmsmsma(ssmvmsmvmvmas)))"
-#define CACHE_BODY_TYPE "(usa(xxxxxxuuuuu)a(uuuuu)a(uu)" CACHE_DETAILS_TYPE ")"
+#define CACHE_BODY_TYPE "(uxxsa(xxxxxxxxxxuuuuu)a(uuuuu)a(uu)" CACHE_DETAILS_TYPE ")"
+
+/* Coarse time stamps
+ *
+ * A file system dates files by a clock of its own granularity: a whole
+ * second on ext2 and ext3, two seconds on FAT.  Two changes of a file
+ * within one tick, at the same size, leave the same stamp.  This test
+ * program interposes the stat functions that libreg and GLib call (the
+ * executable's definitions come first in symbol lookup) and, while
+ * coarse_ns is not 0, rounds every file time they return down to a
+ * multiple of it: the view a program has of such a file system, on any
+ * file system. */
+
+static gint64 coarse_ns;
+
+static void
+coarsen (struct stat64 *st)
+{
+  struct timespec *times[] = { &st->st_atim, &st->st_mtim, &st->st_ctim };
+
+  if (coarse_ns == 0)
+    return;
+
+  for (guint i = 0; i < G_N_ELEMENTS (times); i++)
+    {
+      gint64 ns = (gint64) times[i]->tv_sec * G_GINT64_CONSTANT (1000000000) + times[i]->tv_nsec;
+
+      ns -= ns % coarse_ns;
+      times[i]->tv_sec = ns / G_GINT64_CONSTANT (1000000000);
+      times[i]->tv_nsec = ns % G_GINT64_CONSTANT (1000000000);
+    }
+}
+
+typedef int (*FstatatFunc) (int, const char *, struct stat64 *, int);
+typedef int (*FstatFunc) (int, struct stat64 *);
+typedef int (*StatFunc) (const char *, struct stat64 *);
+
+/* The next definition of @name: the C library's. */
+#define REAL(name, type) \
+  static type real_##name; \
+  if (real_##name == NULL) \
+    real_##name = (type) dlsym (RTLD_NEXT, #name)
+
+int
+fstatat64 (int            dir_fd,
+           const char    *path,
+           struct stat64 *st,
+           int            flags)
+{
+  int result;
+  REAL (fstatat64, FstatatFunc);
+
+  result = real_fstatat64 (dir_fd, path, st, flags);
+  if (result == 0)
+    coarsen (st);
+  return result;
+}
+
+int
+fstat64 (int            fd,
+         struct stat64 *st)
+{
+  int result;
+  REAL (fstat64, FstatFunc);
+
+  result = real_fstat64 (fd, st);
+  if (result == 0)
+    coarsen (st);
+  return result;
+}
+
+int
+stat64 (const char    *path,
+        struct stat64 *st)
+{
+  int result;
+  REAL (stat64, StatFunc);
+
+  result = real_stat64 (path, st);
+  if (result == 0)
+    coarsen (st);
+  return result;
+}
+
+int
+lstat64 (const char    *path,
+         struct stat64 *st)
+{
+  int result;
+  REAL (lstat64, StatFunc);
+
+  result = real_lstat64 (path, st);
+  if (result == 0)
+    coarsen (st);
+  return result;
+}
+
+/* Makes file times coarse (a tick of @granularity_ns), and waits for the
+ * start of a tick, so that what the test does next falls within one. */
+static void
+start_coarse_time (gint64 granularity_ns)
+{
+  /* The kernel's file clock may lag the system clock by a tick of its own
+   * (a few milliseconds): 50 ms into the tick is safely in it. */
+  gint64 margin_ns = 50 * G_GINT64_CONSTANT (1000000);
+  gint64 now_ns = g_get_real_time () * 1000;
+  gint64 into = now_ns % granularity_ns;
+
+  coarse_ns = granularity_ns;
+  if (into > margin_ns)
+    g_usleep ((granularity_ns - into + margin_ns) / 1000);
+}
+
+static void
+stop_coarse_time (void)
+{
+  coarse_ns = 0;
+}
 
 /* Debug messages of the "Reg" domain, captured: discovery says there why
  * it does not use a cache. */
@@ -181,6 +300,16 @@ write_two_manifests (const char *dir)
   write_manifest (dir, "beta.backend", "libbeta.so",
                   "[Backend b1]\nDescription=\nOptions=\n");
   write_file (dir, "libalpha.so", "not really a module", -1);
+}
+
+/* The process's umask, which new files' permissions go through. */
+static mode_t
+get_umask (void)
+{
+  mode_t mask = umask (022);
+
+  umask (mask);
+  return mask;
 }
 
 static void
@@ -868,6 +997,159 @@ test_fresh_search_order (void)
   remove_tmp_dir (first);
 }
 
+/* On a file system of one-second time stamps, a manifest rewritten in
+ * place at the same size within the second in which the cache was
+ * written kept its stamp: the cache was served stale.  The writer now
+ * waits until the stamps it records are older than the cache itself, as
+ * the file system dates it, so that any later change shows. */
+static void
+test_fresh_coarse_time_stamps (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *found = NULL;
+  g_autofree char *old_text = NULL;
+  g_autofree char *new_text = NULL;
+  struct stat before, after;
+  gsize length;
+
+  start_coarse_time (G_GINT64_CONSTANT (1000000000));
+
+  write_two_manifests (dir);
+  write_cache (dir);
+
+  old_text = read_file (dir, "alpha.backend", &length);
+  new_text = g_strdup (old_text);
+  memcpy (strstr (new_text, "First of alpha"), "Fresh of alpha", strlen ("Fresh of alpha"));
+  before = stat_file (dir, "alpha.backend");
+  overwrite_file (dir, "alpha.backend", new_text);
+  after = stat_file (dir, "alpha.backend");
+  g_assert_cmpint (after.st_size, ==, before.st_size);
+  g_assert_cmpint (after.st_ino, ==, before.st_ino);
+
+  found = describe_without_cache (dir, "stale: alpha.backend changed");
+  g_assert_nonnull (strstr (found, "'Fresh of alpha'"));
+  g_assert_null (strstr (found, "'First of alpha'"));
+
+  stop_coarse_time ();
+  remove_tmp_dir (dir);
+}
+
+/* A manifest that is a symbolic link, switched to another file of the
+ * same size and the same times (within one tick of a coarse clock): the
+ * cache records what the name leads to, device and inode, and sees
+ * another file. */
+static void
+test_fresh_symlink_switched (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *link = g_build_filename (dir, "switch.backend", NULL);
+  g_autofree char *found = NULL;
+  struct stat a, b;
+
+  start_coarse_time (G_GINT64_CONSTANT (1000000000));
+
+  write_manifest (dir, "a.manifest", "libswitch.so", "[Backend aaaa]\n");
+  write_manifest (dir, "b.manifest", "libswitch.so", "[Backend bbbb]\n");
+  a = stat_file (dir, "a.manifest");
+  b = stat_file (dir, "b.manifest");
+  g_assert_cmpint (a.st_size, ==, b.st_size);
+  g_assert_no_errno (symlink ("a.manifest", link));
+
+  write_cache (dir);
+  found = describe_with_cache (dir);
+  g_assert_nonnull (strstr (found, "aaaa|"));
+  g_clear_pointer (&found, g_free);
+
+  /* Both files now dated alike, as a copy of both in one go would be. */
+  b = stat_file (dir, "b.manifest");
+  set_mtime (dir, "a.manifest", &b.st_mtim);
+  g_assert_no_errno (g_unlink (link));
+  g_assert_no_errno (symlink ("b.manifest", link));
+
+  found = describe_without_cache (dir, "stale: switch.backend changed");
+  g_assert_nonnull (strstr (found, "bbbb|"));
+  g_assert_null (strstr (found, "aaaa|"));
+
+  stop_coarse_time ();
+  remove_tmp_dir (dir);
+}
+
+/* A sparse file of 4 GiB in the cache's place, its header claiming a body
+ * of that size: refused from its size, unread (it took 11 s and 4 GB of
+ * memory to checksum). */
+static void
+test_corrupt_sparse_huge (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *path = g_build_filename (dir, CACHE_NAME, NULL);
+  g_autofree char *expected = NULL;
+  g_autofree char *found = NULL;
+  g_autofree char *good = NULL;
+  guint64 body_size = (G_GUINT64_CONSTANT (4) << 30) - CACHE_HEADER_SIZE;
+  gsize length;
+  int fd;
+
+  write_two_manifests (dir);
+  expected = describe_from_manifests (dir);
+  write_cache (dir);
+  good = read_file (dir, CACHE_NAME, &length);
+  memcpy (good + 16, &body_size, sizeof body_size);
+
+  fd = g_open (path, O_WRONLY | O_TRUNC | O_CLOEXEC, 0);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (write (fd, good, CACHE_HEADER_SIZE), ==, CACHE_HEADER_SIZE);
+  g_assert_no_errno (ftruncate (fd, G_GINT64_CONSTANT (4) << 30));
+  g_assert_no_errno (g_close (fd, NULL) ? 0 : -1);
+
+  found = describe_without_cache (dir, "4294967296 bytes, larger than the 67108864 bytes "
+                                       "a discovery cache may have");
+  g_assert_cmpstr (found, ==, expected);
+
+  remove_tmp_dir (dir);
+}
+
+/* Writing replaces the file by a rename: a reader that opened the old one
+ * keeps reading it whole, and no temporary file is left behind. */
+static void
+test_write_atomic (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *path = g_build_filename (dir, CACHE_NAME, NULL);
+  g_autofree char *old_contents = NULL;
+  g_autofree char *read_back = NULL;
+  g_autoptr(GDir) gdir = NULL;
+  struct stat old_st, new_st;
+  const char *name;
+  gsize length;
+  int fd;
+
+  write_two_manifests (dir);
+  write_cache (dir);
+  old_contents = read_file (dir, CACHE_NAME, &length);
+  old_st = stat_file (dir, CACHE_NAME);
+  fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
+  g_assert_cmpint (fd, >=, 0);
+
+  write_manifest (dir, "gamma.backend", "libgamma.so", "[Backend g1]\n");
+  write_cache (dir);
+  new_st = stat_file (dir, CACHE_NAME);
+  g_assert_cmpuint (new_st.st_ino, !=, old_st.st_ino);
+  g_assert_cmpint (new_st.st_mode & 0777, ==, 0644 & ~get_umask ());
+
+  read_back = g_malloc (length + 1);
+  g_assert_cmpint (read (fd, read_back, length + 1), ==, (gssize) length);
+  g_assert_cmpmem (read_back, length, old_contents, length);
+  g_close (fd, NULL);
+
+  gdir = g_dir_open (dir, 0, NULL);
+  while ((name = g_dir_read_name (gdir)) != NULL)
+    g_assert_false (g_str_has_prefix (name, ".backends.cache"));
+
+  g_free (describe_with_cache (dir));
+
+  remove_tmp_dir (dir);
+}
+
 /* Damaged caches */
 
 /* Checks that discovery of @dir, whose cache @contents replaces, ignores
@@ -1139,6 +1421,7 @@ test_corrupt_checked_content (void)
   g_autoptr(GVariant) details = NULL;
   const char *strings;
   guint32 abi;
+  gint64 reference_ns, reference_dev;
   gsize length;
 
   write_two_manifests (dir);
@@ -1146,16 +1429,16 @@ test_corrupt_checked_content (void)
   write_cache (dir);
   good = read_file (dir, CACHE_NAME, &length);
   body = good_body (good, length);
-  g_variant_get (body, "(u&s@a(xxxxxxuuuuu)@a(uuuuu)@a(uu)@" CACHE_DETAILS_TYPE ")",
-                 &abi, &strings, &manifests, &backends, &tags, &details);
+  g_variant_get (body, "(uxx&s@a(xxxxxxxxxxuuuuu)@a(uuuuu)@a(uu)@" CACHE_DETAILS_TYPE ")", &abi, &reference_ns, &reference_dev,
+                 &strings, &manifests, &backends, &tags, &details);
   g_assert_cmpuint (abi, ==, REG_MODULE_ABI_VERSION);
   g_assert_cmpuint (g_variant_n_children (manifests), ==, 2);
   g_assert_cmpuint (g_variant_n_children (backends), ==, 3);
 
   /* The body rebuilt as it is: accepted (this checks the test). */
   {
-    g_autoptr(GVariant) same = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)@a(uu)@" CACHE_DETAILS_TYPE ")",
-                                                                  abi, strings, manifests, backends, tags, details));
+    g_autoptr(GVariant) same = g_variant_ref_sink (g_variant_new ("(uxxs@a(xxxxxxxxxxuuuuu)@a(uuuuu)@a(uu)@" CACHE_DETAILS_TYPE ")",
+                                                                  abi, reference_ns, reference_dev, strings, manifests, backends, tags, details));
     g_autofree char *file = make_cache_with_body (good, same, &length);
     g_autofree char *found = NULL;
 
@@ -1166,12 +1449,28 @@ test_corrupt_checked_content (void)
 
   /* Another ABI. */
   {
-    g_autoptr(GVariant) other = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)@a(uu)@" CACHE_DETAILS_TYPE ")",
-                                                                   abi + 1, strings, manifests, backends, tags, details));
+    g_autoptr(GVariant) other = g_variant_ref_sink (g_variant_new ("(uxxs@a(xxxxxxxxxxuuuuu)@a(uuuuu)@a(uu)@" CACHE_DETAILS_TYPE ")",
+                                                                   abi + 1, reference_ns, reference_dev, strings, manifests, backends, tags, details));
     g_autofree char *file = make_cache_with_body (good, other, &length);
 
     assert_cache_rejected (dir, file, length, "AbiVersion=3", expected);
   }
+
+  /* A reference time before the files' changes: their stamps are worth
+   * nothing (a change within the same tick would keep them), on the same
+   * device or another. */
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr(GVariant) racy = g_variant_ref_sink (g_variant_new ("(uxxs@a(xxxxxxxxxxuuuuu)@a(uuuuu)@a(uu))",
+                                                                    abi,
+                                                                    i == 0 ? (gint64) 0 : reference_ns,
+                                                                    i == 0 ? reference_dev : reference_dev + 1,
+                                                                    strings, manifests, backends, tags));
+      g_autofree char *file = make_cache_with_body (good, racy, &length);
+
+      assert_cache_rejected (dir, file, length, "record 0 holds a stamp not older than the cache (racy)",
+                             expected);
+    }
 
   /* Not in normal form, each way its members can break it: the padding
    * of a record, the string table's UTF-8, an array that is not a whole
@@ -1184,8 +1483,8 @@ test_corrupt_checked_content (void)
     gsize strings_at = (const guint8 *) strings - (const guint8 *) g_variant_get_data (body);
     gsize manifests_end = manifests_at + g_variant_get_size (manifests);
     guint offset_size = body_size > G_MAXUINT16 ? 4 : body_size > G_MAXUINT8 ? 2 : 1;
-    /* The framing offsets of (u s a a a a), last to first at the end: the
-     * end of the s, then the end of the first array before it. */
+    /* The framing offsets of (u x x s a a a a), last to first at the end:
+     * the end of the s, then the end of the first array before it. */
     gsize framing_at = body_size - 2 * offset_size;
     guint64 framed = 0;
     g_autofree guint8 *raw = NULL;
@@ -1195,7 +1494,7 @@ test_corrupt_checked_content (void)
 
     /* The last 4 bytes of the first manifest record are its padding. */
     raw = g_memdup2 (good + CACHE_HEADER_SIZE, body_size);
-    raw[manifests_at + 68] = 0xff;
+    raw[manifests_at + 100] = 0xff;
     assert_raw_body_rejected (dir, good, raw, body_size, "(the padding of record 0)", expected);
 
     g_free (raw);
@@ -1217,39 +1516,40 @@ test_corrupt_checked_content (void)
    * the rules, or not sorted; counts that do not add up. */
   {
     struct { const char *what; guint field; guint32 value; const char *reason; } cases[] = {
-      { "file name offset out of bounds", 6, G_MAXUINT32 - 2, "bad manifest name" },
-      { "file name length out of bounds", 7, G_MAXUINT32, "bad manifest name" },
-      { "module name offset out of bounds", 8, 100000, "bad module name" },
-      { "module name empty", 9, 0, "bad module name" },
-      { "no backend", 10, 0, "bad backend count" },
-      { "too many backends", 10, 3, "bad backend count" },
+      { "file name offset out of bounds", 10, G_MAXUINT32 - 2, "bad manifest name" },
+      { "file name length out of bounds", 11, G_MAXUINT32, "bad manifest name" },
+      { "module name offset out of bounds", 12, 100000, "bad module name" },
+      { "module name empty", 13, 0, "bad module name" },
+      { "no backend", 14, 0, "bad backend count" },
+      { "too many backends", 14, 3, "bad backend count" },
     };
 
     for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
       {
-        g_autoptr(GVariantBuilder) builder = g_variant_builder_new (G_VARIANT_TYPE ("a(xxxxxxuuuuu)"));
+        g_autoptr(GVariantBuilder) builder = g_variant_builder_new (G_VARIANT_TYPE ("a(xxxxxxxxxxuuuuu)"));
         g_autoptr(GVariant) bad_body = NULL;
         g_autofree char *file = NULL;
 
         for (gsize m = 0; m < g_variant_n_children (manifests); m++)
           {
             g_autoptr(GVariant) record = g_variant_get_child_value (manifests, m);
-            GVariant *fields[11];
+            GVariant *fields[15];
 
-            for (guint f = 0; f < 11; f++)
+            for (guint f = 0; f < 15; f++)
               fields[f] = g_variant_get_child_value (record, f);
             if (m == 0)
               {
                 g_variant_unref (fields[cases[c].field]);
                 fields[cases[c].field] = g_variant_ref_sink (g_variant_new_uint32 (cases[c].value));
               }
-            g_variant_builder_add_value (builder, g_variant_new_tuple (fields, 11));
-            for (guint f = 0; f < 11; f++)
+            g_variant_builder_add_value (builder, g_variant_new_tuple (fields, 15));
+            for (guint f = 0; f < 15; f++)
               g_variant_unref (fields[f]);
           }
 
-        bad_body = g_variant_ref_sink (g_variant_new ("(usa(xxxxxxuuuuu)@a(uuuuu)@a(uu)@" CACHE_DETAILS_TYPE ")",
-                                                      abi, strings, builder, backends, tags, details));
+        bad_body = g_variant_ref_sink (g_variant_new ("(uxxsa(xxxxxxxxxxuuuuu)@a(uuuuu)@a(uu)@" CACHE_DETAILS_TYPE ")",
+                                                      abi, reference_ns, reference_dev, strings,
+                                                      builder, backends, tags, details));
         file = make_cache_with_body (good, bad_body, &length);
         g_test_message ("%s", cases[c].what);
         assert_cache_rejected (dir, file, length, cases[c].reason, expected);
@@ -1276,8 +1576,9 @@ test_corrupt_checked_content (void)
 
     for (guint t = 0; t < G_N_ELEMENTS (tables); t++)
       {
-        g_autoptr(GVariant) bad_body = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)@a(uu)@" CACHE_DETAILS_TYPE ")",
-                                                                          abi, tables[t], manifests, backends, tags, details));
+        g_autoptr(GVariant) bad_body = g_variant_ref_sink (g_variant_new ("(uxxs@a(xxxxxxxxxxuuuuu)@a(uuuuu)@a(uu)@" CACHE_DETAILS_TYPE ")",
+                                                                          abi, reference_ns, reference_dev,
+                                                                          tables[t], manifests, backends, tags, details));
         g_autofree char *file = make_cache_with_body (good, bad_body, &length);
 
         assert_cache_rejected (dir, file, length,
@@ -1292,8 +1593,9 @@ test_corrupt_checked_content (void)
         g_variant_builder_add_value (twice, tag);
       }
     {
-      g_autoptr(GVariant) bad_body = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)a(uu)@" CACHE_DETAILS_TYPE ")",
-                                                                        abi, strings, manifests, backends, twice, details));
+      g_autoptr(GVariant) bad_body = g_variant_ref_sink (g_variant_new ("(uxxs@a(xxxxxxxxxxuuuuu)@a(uuuuu)a(uu)@" CACHE_DETAILS_TYPE ")",
+                                                                        abi, reference_ns, reference_dev,
+                                                                        strings, manifests, backends, twice, details));
       g_autofree char *file = make_cache_with_body (good, bad_body, &length);
 
       assert_cache_rejected (dir, file, length, "backend 0 has a bad or repeated tag", expected);
@@ -1309,8 +1611,9 @@ test_corrupt_checked_content (void)
       g_variant_get_child (backends, 1, "(uuuuu)", &a2_offset, NULL, NULL, NULL, NULL);
       g_assert_cmpmem (strings + a2_offset, 2, "a2", 2);
       same_name[a2_offset + 1] = '1';
-      bad_body = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)@a(uu)@" CACHE_DETAILS_TYPE ")",
-                                                    abi, same_name, manifests, backends, tags, details));
+      bad_body = g_variant_ref_sink (g_variant_new ("(uxxs@a(xxxxxxxxxxuuuuu)@a(uuuuu)@a(uu)@" CACHE_DETAILS_TYPE ")",
+                                                    abi, reference_ns, reference_dev,
+                                                    same_name, manifests, backends, tags, details));
       file = make_cache_with_body (good, bad_body, &length);
       assert_cache_rejected (dir, file, length, "backend 1 has a name its manifest declares twice", expected);
     }
@@ -1354,8 +1657,8 @@ test_corrupt_checked_content (void)
 
         g_assert_nonnull (one);
         element = g_variant_new ("(u@(msmasmsmsma(ssmvmsmvmvmas)))", cases[c].index, one);
-        bad_body = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)@a(uu)@" CACHE_DETAILS_TYPE ")",
-                                                      abi, strings, manifests, backends, tags,
+        bad_body = g_variant_ref_sink (g_variant_new ("(uxxs@a(xxxxxxxxxxuuuuu)@a(uuuuu)@a(uu)@" CACHE_DETAILS_TYPE ")",
+                                                      abi, reference_ns, reference_dev, strings, manifests, backends, tags,
                                                       g_variant_new_array (NULL, &element, 1)));
         file = make_cache_with_body (good, bad_body, &length);
         g_test_message ("%s", cases[c].what);
@@ -1365,8 +1668,8 @@ test_corrupt_checked_content (void)
     /* The two in the wrong order. */
     {
       GVariant *swapped[2] = { second, first };
-      g_autoptr(GVariant) bad_body = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)@a(uu)@" CACHE_DETAILS_TYPE ")",
-        abi, strings, manifests, backends, tags, g_variant_new_array (NULL, swapped, 2)));
+      g_autoptr(GVariant) bad_body = g_variant_ref_sink (g_variant_new ("(uxxs@a(xxxxxxxxxxuuuuu)@a(uuuuu)@a(uu)@" CACHE_DETAILS_TYPE ")",
+        abi, reference_ns, reference_dev, strings, manifests, backends, tags, g_variant_new_array (NULL, swapped, 2)));
       g_autofree char *file = make_cache_with_body (good, bad_body, &length);
 
       assert_cache_rejected (dir, file, length, "bad backend index in details 1", expected);
@@ -1378,8 +1681,8 @@ test_corrupt_checked_content (void)
     g_autoptr(GVariant) first = g_variant_get_child_value (manifests, 0);
     g_autoptr(GVariant) second = g_variant_get_child_value (manifests, 1);
     GVariant *swapped[2] = { second, first };
-    g_autoptr(GVariant) bad_body = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)@a(uu)@" CACHE_DETAILS_TYPE ")",
-      abi, strings, g_variant_new_array (NULL, swapped, 2), backends, tags, details));
+    g_autoptr(GVariant) bad_body = g_variant_ref_sink (g_variant_new ("(uxxs@a(xxxxxxxxxxuuuuu)@a(uuuuu)@a(uu)@" CACHE_DETAILS_TYPE ")",
+      abi, reference_ns, reference_dev, strings, g_variant_new_array (NULL, swapped, 2), backends, tags, details));
     g_autofree char *file = make_cache_with_body (good, bad_body, &length);
 
     assert_cache_rejected (dir, file, length, "bad manifest name", expected);
@@ -1399,15 +1702,17 @@ test_corrupt_checked_content (void)
         g_variant_builder_add_value (builder, tag);
       }
     g_variant_builder_add (builder, "(uu)", 0, 1);
-    bad_body = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)a(uu)@" CACHE_DETAILS_TYPE ")",
-                                                  abi, strings, manifests, backends, builder, details));
+    bad_body = g_variant_ref_sink (g_variant_new ("(uxxs@a(xxxxxxxxxxuuuuu)@a(uuuuu)a(uu)@" CACHE_DETAILS_TYPE ")",
+                                                  abi, reference_ns, reference_dev,
+                                                  strings, manifests, backends, builder, details));
     file = make_cache_with_body (good, bad_body, &length);
     assert_cache_rejected (dir, file, length, "tags no backend carries", expected);
 
     g_clear_pointer (&bad_body, g_variant_unref);
     g_clear_pointer (&file, g_free);
-    bad_body = g_variant_ref_sink (g_variant_new ("(us@a(xxxxxxuuuuu)@a(uuuuu)@a(uu)@" CACHE_DETAILS_TYPE ")",
-                                                  abi, short_strings, manifests, backends, tags, details));
+    bad_body = g_variant_ref_sink (g_variant_new ("(uxxs@a(xxxxxxxxxxuuuuu)@a(uuuuu)@a(uu)@" CACHE_DETAILS_TYPE ")",
+                                                  abi, reference_ns, reference_dev,
+                                                  short_strings, manifests, backends, tags, details));
     file = make_cache_with_body (good, bad_body, &length);
     assert_cache_rejected (dir, file, length, " not used: ", expected);
   }
@@ -1507,11 +1812,183 @@ test_scale_large_changes (void)
   remove_tmp_dir (dir);
 }
 
+/* Several processes discovering while another rewrites the cache and the
+ * manifests in place, as `cp` over them does (truncate, then write), for
+ * a fixed number of rounds: no process may die.  A cache read through a
+ * memory map killed its reader with SIGBUS when it was truncated under
+ * it.  The names are the same in every version of the files, so each
+ * discovery must find exactly them, or fewer (a manifest caught empty or
+ * half written is skipped with a warning, which the children do not
+ * count as a failure). */
+
+#define STRESS_CHILDREN 3
+#define STRESS_MANIFESTS 12
+#define DEFAULT_STRESS_ROUNDS 500
+
+static guint
+stress_rounds (void)
+{
+  const char *text = g_getenv ("CACHE_STRESS_ROUNDS");
+
+  return text != NULL ? (guint) g_ascii_strtoull (text, NULL, 10) : DEFAULT_STRESS_ROUNDS;
+}
+
+/* Version @version (0 or 1) of manifest @i: the same names, another
+ * description, another size. */
+static char *
+stress_manifest_text (guint i,
+                      guint version)
+{
+  return g_strdup_printf ("[Reg Module]\nModule=libs%02u.so\nAbiVersion=%d\n\n"
+                          "[Backend s%02u]\nDescription=%s\n",
+                          i, REG_MODULE_ABI_VERSION, i,
+                          version == 0 ? "first" : "the second version, longer");
+}
+
+static void
+count_message (const char     *log_domain,
+               GLogLevelFlags  log_level,
+               const char     *message,
+               gpointer        user_data)
+{
+  (*(guint *) user_data)++;
+}
+
+/* The child: @rounds discoveries of @dir in new registries, each finding
+ * only names of the manifests. */
+static int
+stress_discover (const char *dir,
+                 guint       rounds)
+{
+  const char * const no_exclusion[] = { NULL };
+  guint n_warnings = 0;
+
+  /* Torn manifests are skipped with a warning: expected here, counted. */
+  g_log_set_handler (LOG_DOMAIN, G_LOG_LEVEL_WARNING, count_message, &n_warnings);
+
+  for (guint r = 0; r < rounds; r++)
+    {
+      g_autoptr(RegRegistry) registry = reg_registry_new ();
+      g_auto(GStrv) names = NULL;
+
+      reg_registry_add_search_path (registry, dir);
+      names = reg_registry_list_backends (registry, no_exclusion);
+      for (guint i = 0; names[i] != NULL; i++)
+        if (strlen (names[i]) != 3 || names[i][0] != 's' ||
+            g_ascii_strtoull (names[i] + 1, NULL, 10) >= STRESS_MANIFESTS)
+          {
+            g_printerr ("round %u: unexpected backend '%s'\n", r, names[i]);
+            return 2;
+          }
+    }
+
+  g_printerr ("%u discoveries, %u manifests skipped as torn\n", rounds, n_warnings);
+  return 0;
+}
+
+/* Truncates @path and writes @contents, in two halves with a pause between
+ * them, as a copy of a larger file would. */
+static void
+rewrite_in_place (const char *path,
+                  const char *contents,
+                  gsize       length)
+{
+  int fd = g_open (path, O_WRONLY | O_TRUNC | O_CLOEXEC, 0);
+
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (write (fd, contents, length / 2), ==, (gssize) (length / 2));
+  g_usleep (50);
+  g_assert_cmpint (write (fd, contents + length / 2, length - length / 2), ==,
+                   (gssize) (length - length / 2));
+  g_assert_no_errno (g_close (fd, NULL) ? 0 : -1);
+}
+
+static void
+test_stress_rewrite_in_place (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
+  g_autofree char *cache_path = g_build_filename (dir, CACHE_NAME, NULL);
+  g_autofree char *rounds_text = g_strdup_printf ("%u", stress_rounds ());
+  char *caches[2] = { NULL, NULL };
+  gsize cache_lengths[2];
+  GPid children[STRESS_CHILDREN];
+  guint n_running = STRESS_CHILDREN, n_rewrites = 0;
+
+  g_assert_nonnull (self);
+
+  /* Two versions of everything, each with its cache. */
+  for (guint version = 0; version < 2; version++)
+    {
+      for (guint i = 0; i < STRESS_MANIFESTS; i++)
+        {
+          g_autofree char *name = g_strdup_printf ("s%02u.backend", i);
+          g_autofree char *text = stress_manifest_text (i, version);
+
+          write_file (dir, name, text, -1);
+        }
+      write_cache (dir);
+      caches[version] = read_file (dir, CACHE_NAME, &cache_lengths[version]);
+    }
+
+  for (guint c = 0; c < STRESS_CHILDREN; c++)
+    {
+      const char *child_argv[] = { self, "--discover-loop", dir, rounds_text, NULL };
+      g_autoptr(GError) error = NULL;
+
+      g_spawn_async (NULL, (char **) child_argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+                     NULL, NULL, &children[c], &error);
+      g_assert_no_error (error);
+    }
+
+  /* Rewrite until every child is done. */
+  while (n_running > 0)
+    {
+      guint version = n_rewrites % 2;
+      guint i = n_rewrites % STRESS_MANIFESTS;
+      g_autofree char *name = g_strdup_printf ("s%02u.backend", i);
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_autofree char *text = stress_manifest_text (i, version);
+
+      rewrite_in_place (cache_path, caches[version], cache_lengths[version]);
+      rewrite_in_place (path, text, strlen (text));
+      n_rewrites++;
+
+      for (guint c = 0; c < STRESS_CHILDREN; c++)
+        {
+          int status;
+
+          if (children[c] == 0 || waitpid (children[c], &status, WNOHANG) == 0)
+            continue;
+
+          if (WIFSIGNALED (status))
+            g_error ("a discovering process died of signal %d (%s) after %u rewrites",
+                     WTERMSIG (status), g_strsignal (WTERMSIG (status)), n_rewrites);
+          g_assert_true (WIFEXITED (status));
+          g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+          g_spawn_close_pid (children[c]);
+          children[c] = 0;
+          n_running--;
+        }
+    }
+
+  g_test_message ("%u processes discovered %s times each during %u rewrites",
+                  STRESS_CHILDREN, rounds_text, n_rewrites);
+
+  g_free (caches[0]);
+  g_free (caches[1]);
+  remove_tmp_dir (dir);
+}
+
 int
 main (int    argc,
       char **argv)
 {
   int status;
+
+  /* A child of /cache/stress/rewrite-in-place */
+  if (argc == 4 && g_str_equal (argv[1], "--discover-loop"))
+    return stress_discover (argv[2], (guint) g_ascii_strtoull (argv[3], NULL, 10));
 
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
@@ -1528,6 +2005,7 @@ main (int    argc,
   g_test_add_func ("/cache/write/empty-dir", test_write_empty_dir);
   g_test_add_func ("/cache/write/errors", test_write_errors);
   g_test_add_func ("/cache/write/again", test_write_again);
+  g_test_add_func ("/cache/write/atomic", test_write_atomic);
   g_test_add_func ("/cache/fresh/manifest-mtime", test_fresh_manifest_mtime);
   g_test_add_func ("/cache/fresh/manifest-ctime", test_fresh_manifest_ctime);
   g_test_add_func ("/cache/fresh/manifest-contents", test_fresh_manifest_contents);
@@ -1542,12 +2020,16 @@ main (int    argc,
   g_test_add_func ("/cache/fresh/broken-manifest", test_fresh_broken_manifest);
   g_test_add_func ("/cache/fresh/non-utf8-name", test_fresh_non_utf8_name);
   g_test_add_func ("/cache/fresh/search-order", test_fresh_search_order);
+  g_test_add_func ("/cache/fresh/coarse-time-stamps", test_fresh_coarse_time_stamps);
+  g_test_add_func ("/cache/fresh/symlink-switched", test_fresh_symlink_switched);
   g_test_add_func ("/cache/corrupt/flip-bytes", test_corrupt_flip_bytes);
   g_test_add_func ("/cache/corrupt/truncated", test_corrupt_truncated);
   g_test_add_func ("/cache/corrupt/empty-file", test_corrupt_empty_file);
   g_test_add_func ("/cache/corrupt/not-a-file", test_corrupt_not_a_file);
   g_test_add_func ("/cache/corrupt/wrong-magic-and-version", test_corrupt_wrong_magic_and_version);
   g_test_add_func ("/cache/corrupt/checked-content", test_corrupt_checked_content);
+  g_test_add_func ("/cache/corrupt/sparse-huge", test_corrupt_sparse_huge);
+  g_test_add_func ("/cache/stress/rewrite-in-place", test_stress_rewrite_in_place);
   g_test_add_func ("/cache/scale/identical-1000", test_scale_identical);
   g_test_add_func ("/cache/scale/large-changes", test_scale_large_changes);
 

@@ -220,7 +220,9 @@ typedef struct
   guint          calls;
   FnMode         fn_mode;
   gboolean       fail_silently;
-  gboolean       fail_foreign;
+  gboolean       fail_foreign;      /* fails in G_IO_ERROR */
+  const char    *fail_unsupported;  /* fails with UNSUPPORTED_OP and this text */
+  const char    *fail_text;         /* the text of fail_foreign, if not the usual */
   RegCompiledFn *shared;          /* returned by every compile when set */
   gboolean       options_was_null;
   gsize          options_size;
@@ -243,7 +245,14 @@ log_compile (RegGraph   *graph,
     return NULL;
   if (log->fail_foreign)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "no such thing");
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                           log->fail_text != NULL ? log->fail_text : "no such thing");
+      return NULL;
+    }
+  if (log->fail_unsupported != NULL)
+    {
+      g_set_error_literal (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_UNSUPPORTED_OP,
+                           log->fail_unsupported);
       return NULL;
     }
   if (log->shared != NULL)
@@ -666,6 +675,45 @@ test_compile_foreign_error (void)
   g_assert_cmpstr (error->message, ==, "backend 'stranger': no such thing");
 }
 
+/* A backend's message is text from outside: it reaches the caller on one
+ * line, unable to drive a terminal, in its own domain or wrapped. */
+static void
+test_compile_error_text_escaped (void)
+{
+  CompileLog own = { .fail_unsupported = "no\nop \033[2J here\xff" };
+  CompileLog foreign = { .fail_foreign = TRUE, .fail_text = "gone\r\nfake line" };
+  g_autoptr(RegCompiler) compiler = reg_func_compiler_new ("odd", log_compile, &own, NULL);
+  g_autoptr(RegGraph) graph = graph_new_from_string (two_input_graph);
+  const gint64 shape[] = { 2 };
+  g_autoptr(GPtrArray) inputs = tensors (2, shape, 1);
+  g_autoptr(RegCompiledFn) fn = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *long_text = g_strnfill (100000, 'x');
+
+  fn = reg_compiler_compile (compiler, graph, inputs, NULL, &error);
+  g_assert_null (fn);
+  g_assert_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_UNSUPPORTED_OP);
+  g_assert_cmpstr (error->message, ==, "no<U+000A>op <U+001B>[2J here\\xFF");
+  g_clear_error (&error);
+
+  /* and cut when it is too long to be read */
+  own.fail_unsupported = long_text;
+  fn = reg_compiler_compile (compiler, graph, inputs, NULL, &error);
+  g_assert_null (fn);
+  g_assert_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_UNSUPPORTED_OP);
+  g_assert_cmpuint (strlen (error->message), <, 5000);
+  g_assert_true (g_str_has_suffix (error->message, "..."));
+  g_clear_error (&error);
+  g_clear_object (&compiler);
+
+  compiler = reg_func_compiler_new ("odd", log_compile, &foreign, NULL);
+  fn = reg_compiler_compile (compiler, graph, inputs, NULL, &error);
+  g_assert_null (fn);
+  g_assert_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED);
+  g_assert_cmpstr (error->message, ==, "backend 'odd': gone<U+000D><U+000A>fake line");
+  g_assert_cmpuint (own.calls + foreign.calls, ==, 3);
+}
+
 static void
 count_destroy (gpointer data)
 {
@@ -858,6 +906,7 @@ main (int   argc,
   g_test_add_func ("/compiler/compile/shared-fn-threads", test_compile_shared_fn_threads);
   g_test_add_func ("/compiler/compile/options-not-a-dictionary", test_compile_options_not_a_dictionary);
   g_test_add_func ("/compiler/compile/foreign-error", test_compile_foreign_error);
+  g_test_add_func ("/compiler/compile/error-text-escaped", test_compile_error_text_escaped);
   g_test_add_func ("/compiler/func-compiler/destroy", test_func_compiler_destroy);
   g_test_add_func ("/compiler/default-name", test_default_name);
   g_test_add_func ("/compiler/name-asked-once", test_name_asked_once);

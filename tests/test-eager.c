@@ -1079,6 +1079,12 @@ test_list_hides_debug (void)
                                     G_N_ELEMENTS (backends)));
 }
 
+static void
+test_matmul_of_empty_operands (void)
+{
+  check_matmul_of_empty_operands (registry, "eager");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1105,6 +1111,7 @@ main (int   argc,
   g_test_add_func ("/eager/sum/to-0d", test_sum_to_0d);
   g_test_add_func ("/eager/shape/0d-inputs", test_zero_d_inputs);
   g_test_add_func ("/eager/shape/zero-elements", test_zero_elements);
+  g_test_add_func ("/eager/shape/matmul-of-empty-operands", test_matmul_of_empty_operands);
   g_test_add_func ("/eager/numerics/signed-zeros", test_signed_zeros);
   g_test_add_func ("/eager/graph/api-example", test_api_example);
   g_test_add_func ("/eager/graph/random-chains", test_random_chains);

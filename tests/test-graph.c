@@ -2261,6 +2261,37 @@ static const ShapeCase shape_cases[] = {
     "node 'c': matmul of [2, 3] and [4, 5]: inner dimensions differ (3 and 4)" },
   { "late-error", "graph(x, y):\n  a = relu(x)\n  b = sub(a, y)\n  return (a,)\n", "5 6",
     "node 'b': sub of [5] and [6]: shapes differ" },
+  /* Empty operands whose product is not: a result no tensor can hold is a
+   * shape error, whether its element count overflows or its size in
+   * bytes does.  Backends wrote through a wild pointer for these. */
+  { "matmul-overflow", "graph(a, b):\n  c = matmul(a, b)\n  return (c,)\n",
+    "2147483647x0 0x2147483649",
+    "node 'c': matmul of [2147483647, 0] and [0, 2147483649]: "
+    "the result [2147483647, 2147483649] has more elements than memory can address" },
+  { "matmul-overflow-count", "graph(a, b):\n  c = matmul(a, b)\n  return (c,)\n",
+    "4294967296x0 0x4294967296",
+    "node 'c': matmul of [4294967296, 0] and [0, 4294967296]: "
+    "the result [4294967296, 4294967296] has more elements than memory can address" },
+  { "matmul-overflow-bytes", "graph(a, b):\n  c = matmul(a, b)\n  return (c,)\n",
+    "4611686018427387904x0 0x1",
+    "node 'c': matmul of [4611686018427387904, 0] and [0, 1]: "
+    "the result [4611686018427387904, 1] has more elements than memory can address" },
+  { "matmul-overflow-late", "graph(a, b):\n  c = matmul(a, b)\n  d = relu(c)\n  e = add(d, 1.0)\n  return (e,)\n",
+    "9223372036854775807x0 0x9223372036854775807",
+    "node 'c': matmul of [9223372036854775807, 0] and [0, 9223372036854775807]: "
+    "the result [9223372036854775807, 9223372036854775807] has more elements than memory can address" },
+  /* Addressable, whether or not the memory is there: a shape says nothing
+   * of the memory a machine has. */
+  { "matmul-large", "graph(a, b):\n  c = matmul(a, b)\n  return (c,)\n",
+    "1048576x0 0x1048576", "[1048576, 1048576]" },
+  { "matmul-largest", "graph(a, b):\n  c = matmul(a, b)\n  return (c,)\n",
+    "2305843009213693951x0 0x1", "[2305843009213693951, 1]" },
+  { "matmul-just-too-large", "graph(a, b):\n  c = matmul(a, b)\n  return (c,)\n",
+    "1x0 0x2305843009213693952",
+    "node 'c': matmul of [1, 0] and [0, 2305843009213693952]: "
+    "the result [1, 2305843009213693952] has more elements than memory can address" },
+  { "matmul-empty-result", "graph(a, b):\n  c = matmul(a, b)\n  return (c,)\n",
+    "0x0 0x9223372036854775807", "[0, 9223372036854775807]" },
 };
 
 static char *

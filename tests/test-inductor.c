@@ -1738,6 +1738,12 @@ test_cancellation (void)
   g_assert_cmpuint (outputs->len, ==, 1);
 }
 
+static void
+test_matmul_of_empty_operands (void)
+{
+  check_matmul_of_empty_operands (registry, "inductor");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1783,6 +1789,7 @@ main (int   argc,
                         test_matmul_log_line);
   g_test_add_func ("/inductor/shapes/odd-sizes", test_shapes_odd_sizes);
   g_test_add_func ("/inductor/shapes/0d", test_shapes_0d);
+  g_test_add_func ("/inductor/shapes/matmul-of-empty-operands", test_matmul_of_empty_operands);
   g_test_add_func ("/inductor/outputs/no-alias", test_outputs_no_alias);
   g_test_add_func ("/inductor/numerics/specials", test_numerics_specials);
   for (guint i = 0; i < op_class->n_values; i++)

@@ -801,6 +801,50 @@ test_load_two_registries (Fixture       *f,
   g_assert_finalize_object (g_steal_pointer (&other_registry));
 }
 
+/* One module file reached through two search directories (a symbolic
+ * link, or a hard link, in the second) is one module: each directory's
+ * manifest declares one of its backends, and both come from a single
+ * load.  It was loaded once per path: reg_module_load() ran twice, and a
+ * module registering its types with G_DEFINE_DYNAMIC_TYPE failed the
+ * second time. */
+static void
+test_load_one_file_two_directories (Fixture       *f,
+                                    gconstpointer  data)
+{
+  gboolean hard_link = GPOINTER_TO_INT (data);
+  g_autofree char *module = install_fixture (f->dir, "good");
+  const char *second = fixture_add_dir (f);
+  g_autofree char *second_module = g_build_filename (second, GOOD_MODULE, NULL);
+  g_autoptr(RegCompiler) a = NULL;
+  g_autoptr(RegCompiler) b = NULL;
+  g_autoptr(RegBackendInfo) b_info = NULL;
+
+  /* The first directory declares fixture_a of the file, the second
+   * fixture_b, through its own path to the same file. */
+  remove_file (f->dir, "good.backend");
+  write_manifest (f->dir, "a.backend", GOOD_MODULE, "through the file",
+                  (const char * const[]) { "fixture_a", NULL });
+  write_manifest (second, "b.backend", GOOD_MODULE, "through a link",
+                  (const char * const[]) { "fixture_b", NULL });
+  if (hard_link)
+    g_assert_no_errno (link (module, second_module));
+  else
+    g_assert_no_errno (symlink (module, second_module));
+
+  b_info = reg_registry_get_backend_info (f->registry, "fixture_b");
+  g_assert_cmpstr (reg_backend_info_get_module_path (b_info), ==, second_module);
+
+  a = lookup_ok (f->registry, "fixture_a");
+  b = lookup_ok (f->registry, "fixture_b");
+  g_assert_cmpstr (reg_compiler_get_name (a), ==, "fixture_a");
+  g_assert_cmpstr (reg_compiler_get_name (b), ==, "fixture_b");
+
+  assert_good_counters (module, 1, 2);
+  g_assert_cmpuint (recorder_count_kind (f->recorder, "module"), ==, 1);
+  g_assert_cmpuint (recorder_count (f->recorder, "registered", "fixture_a"), ==, 1);
+  g_assert_cmpuint (recorder_count (f->recorder, "registered", "fixture_b"), ==, 1);
+}
+
 #define N_THREADS 8
 #define N_ROUNDS 5
 
@@ -1501,6 +1545,77 @@ test_search_path_environment (void)
 }
 
 /* REG_BACKEND_SYSTEM_DIR set and empty: no system directory at all. */
+/* A directory that comes several times in the search path (50 times in
+ * REG_BACKEND_PATH, under a symbolic link, as an added directory) is read
+ * once, where it first comes: its broken manifest warns once, and its
+ * declarations rank there. */
+static void
+test_search_path_repeated_directory (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autofree char *dir = make_tmp_dir ();
+      g_autofree char *other = make_tmp_dir ();
+      g_autofree char *link = g_build_filename (other, "link", NULL);
+      g_autofree char *dotted = NULL;
+      g_autoptr(GPtrArray) parts = g_ptr_array_new ();
+      g_autofree char *env_path = NULL;
+      g_autofree char *broken = g_build_filename (dir, "broken.backend", NULL);
+      g_autofree char *pattern = NULL;
+      g_autoptr(RegRegistry) registry = NULL;
+      g_auto(GStrv) paths = NULL;
+      g_auto(GStrv) names = NULL;
+      const char * const no_exclusion[] = { NULL };
+
+      write_manifest (dir, "good.backend", "librep.so", "repeated",
+                      (const char * const[]) { "rep1", NULL });
+      write_file (dir, "broken.backend", "not a manifest", -1);
+      write_manifest (other, "other.backend", "libother.so", "other",
+                      (const char * const[]) { "rep1", "rep2", NULL });
+      g_assert_no_errno (symlink (dir, link));
+      dotted = g_build_filename (other, "link", ".", NULL);
+
+      for (guint i = 0; i < 50; i++)
+        g_ptr_array_add (parts, dir);
+      g_ptr_array_add (parts, link);
+      g_ptr_array_add (parts, other);
+      g_ptr_array_add (parts, link);
+      g_ptr_array_add (parts, NULL);
+      env_path = g_strjoinv (G_SEARCHPATH_SEPARATOR_S, (char **) parts->pdata);
+      g_assert_true (g_setenv ("REG_BACKEND_PATH", env_path, TRUE));
+      g_assert_true (g_setenv ("REG_BACKEND_SYSTEM_DIR", "", TRUE));
+
+      registry = reg_registry_new ();
+      reg_registry_add_search_path (registry, dotted);
+      paths = reg_registry_get_search_paths (registry);
+      g_assert_cmpuint (g_strv_length (paths), ==, 54);
+
+      pattern = g_strdup_printf ("manifest */broken.backend skipped: *");
+      g_test_expect_message (LOG_DOMAIN, G_LOG_LEVEL_WARNING, pattern);
+      names = reg_registry_list_backends (registry, no_exclusion);
+      g_test_assert_expected_messages ();
+      g_assert_cmpstrv (names, ((const char * const[]) { "rep1", "rep2", NULL }));
+
+      /* rep1 from the first place of the directory: the added path. */
+      assert_description (registry, "rep1", "repeated");
+      assert_description (registry, "rep2", "other");
+
+      /* Discovery again, and a rescan: still once each. */
+      g_test_expect_message (LOG_DOMAIN, G_LOG_LEVEL_WARNING, pattern);
+      reg_registry_rescan (registry);
+      g_test_assert_expected_messages ();
+      g_strfreev (reg_registry_list_backends (registry, no_exclusion));
+
+      g_assert_finalize_object (g_steal_pointer (&registry));
+      remove_tmp_dir (other);
+      remove_tmp_dir (dir);
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+}
+
 static void
 test_search_path_system_dir_empty (void)
 {
@@ -2133,6 +2248,91 @@ test_runtime_unregister_declared (Fixture       *f,
   g_assert_cmpuint (recorder_count_kind (f->recorder, "module"), ==, 1);
 }
 
+/* Messages */
+
+/* Whether @message is one line of valid, visible text: no control or
+ * format character (a line break, a terminal escape, a direction
+ * override) and no line or paragraph separator. */
+static void
+assert_visible_line (const char *message)
+{
+  g_assert_true (g_utf8_validate (message, -1, NULL));
+  for (const char *p = message; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      GUnicodeType type = g_unichar_type (g_utf8_get_char (p));
+
+      if (type == G_UNICODE_CONTROL || type == G_UNICODE_FORMAT ||
+          type == G_UNICODE_LINE_SEPARATOR || type == G_UNICODE_PARAGRAPH_SEPARATOR)
+        g_error ("invisible U+%04X at byte %d of \"%s\"", g_utf8_get_char (p),
+                 (int) (p - message), message);
+    }
+}
+
+static GPtrArray *captured_warnings;
+
+static void
+capture_warning (const char     *log_domain,
+                 GLogLevelFlags  log_level,
+                 const char     *message,
+                 gpointer        user_data)
+{
+  g_ptr_array_add (captured_warnings, g_strdup (message));
+}
+
+/* File names and manifest values reach warnings and errors escaped, like
+ * every string from outside: a manifest whose file name holds a line break
+ * could forge a second warning line, a Module= value with an escape
+ * sequence drove the terminal of whoever read the error, and C1 controls
+ * (U+009B, a terminal's CSI) and direction overrides passed through. */
+static void
+test_messages_escaped (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autofree char *dir = make_tmp_dir ();
+      g_autoptr(RegRegistry) registry = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autoptr(RegCompiler) compiler = NULL;
+      g_auto(GStrv) names = NULL;
+      const char * const no_exclusion[] = { NULL };
+      const char *forged = "evil\n(regctl:1): Reg-WARNING **: 12:00:00.000: all is well\xe2\x80\xae.backend";
+
+      captured_warnings = g_ptr_array_new_with_free_func (g_free);
+      g_log_set_always_fatal (G_LOG_FATAL_MASK);
+      g_log_set_handler (LOG_DOMAIN, G_LOG_LEVEL_WARNING, capture_warning, NULL);
+
+      write_file (dir, forged, "not a manifest", -1);
+      write_manifest (dir, "red.backend", "lib\x1b[31mred\xc2\x9b.so", "red",
+                      (const char * const[]) { "red", NULL });
+      g_assert_true (g_setenv ("REG_BACKEND_PATH", "", TRUE));
+      g_assert_true (g_setenv ("REG_BACKEND_SYSTEM_DIR", "", TRUE));
+      registry = reg_registry_new ();
+      reg_registry_add_search_path (registry, dir);
+
+      names = reg_registry_list_backends (registry, no_exclusion);
+      g_assert_cmpstrv (names, ((const char * const[]) { "red", NULL }));
+      g_assert_cmpuint (captured_warnings->len, ==, 1);
+      assert_visible_line (g_ptr_array_index (captured_warnings, 0));
+      g_assert_nonnull (strstr (g_ptr_array_index (captured_warnings, 0),
+                                "/evil<U+000A>(regctl:1): Reg-WARNING **: 12:00:00.000: "
+                                "all is well<U+202E>.backend skipped: "));
+
+      compiler = reg_registry_lookup_backend (registry, "red", &error);
+      g_assert_null (compiler);
+      g_assert_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED);
+      assert_visible_line (error->message);
+      g_assert_nonnull (strstr (error->message, "/lib<U+001B>[31mred<U+009B>.so cannot be opened: "));
+
+      g_ptr_array_unref (captured_warnings);
+      g_assert_finalize_object (g_steal_pointer (&registry));
+      remove_tmp_dir (dir);
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -2152,6 +2352,10 @@ main (int   argc,
   ADD ("/module/load/one-open-for-two-backends", test_load_one_open_for_two_backends, NULL);
   ADD ("/module/load/two-registries", test_load_two_registries, NULL);
   g_test_add_func ("/module/load/concurrent", test_load_concurrent);
+  g_test_add ("/module/load/one-file-two-directories/symlink", Fixture, GINT_TO_POINTER (FALSE),
+              fixture_setup, test_load_one_file_two_directories, fixture_teardown);
+  g_test_add ("/module/load/one-file-two-directories/hard-link", Fixture, GINT_TO_POINTER (TRUE),
+              fixture_setup, test_load_one_file_two_directories, fixture_teardown);
 
   ADD ("/module/failure/abi-mismatch", test_failure_abi_mismatch, NULL);
   ADD ("/module/failure/no-load-symbol", test_failure_no_load_symbol, NULL);
@@ -2181,6 +2385,8 @@ main (int   argc,
   ADD ("/module/search-path/added-before-environment",
        test_search_path_added_before_environment, NULL);
   g_test_add_func ("/module/search-path/environment", test_search_path_environment);
+  g_test_add_func ("/module/messages/escaped", test_messages_escaped);
+  g_test_add_func ("/module/search-path/repeated-directory", test_search_path_repeated_directory);
   g_test_add_func ("/module/search-path/system-dir-empty", test_search_path_system_dir_empty);
   g_test_add_func ("/module/search-path/system-dir-unset", test_search_path_system_dir_unset);
   g_test_add_func ("/module/search-path/order", test_search_path_order);

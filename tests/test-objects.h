@@ -57,3 +57,88 @@ tensor_new_uniform (const gint64 *shape,
 
   return tensor;
 }
+
+/* Matmuls of empty operands whose products are not empty, compiled and
+ * called on @backend of @registry, as the output and as a temporary
+ * summed: a result no tensor can hold is a shape error at compile time;
+ * one the system has no memory for is REG_TENSOR_ERROR_NO_MEMORY from the
+ * call, naming it; a small one is zeros.  Backends wrote through wild pointers for the first two. */
+static inline void
+check_matmul_of_empty_operands (RegRegistry *registry,
+                                const char  *backend)
+{
+  static const struct {
+    gint64      a[2];
+    gint64      b[2];
+    const char *error;  /* NULL: the call works */
+  } cases[] = {
+    { { 2147483647, 0 }, { 0, 2147483649 },
+      "node 'c': matmul of [2147483647, 0] and [0, 2147483649]: "
+      "the result [2147483647, 2147483649] has more elements than memory can address" },
+    { { G_GINT64_CONSTANT (1) << 32, 0 }, { 0, G_GINT64_CONSTANT (1) << 32 },
+      "node 'c': matmul of [4294967296, 0] and [0, 4294967296]: "
+      "the result [4294967296, 4294967296] has more elements than memory can address" },
+    /* 2^48 bytes: more than the address space of an x86-64 process */
+    { { G_GINT64_CONSTANT (1) << 23, 0 }, { 0, G_GINT64_CONSTANT (1) << 23 },
+      "*node 2*: not enough memory for a tensor of shape [8388608, 8388608]: "
+      "281474976710656 bytes (256.0 TiB)" },
+    { { 3, 0 }, { 0, 5 }, NULL },
+  };
+  /* The product as the output, and as a temporary that only its sum
+   * reads (the inductor fuses the two into one kernel). */
+  static const char *const graphs[] = {
+    "graph(a, b):\n"
+    "  c = matmul(a, b)\n"
+    "  return (c,)\n",
+    "graph(a, b):\n"
+    "  c = matmul(a, b)\n"
+    "  s = sum(c)\n"
+    "  return (s,)\n",
+  };
+
+  for (guint g = 0; g < G_N_ELEMENTS (graphs); g++)
+    for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+      {
+        g_autoptr(RegGraph) graph = graph_new_from_string (graphs[g]);
+        g_autoptr(GPtrArray) inputs = tensor_array_new ();
+        g_autoptr(RegCompiledFn) fn = NULL;
+        g_autoptr(GPtrArray) outputs = NULL;
+        g_autoptr(GError) error = NULL;
+        gboolean summed = g > 0;
+
+        g_ptr_array_add (inputs, reg_tensor_new (cases[i].a, 2));
+        g_ptr_array_add (inputs, reg_tensor_new (cases[i].b, 2));
+
+        fn = reg_registry_compile (registry, backend, graph, inputs, NULL, &error);
+        if (cases[i].error != NULL && cases[i].error[0] != '*')
+          {
+            g_assert_null (fn);
+            g_assert_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_SHAPE);
+            g_assert_cmpstr (error->message, ==, cases[i].error);
+            continue;
+          }
+        g_assert_no_error (error);
+
+        outputs = reg_compiled_fn_call (fn, inputs, &error);
+        if (cases[i].error != NULL)
+          {
+            g_assert_null (outputs);
+            g_assert_error (error, REG_TENSOR_ERROR, REG_TENSOR_ERROR_NO_MEMORY);
+            if (!g_pattern_match_simple (cases[i].error, error->message))
+              g_error ("'%s' does not match '%s'", error->message, cases[i].error);
+            continue;
+          }
+
+        g_assert_no_error (error);
+        g_assert_cmpuint (outputs->len, ==, 1);
+        {
+          RegTensor *c = g_ptr_array_index (outputs, 0);
+          gsize n;
+          const float *data = reg_tensor_get_data (c, &n);
+
+          g_assert_cmpuint (n, ==, summed ? 1 : (gsize) (cases[i].a[0] * cases[i].b[1]));
+          for (gsize j = 0; j < n; j++)
+            g_assert_true (data[j] == 0.0f);
+        }
+      }
+}

@@ -481,11 +481,13 @@ class TestList(RegctlTestCase):
         # control characters never reach the output raw
         self.assertNotIn('\x01', result.stdout)
         self.assertNotIn('\t', result.stdout)
-        # nor the table, where the description keeps to its line
+        # nor the table, where the description keeps to its line, its
+        # control characters shown by code point
         result = regctl('list', '--all', env={'REG_BACKEND_PATH': d})
         self.assertExit(result, 0)
         self.assertEqual(len(result.stdout.splitlines()), 3)
-        self.assertIn('He said "hi" \\ back slash new line   \u2603 end', result.stdout)
+        self.assertIn('He said "hi" \\ back<U+0009>slash<U+000A>new line <U+0001> \u2603 end',
+                      result.stdout)
         # UTF-8 in and out, whatever the locale
         for locale in ['C.UTF-8', 'C']:
             with self.subTest(locale=locale):
@@ -493,8 +495,8 @@ class TestList(RegctlTestCase):
                 result = regctl('info', 'caf\u00e9', env=env)
                 self.assertExit(result, 0)
                 self.assertIn('Name:         caf\u00e9\n', result.stdout)
-                self.assertIn('Description:  He said "hi" \\ back slash new line   \u2603 end\n',
-                              result.stdout)
+                self.assertIn('Description:  He said "hi" \\ back<U+0009>slash<U+000A>new line '
+                              '<U+0001> \u2603 end\n', result.stdout)
                 self.assertIn('caf\u00e9  ', regctl('list', '--all', env=env).stdout)
                 self.assertOnlyError(regctl('info', 'caf\u00e8', env=env),
                                      invalid_backend_message('caf\u00e8', ['caf\u00e9']))
@@ -574,6 +576,185 @@ class TestList(RegctlTestCase):
         rows = {r[0]: r for r in parse_table(regctl('list', env=env).stdout)[1:]}
         self.assertEqual(rows['ghost'][2], 'declared')
         self.assertEqual(rows['junk'][2], 'declared')
+
+
+def invisible_characters(text):
+    """The characters of @text a terminal would act on, or that would
+    rearrange what it shows: C0 and C1 controls but the line ends of the
+    output itself, DEL, format characters (direction overrides),
+    line and paragraph separators."""
+    import unicodedata
+    return [c for line in text.split('\n') for c in line
+            if unicodedata.category(c) in ('Cc', 'Cf', 'Zl', 'Zp')]
+
+
+class TestOutputSafety(RegctlTestCase):
+    """Text from manifests and modules reaches regctl's text output and
+    its messages escaped, the way libreg escapes it; --json stays exact."""
+
+    HOSTILE = 'csi \u009b31m rlo \u202e esc \x1b[2J del \x7f zw \u200b bell \x07 end'
+
+    def make_hostile(self):
+        d = self.mkdir('hostile')
+        # The backslash escapes of GKeyFile give a newline and a tab.
+        write_manifest(d, 'hostile.backend', 'lib\x1b[31mred\u009b.so',
+                       [('hostile', ['t\u00e4g'], self.HOSTILE + '\\nsecond line\\tend')])
+        return d
+
+    def test_list_and_info_escape(self):
+        d = self.make_hostile()
+        env = {'REG_BACKEND_PATH': d}
+        for args in (['list', '--all'], ['info', 'hostile']):
+            with self.subTest(args=args):
+                result = regctl(*args, env=env)
+                self.assertExit(result, 0)
+                self.assertEqual(invisible_characters(result.stdout), [])
+                self.assertIn('csi <U+009B>31m rlo <U+202E> esc <U+001B>[2J del <U+007F> '
+                              'zw <U+200B> bell <U+0007> end<U+000A>second line<U+0009>end',
+                              result.stdout)
+                self.assertIn('lib<U+001B>[31mred<U+009B>.so', result.stdout)
+        self.assertEqual(len(regctl('list', '--all', env=env).stdout.splitlines()), 2)
+
+    def test_json_stays_exact(self):
+        d = self.make_hostile()
+        for args in (['list', '--all', '--json'], ['info', 'hostile', '--json']):
+            with self.subTest(args=args):
+                result = regctl(*args, env={'REG_BACKEND_PATH': d})
+                self.assertExit(result, 0)
+                # Exact once parsed, and nothing raw a terminal acts on.
+                self.assertEqual(invisible_characters(result.stdout), [])
+                parsed = json.loads(result.stdout)
+                backend = parsed[0] if isinstance(parsed, list) else parsed
+                self.assertEqual(backend['description'], self.HOSTILE + '\nsecond line\tend')
+                self.assertEqual(backend['module_path'],
+                                 os.path.join(os.path.realpath(d), 'lib\x1b[31mred\u009b.so'))
+                self.assertIn('\\u009b', result.stdout)
+                self.assertIn('\\u202e', result.stdout)
+
+    def test_load_error_escaped(self):
+        d = self.make_hostile()
+        result = regctl('info', 'hostile', '--load', env={'REG_BACKEND_PATH': d})
+        self.assertExit(result, 1)
+        self.assertEqual(invisible_characters(result.stderr), [])
+        self.assertIn('lib<U+001B>[31mred<U+009B>.so cannot be opened', result.stderr)
+
+    def test_file_names_escaped(self):
+        d = self.mkdir('dir\nwith \x1b[1mline\u202e')
+        with open(os.path.join(d, 'forged\n(regctl:1): Reg-WARNING **: ok.backend'), 'w') as f:
+            f.write('not a manifest')
+        write_manifest(d, 'good.backend', 'libgood.so', [('good', [], 'Good')])
+        env = {'REG_BACKEND_PATH': d, 'REG_BACKEND_SYSTEM_DIR': ''}
+
+        def shown(text):
+            return text.replace('\n', '<U+000A>').replace('\x1b', '<U+001B>') \
+                       .replace('\u202e', '<U+202E>')
+
+        result = regctl('list', '--all', env=env)
+        self.assertExit(result, 0)
+        self.assertEqual(invisible_characters(result.stdout + result.stderr), [])
+        self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
+        self.assertIn('/forged<U+000A>(regctl:1): Reg-WARNING **: ok.backend skipped', result.stderr)
+
+        result = regctl('paths', env=env)
+        self.assertExit(result, 0)
+        self.assertEqual(invisible_characters(result.stdout), [])
+        self.assertIn(shown(os.path.realpath(d)), result.stdout)
+
+        result = regctl('cache', d, env=env)
+        self.assertExit(result, 0)
+        self.assertEqual(invisible_characters(result.stdout + result.stderr), [])
+        self.assertEqual(result.stdout, 'Wrote %s\n' % shown(os.path.join(d, 'backends.cache')))
+
+
+class TestOutputErrors(RegctlTestCase):
+    """Every command checks that its output was written; a closed pipe
+    ends regctl quietly."""
+
+    COMMANDS = [
+        ['list', '--all', '--json'],
+        ['list'],
+        ['info', 'eager'],
+        ['paths'],
+        ['paths', '--json'],
+        ['--version'],
+        ['--help'],
+        ['list', '--help'],
+    ]
+
+    def run_to(self, args, stdout, **kwargs):
+        return subprocess.run(WRAPPER + [REGCTL] + args, stdout=stdout, stderr=subprocess.PIPE,
+                              text=True, timeout=600, **kwargs)
+
+    def test_full_device(self):
+        if not os.path.exists('/dev/full'):
+            self.skipTest('no /dev/full')
+        commands = self.COMMANDS + [['run', example('elementwise.graph'), '--backend', 'eager']]
+        for args in commands:
+            with self.subTest(args=args):
+                with open('/dev/full', 'w') as full:
+                    result = self.run_to(args, full)
+                self.assertEqual(result.returncode, 1, result.stderr)
+                self.assertEqual(result.stderr,
+                                 'regctl: cannot write to standard output: No space left on device\n')
+
+    def test_closed_pipe(self):
+        import signal
+        for ignored in (False, True):
+            for args in self.COMMANDS:
+                with self.subTest(args=args, sigpipe_ignored=ignored):
+                    read_end, write_end = os.pipe()
+                    os.close(read_end)
+                    # Started with SIGPIPE ignored, as from some shells and
+                    # services: regctl still ends quietly.
+                    preexec = (lambda: signal.signal(signal.SIGPIPE, signal.SIG_IGN)) if ignored else None
+                    result = self.run_to(args, write_end, preexec_fn=preexec,
+                                         restore_signals=not ignored)
+                    os.close(write_end)
+                    self.assertEqual(result.returncode, -signal.SIGPIPE, result.stderr)
+                    self.assertEqual(result.stderr, '')
+
+
+class TestBoundedInput(RegctlTestCase):
+    def test_special_files_refused(self):
+        result = regctl('run', '/dev/zero', '--backend', 'eager')
+        self.assertExit(result, 1)
+        self.assertEqual(result.stderr, '/dev/zero: not a regular file\n')
+        self.assertEqual(result.stdout, '')
+
+    def test_endless_stdin(self):
+        with open('/dev/zero', 'rb') as zero:
+            result = subprocess.run(WRAPPER + [REGCTL, 'run', '-', '--backend', 'eager'],
+                                    stdin=zero, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    text=True, timeout=600)
+        self.assertExit(result, 1)
+        self.assertEqual(result.stderr,
+                         '<stdin>: larger than the 16777216 bytes a graph file may have\n')
+
+    def test_file_too_large(self):
+        path = os.path.join(self.tmp, 'huge.graph')
+        with open(path, 'w') as f:
+            f.truncate(16 * 1024 * 1024 + 1)
+        result = regctl('run', path, '--backend', 'eager')
+        self.assertExit(result, 1)
+        self.assertEqual(result.stderr, '%s: 16777217 bytes, larger than the 16777216 bytes '
+                                        'a graph file may have\n' % path)
+
+    def test_output_too_large_for_memory(self):
+        # 2^46 floats, 256 TiB: more than a process can address.  The call
+        # fails with the size; it aborted the process ("failed to map").
+        graph = self.write('mm.graph', 'graph(a, b):\n  c = matmul(a, b)\n  return (c,)\n')
+        backends = ['eager']
+        if 'inductor' in all_backend_names():
+            backends.append('inductor')
+        for backend in backends:
+            with self.subTest(backend=backend):
+                result = regctl('run', graph, '--backend', backend,
+                                '--input', 'a=8388608x1', '--input', 'b=1x8388608')
+                self.assertExit(result, 1)
+                self.assertRegex(result.stderr,
+                                 r"^calling .*mm\.graph compiled by backend '%s' failed: .*"
+                                 r"not enough memory for a tensor of shape \[8388608, 8388608\]: "
+                                 r"281474976710656 bytes \(256\.0 TiB\)\n$" % backend)
 
 
 class TestInfo(RegctlTestCase):

@@ -43,6 +43,7 @@
  * ThreadSanitizer sees it (GMutex is futex-based, invisible to it).
  */
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -50,6 +51,7 @@
 
 #include <reg.h>
 
+#include "test-files.h"
 #include "test-objects.h"
 
 #define N_THREADS 8
@@ -1170,6 +1172,207 @@ test_stress_first_load (void)
   report_violations ();
 }
 
+/* Lock order: modules loading through several registries at once.
+ *
+ * Each round puts a fresh copy of the good fixture (fixture_a, fixture_b)
+ * in the default registry's search path, and gives each of N_PRIVATE new
+ * registries a copy of the lookup-default fixture, whose reg_module_load()
+ * looks fixture_a up in the default registry.  Then all threads start at
+ * once: some load fixture_lookup through their private registry (the
+ * module lock, that registry's load lock, then the default registry's),
+ * some look fixture_a and fixture_b up in the default registry directly
+ * (its load lock, then the module lock), one lists the default registry
+ * (discovery) and one rescans a private registry.  With the locks taken in
+ * opposite orders by the two kinds of load, the first round deadlocked;
+ * ThreadSanitizer also reports any inversion it sees. */
+
+#define N_PRIVATE 3
+#define N_LOCK_THREADS (2 * N_PRIVATE + 4)
+#define DEFAULT_LOCK_ROUNDS 20  /* STRESS_LOCK_ROUNDS overrides */
+#define FIXTURE_BUILDDIR TEST_BUILDDIR "/modules"
+
+typedef struct
+{
+  RegRegistry *privates[N_PRIVATE];
+  gint         start;
+  gint         registered_a;
+  RegCompiler *found[N_LOCK_THREADS];
+} LockRound;
+
+typedef struct
+{
+  LockRound *round;
+  guint      index;
+} LockWorker;
+
+static void
+copy_fixture_file (const char *name,
+                   const char *dir)
+{
+  g_autofree char *source = g_build_filename (FIXTURE_BUILDDIR, name, NULL);
+  g_autofree char *contents = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize length;
+
+  g_file_get_contents (source, &contents, &length, &error);
+  g_assert_no_error (error);
+  write_file_mode (dir, name, contents, length, 0755);
+}
+
+static void
+on_lock_registered (RegRegistry *reg,
+                    const char  *name,
+                    LockRound   *round)
+{
+  if (g_str_equal (name, "fixture_a"))
+    g_atomic_int_inc (&round->registered_a);
+}
+
+static gpointer
+lock_worker_run (gpointer data)
+{
+  LockWorker *w = data;
+  LockRound *round = w->round;
+  RegRegistry *registry;
+  const char *name;
+  g_autoptr(GError) error = NULL;
+
+  while (g_atomic_int_get (&round->start) == 0)
+    g_thread_yield ();
+
+  if (w->index < N_PRIVATE)
+    {
+      registry = round->privates[w->index];
+      name = "fixture_lookup";
+    }
+  else if (w->index < 2 * N_PRIVATE)
+    {
+      registry = reg_registry_get_default ();
+      name = (w->index - N_PRIVATE) % 2 == 0 ? "fixture_a" : "fixture_b";
+    }
+  else if (w->index == 2 * N_PRIVATE)
+    {
+      g_strfreev (reg_registry_list_backends (reg_registry_get_default (), NULL));
+      return NULL;
+    }
+  else if (w->index == 2 * N_PRIVATE + 1)
+    {
+      reg_registry_rescan (round->privates[0]);
+      return NULL;
+    }
+  else
+    {
+      registry = reg_registry_get_default ();
+      name = "eager";
+    }
+
+  round->found[w->index] = reg_registry_lookup_backend (registry, name, &error);
+  CHECK (round->found[w->index] != NULL, "thread %u: looking '%s' up: %s", w->index, name,
+         error != NULL ? error->message : "");
+
+  return NULL;
+}
+
+/* The counters of the lookup-default copy @path, without loading it. */
+static void
+lookup_counters (const char *path,
+                 gint       *n_found,
+                 gint       *n_failed)
+{
+  void *handle = dlopen (path, RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
+
+  g_assert_nonnull (handle);
+  *n_found = g_atomic_int_get ((gint *) dlsym (handle, "fixture_lookup_n_found"));
+  *n_failed = g_atomic_int_get ((gint *) dlsym (handle, "fixture_lookup_n_failed"));
+  g_assert_cmpint (dlclose (handle), ==, 0);
+}
+
+static void
+test_stress_lock_order (void)
+{
+  guint rounds = env_uint ("STRESS_LOCK_ROUNDS", DEFAULT_LOCK_ROUNDS);
+  RegRegistry *default_registry = reg_registry_get_default ();
+  g_autoptr(GPtrArray) dirs = g_ptr_array_new_with_free_func (g_free);
+  gulong handler;
+
+  g_setenv ("FIXTURE_LOOKUP_NAME", "fixture_a", TRUE);
+
+  for (guint r = 0; r < rounds && n_violations == 0; r++)
+    {
+      LockRound round = { 0, };
+      LockWorker workers[N_LOCK_THREADS];
+      GThread *threads[N_LOCK_THREADS];
+      char *good_dir = make_tmp_dir ();
+      char *lookup_modules[N_PRIVATE] = { NULL, };
+      g_autoptr(GError) error = NULL;
+
+      g_ptr_array_add (dirs, good_dir);
+      copy_fixture_file ("good.backend", good_dir);
+      copy_fixture_file ("libfixture-good.so", good_dir);
+      reg_registry_add_search_path (default_registry, good_dir);
+      handler = g_signal_connect (default_registry, "backend-registered",
+                                  G_CALLBACK (on_lock_registered), &round);
+
+      for (guint p = 0; p < N_PRIVATE; p++)
+        {
+          char *dir = make_tmp_dir ();
+
+          g_ptr_array_add (dirs, dir);
+          copy_fixture_file ("lookup-default.backend", dir);
+          copy_fixture_file ("libfixture-lookup-default.so", dir);
+          lookup_modules[p] = g_build_filename (dir, "libfixture-lookup-default.so", NULL);
+          round.privates[p] = reg_registry_new ();
+          reg_registry_add_search_path (round.privates[p], dir);
+        }
+
+      for (guint i = 0; i < N_LOCK_THREADS; i++)
+        {
+          workers[i] = (LockWorker) { &round, i };
+          threads[i] = g_thread_new ("lock-order", lock_worker_run, &workers[i]);
+        }
+      g_atomic_int_set (&round.start, 1);
+      for (guint i = 0; i < N_LOCK_THREADS; i++)
+        g_thread_join (threads[i]);
+      g_signal_handler_disconnect (default_registry, handler);
+
+      /* Every module loaded once, each lookup-default copy found
+       * fixture_a, and fixture_a of this round is one object, registered
+       * once. */
+      for (guint p = 0; p < N_PRIVATE; p++)
+        {
+          gint n_found, n_failed;
+
+          lookup_counters (lookup_modules[p], &n_found, &n_failed);
+          CHECK (n_found == 1 && n_failed == 0,
+                 "round %u: lookup-default copy %u found fixture_a %d times, failed %d times",
+                 r, p, n_found, n_failed);
+        }
+      CHECK (round.registered_a == 1, "round %u: fixture_a registered %d times", r, round.registered_a);
+      for (guint i = N_PRIVATE; i < 2 * N_PRIVATE; i += 2)
+        CHECK (round.found[i] == round.found[N_PRIVATE],
+               "round %u: two lookups of fixture_a gave two objects", r);
+
+      for (guint i = 0; i < N_LOCK_THREADS; i++)
+        g_clear_object (&round.found[i]);
+      for (guint p = 0; p < N_PRIVATE; p++)
+        {
+          g_object_unref (round.privates[p]);
+          g_free (lookup_modules[p]);
+        }
+
+      /* The next round's copy declares them anew. */
+      reg_registry_unregister_backend (default_registry, "fixture_a", &error);
+      g_assert_no_error (error);
+      reg_registry_unregister_backend (default_registry, "fixture_b", &error);
+      g_assert_no_error (error);
+    }
+
+  report_violations ();
+
+  for (guint i = 0; i < dirs->len; i++)
+    remove_tmp_dir (g_ptr_array_index (dirs, i));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1188,6 +1391,7 @@ main (int   argc,
 
   g_test_add_func ("/stress/mixed", test_stress_mixed);
   g_test_add_func ("/stress/first-load", test_stress_first_load);
+  g_test_add_func ("/stress/lock-order", test_stress_lock_order);
 
   return g_test_run ();
 }

@@ -516,6 +516,131 @@ test_large_recycled (void)
     }
 }
 
+/* Valid shapes (at most G_MAXSSIZE bytes) whose memory no system grants:
+ * 2^63 - 4 bytes, just under it, and 2^48 bytes (more than the 47 bits of
+ * a process's address space on x86-64). */
+static const gint64 too_large_shapes[][2] = {
+  { G_MAXSSIZE / 4, 1 },
+  { G_MAXSSIZE / 4 - (1 << 19), 1 },
+  { G_GINT64_CONSTANT (1) << 23, G_GINT64_CONSTANT (1) << 23 },
+};
+
+/* G_MAXSIZE / 4 elements passed the element count check, but rounding
+ * their 2^64 - 4 bytes up to whole pages overflowed to 0: the tensor got a
+ * mapping of no length and the first write crashed.  Such a shape now has
+ * more elements than memory can address: a programmer error for
+ * reg_tensor_new(). */
+static void
+test_new_unaddressable (void)
+{
+  if (g_test_subprocess ())
+    {
+      const gint64 shape[] = { G_MAXSIZE / 4 };
+      RegTensor *t = reg_tensor_new (shape, 1);
+      float *data = reg_tensor_get_data (t, NULL);
+
+      /* Not reached once fixed */
+      data[0] = 1.0f;
+      data[G_MAXSIZE / 4 - 1] = 1.0f;
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stderr ("*CRITICAL*reg_tensor_new*check_shape*");
+}
+
+static void
+test_try_new_no_memory (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (too_large_shapes); i++)
+    {
+      const gint64 *shape = too_large_shapes[i];
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GError) uninit_error = NULL;
+      g_autoptr(RegTensor) t = reg_tensor_try_new (shape, 2, &error);
+      g_autoptr(RegTensor) u = reg_tensor_try_new_uninitialized (shape, 2, &uninit_error);
+      g_autofree char *expected = g_strdup_printf ("not enough memory for a tensor of shape "
+                                                   "[%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "]: %"
+                                                   G_GUINT64_FORMAT " bytes (*)",
+                                                   shape[0], shape[1],
+                                                   (guint64) shape[0] * (guint64) shape[1] * 4);
+
+      g_assert_null (t);
+      g_assert_error (error, REG_TENSOR_ERROR, REG_TENSOR_ERROR_NO_MEMORY);
+      g_assert_true (g_pattern_match_simple (expected, error->message));
+      g_assert_null (u);
+      g_assert_error (uninit_error, REG_TENSOR_ERROR, REG_TENSOR_ERROR_NO_MEMORY);
+      g_assert_cmpstr (uninit_error->message, ==, error->message);
+    }
+}
+
+/* Shapes that are not shapes are shape errors, not criticals, from the
+ * try constructors. */
+static void
+test_try_new_bad_shape (void)
+{
+  static const struct {
+    gint64      shape[REG_TENSOR_MAX_DIMS + 1];
+    guint       n_dims;
+    const char *message;
+  } cases[] = {
+    { { 3, -1 }, 2, "shape [3, -1]: dimension 1 is negative" },
+    { { 1, 1, 1, 1, 1, 1, 1, 1, 1 }, REG_TENSOR_MAX_DIMS + 1, "a tensor has at most 8 dimensions, 9 given" },
+    { { G_MAXINT64, G_MAXINT64 }, 2, "shape [9223372036854775807, 9223372036854775807] has more elements than memory can address" },
+    { { G_GINT64_CONSTANT (1) << 62, 1 }, 2, "shape [4611686018427387904, 1] has more elements than memory can address" },
+    { { G_MAXSIZE / 4 }, 1, "shape [4611686018427387903] has more elements than memory can address" },
+    { { G_GINT64_CONSTANT (1) << 61 }, 1, "shape [2305843009213693952] has more elements than memory can address" },
+    { { 2147483647, 2147483649 }, 2, "shape [2147483647, 2147483649] has more elements than memory can address" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(RegTensor) t = reg_tensor_try_new (cases[i].shape, cases[i].n_dims, &error);
+
+      g_assert_null (t);
+      g_assert_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_SHAPE);
+      g_assert_cmpstr (error->message, ==, cases[i].message);
+    }
+}
+
+static void
+test_try_new_zeros (void)
+{
+  const gint64 shapes[][2] = { { 4, 3 }, { 512, 1024 }, { 0, G_MAXINT64 } };
+
+  for (guint i = 0; i < G_N_ELEMENTS (shapes); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(RegTensor) t = reg_tensor_try_new (shapes[i], 2, &error);
+      g_autoptr(RegTensor) u = NULL;
+      const float *data;
+      gsize n;
+
+      g_assert_no_error (error);
+      data = reg_tensor_get_data (t, &n);
+      g_assert_cmpuint (n, ==, (gsize) (shapes[i][0] == 0 ? 0 : shapes[i][0] * shapes[i][1]));
+      for (gsize j = 0; j < n; j++)
+        g_assert_true (data[j] == 0.0f);
+
+      u = reg_tensor_try_new_uninitialized (shapes[i], 2, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (reg_tensor_get_n_elements (u), ==, n);
+      g_assert_cmpmem (reg_tensor_get_shape (u, NULL), 2 * sizeof (gint64),
+                       shapes[i], 2 * sizeof (gint64));
+    }
+
+  /* A scalar, without a shape array */
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(RegTensor) t = reg_tensor_try_new (NULL, 0, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (reg_tensor_get_n_elements (t), ==, 1);
+  }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -552,6 +677,10 @@ main (int   argc,
   g_test_add_func ("/tensor/new/uninitialized", test_new_uninitialized);
   g_test_add_func ("/tensor/copy", test_copy);
   g_test_add_func ("/tensor/storage/large-recycled", test_large_recycled);
+  g_test_add_func ("/tensor/new/unaddressable", test_new_unaddressable);
+  g_test_add_func ("/tensor/try-new/zeros", test_try_new_zeros);
+  g_test_add_func ("/tensor/try-new/no-memory", test_try_new_no_memory);
+  g_test_add_func ("/tensor/try-new/bad-shape", test_try_new_bad_shape);
 
   return g_test_run ();
 }

@@ -16,9 +16,9 @@ write_one (const char *dir,
            gboolean    skip_missing)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *display = g_filename_display_name (dir);
+  g_autofree char *display = regctl_escape (dir);
   g_autofree char *path = g_build_filename (dir, "backends.cache", NULL);
-  g_autofree char *path_display = g_filename_display_name (path);
+  g_autofree char *path_display = regctl_escape (path);
 
   if (reg_backend_cache_write (dir, &error))
     {
@@ -32,7 +32,11 @@ write_one (const char *dir,
       return TRUE;
     }
 
-  regctl_printerr ("regctl cache: %s\n", error->message);
+  {
+    g_autofree char *why = regctl_escape (error->message);
+
+    regctl_printerr ("regctl cache: %s\n", why);
+  }
   return FALSE;
 }
 

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "reg-file-private.h"
 #include "regctl.h"
 
 G_DEFINE_QUARK (regctl-error-quark, regctl_error)
@@ -386,39 +387,17 @@ regctl_parse_options (char       **specs,
   return TRUE;
 }
 
-static char *
-read_stream (FILE    *stream,
-             gsize   *length,
-             GError **error)
-{
-  g_autoptr(GString) text = g_string_new (NULL);
-  char buffer[8192];
-  gsize n;
-
-  while ((n = fread (buffer, 1, sizeof buffer, stream)) > 0)
-    g_string_append_len (text, buffer, n);
-
-  if (ferror (stream))
-    {
-      int saved_errno = errno;
-
-      g_set_error (error, REGCTL_ERROR, REGCTL_ERROR_FAILED,
-                   "<stdin>: %s", g_strerror (saved_errno));
-      return NULL;
-    }
-
-  *length = text->len;
-  return g_string_free (g_steal_pointer (&text), FALSE);
-}
-
 /**
  * regctl_load_graph:
  * @path: a graph file, or "-" for standard input
  * @error: return location for a #GError
  *
- * Reads and parses a graph file.  Parse errors keep their %REG_GRAPH_ERROR
- * domain and code, with the file name put before their "LINE:COLUMN: "
- * so that they read `FILE:LINE:COLUMN: message`, as compilers print them.
+ * Reads and parses a graph file: a regular file of at most
+ * %REGCTL_MAX_GRAPH_SIZE bytes, or standard input read within that bound.
+ * Parse errors keep their %REG_GRAPH_ERROR domain and code, with the file
+ * name (escaped) put before their "LINE:COLUMN: " so that they read
+ * `FILE:LINE:COLUMN: message`, as compilers print them; a file that cannot
+ * be read is a %REGCTL_ERROR_FAILED error saying why.
  *
  * Returns: (transfer full): the graph, or %NULL with @error set
  */
@@ -427,28 +406,36 @@ regctl_load_graph (const char  *path,
                    GError     **error)
 {
   g_autofree char *display = NULL;
-  g_autofree char *text = NULL;
+  g_autoptr(GBytes) contents = NULL;
   g_autoptr(GError) local_error = NULL;
   g_autoptr(RegGraph) graph = NULL;
-  gsize length = 0;
+  const char *text;
+  gsize length;
 
+  /* The file reader of libreg: bounded, a special file refused unread
+   * (regctl run /dev/zero grew to gigabytes), standard input read to its
+   * end within the same bound. */
   if (g_str_equal (path, "-"))
     {
       display = g_strdup ("<stdin>");
-      text = read_stream (stdin, &length, error);
-      if (text == NULL)
-        return NULL;
+      contents = _reg_file_read_fd (STDIN_FILENO, REGCTL_MAX_GRAPH_SIZE, "a graph file",
+                                    NULL, &local_error);
     }
   else
     {
-      display = g_filename_display_name (path);
-      if (!g_file_get_contents (path, &text, &length, &local_error))
-        {
-          g_set_error_literal (error, REGCTL_ERROR, REGCTL_ERROR_FAILED, local_error->message);
-          return NULL;
-        }
+      display = regctl_escape (path);
+      contents = _reg_file_read (path, REGCTL_MAX_GRAPH_SIZE, "a graph file", NULL, &local_error);
+    }
+  if (contents == NULL)
+    {
+      g_set_error (error, REGCTL_ERROR, REGCTL_ERROR_FAILED, "%s: %s", display, local_error->message);
+      return NULL;
     }
 
+  /* NUL-terminated by the reader. */
+  text = g_bytes_get_data (contents, &length);
+  if (length == 0)
+    text = "";
   if (memchr (text, '\0', length) != NULL || !g_utf8_validate (text, length, NULL))
     {
       g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_PARSE,
@@ -492,7 +479,8 @@ describe_graph_inputs (RegGraph *graph)
  * @default_size: inputs not in @shapes are @default_size x @default_size
  * @seed: the GRand seed
  * @error: return location for a %REGCTL_ERROR_USAGE error (a name in
- *   @shapes that is not an input of @graph)
+ *   @shapes that is not an input of @graph), or %REG_TENSOR_ERROR_NO_MEMORY
+ *   naming the input
  *
  * Makes one tensor per graph input, in graph order, filled with values
  * uniform in [-1, 1) drawn in order from one GRand seeded with @seed.
@@ -546,7 +534,14 @@ regctl_make_inputs (RegGraph    *graph,
       if (given != NULL)
         shape = *given;
 
-      tensor = reg_tensor_new (shape.shape, shape.n_dims);
+      /* Up to REGCTL_MAX_ELEMENTS (1 GiB) each, from the command line:
+       * memory may be short, which is an error, not an abort. */
+      tensor = reg_tensor_try_new (shape.shape, shape.n_dims, error);
+      if (tensor == NULL)
+        {
+          g_prefix_error (error, "input '%s': ", reg_graph_get_node_name (graph, inputs[i]));
+          return NULL;
+        }
       g_ptr_array_add (tensors, tensor);
 
       data = reg_tensor_get_data (tensor, &n_elements);

@@ -279,9 +279,9 @@ print_choice_text (RegRegistry *registry)
 {
   g_autofree char *name = reg_registry_dup_default_backend (registry);
   g_auto(GStrv) fallbacks = reg_registry_dup_fallback_backends (registry);
-  g_autofree char *shown = regctl_single_line (name != NULL ? name : "(a compiler object)");
+  g_autofree char *shown = regctl_escape (name != NULL ? name : "(a compiler object)");
   g_autofree char *joined = g_strjoinv (", ", fallbacks);
-  g_autofree char *chain = regctl_single_line (joined);
+  g_autofree char *chain = regctl_escape (joined);
 
   regctl_print ("\nDefault backend: %s (%s)\n", shown, default_source_text (registry));
   regctl_print ("Fallback backends: %s%s\n", fallbacks[0] != NULL ? chain : "none",
@@ -371,12 +371,12 @@ print_declaration_text (RegBackendInfo *info)
 {
   const char *manifest = reg_backend_info_get_manifest_path (info);
   const char * const *shadowed = reg_backend_info_get_shadowed_manifests (info);
-  g_autofree char *shown = manifest != NULL ? regctl_display_path (manifest) : g_strdup ("-");
+  g_autofree char *shown = regctl_escape (manifest);
 
   regctl_print ("Manifest:     %s\n", shown);
   for (guint i = 0; shadowed[i] != NULL; i++)
     {
-      g_autofree char *path = regctl_display_path (shadowed[i]);
+      g_autofree char *path = regctl_escape (shadowed[i]);
 
       regctl_print ("%s%s\n", i == 0 ? "Shadows:      " : "              ", path);
     }
@@ -387,15 +387,15 @@ static void
 print_verdict_text (RegBackendInfo *info,
                     RegVerdict     *verdict)
 {
+  g_autofree char *name = regctl_escape (reg_backend_info_get_name (info));
   g_autofree char *time = NULL;
-  g_autofree char *reason = NULL;
 
   if (reg_backend_info_get_origin (info) != REG_BACKEND_ORIGIN_MODULE)
     return;
 
   if (verdict == NULL)
     {
-      regctl_print ("Verdict:      none (`regctl verify %s` checks it)\n", reg_backend_info_get_name (info));
+      regctl_print ("Verdict:      none (`regctl verify %s` checks it)\n", name);
       return;
     }
 
@@ -403,10 +403,15 @@ print_verdict_text (RegBackendInfo *info,
   regctl_print ("Verdict:      %s, %s%s\n", regctl_verdict_nick (reg_verdict_get_kind (verdict)), time,
                 reg_verdict_get_quarantines (verdict) ? " (the module is quarantined)" : "");
   if (!g_str_equal (reg_verdict_get_backend_name (verdict), reg_backend_info_get_name (info)))
-    regctl_print ("Checked:      backend '%s' of the same module\n", reg_verdict_get_backend_name (verdict));
+    {
+      g_autofree char *checked = regctl_escape (reg_verdict_get_backend_name (verdict));
+
+      regctl_print ("Checked:      backend '%s' of the same module\n", checked);
+    }
   if (reg_verdict_get_reason (verdict) != NULL)
     {
-      reason = regctl_text_for_terminal (reg_verdict_get_reason (verdict));
+      g_autofree char *reason = regctl_escape (reg_verdict_get_reason (verdict));
+
       regctl_print ("Reason:       %s\n", reason);
     }
 }
@@ -418,9 +423,13 @@ print_info_text (RegRegistry    *registry,
                  RegCompiler    *compiler,
                  gint64          load_ns)
 {
-  g_autofree char *tags = regctl_join_tags (reg_backend_info_get_tags (info));
-  g_autofree char *description = regctl_single_line (description_of (info));
-  const char *module_path = reg_backend_info_get_module_path (info);
+  /* Everything but regctl's own words comes from manifests and modules:
+   * escaped, so that it keeps to its line and cannot drive the terminal. */
+  g_autofree char *name = regctl_escape (reg_backend_info_get_name (info));
+  g_autofree char *joined_tags = regctl_join_tags (reg_backend_info_get_tags (info));
+  g_autofree char *tags = regctl_escape (joined_tags);
+  g_autofree char *description = regctl_escape (description_of (info));
+  g_autofree char *module_path = regctl_escape (reg_backend_info_get_module_path (info));
   const char * const *authors = reg_backend_info_get_authors (info);
   const struct { const char *label; const char *value; } about[] = {
     { "Version:  ", reg_backend_info_get_version (info) },
@@ -428,12 +437,12 @@ print_info_text (RegRegistry    *registry,
     { "License:  ", reg_backend_info_get_license (info) },
   };
 
-  regctl_print ("Name:         %s\n", reg_backend_info_get_name (info));
+  regctl_print ("Name:         %s\n", name);
   regctl_print ("Tags:         %s\n", tags);
   regctl_print ("Description:  %s\n", description);
   regctl_print ("State:        %s\n", state_of (info, verdict));
   regctl_print ("Origin:       %s\n", origin_to_string (reg_backend_info_get_origin (info)));
-  regctl_print ("Module:       %s\n", module_path != NULL ? module_path : "-");
+  regctl_print ("Module:       %s\n", module_path);
   print_declaration_text (info);
   print_verdict_text (info, verdict);
   if (reg_backend_info_get_is_default (info))
@@ -443,14 +452,14 @@ print_info_text (RegRegistry    *registry,
   for (gsize i = 0; i < G_N_ELEMENTS (about); i++)
     if (about[i].value != NULL)
       {
-        g_autofree char *value = regctl_single_line (about[i].value);
+        g_autofree char *value = regctl_escape (about[i].value);
 
         regctl_print ("%s    %s\n", about[i].label, value);
       }
   if (authors != NULL)
     {
       g_autofree char *joined = g_strjoinv (", ", (char **) authors);
-      g_autofree char *value = regctl_single_line (joined);
+      g_autofree char *value = regctl_escape (joined);
 
       regctl_print ("Authors:      %s\n", value);
     }
@@ -458,9 +467,10 @@ print_info_text (RegRegistry    *registry,
   if (compiler != NULL)
     {
       g_autofree char *ms = regctl_format_ms (load_ns, "%.3f");
+      g_autofree char *compiler_name = regctl_escape (reg_compiler_get_name (compiler));
+      g_autofree char *type_name = regctl_escape (G_OBJECT_TYPE_NAME (compiler));
 
-      regctl_print ("Compiler:     %s (%s)\n", reg_compiler_get_name (compiler),
-               G_OBJECT_TYPE_NAME (compiler));
+      regctl_print ("Compiler:     %s (%s)\n", compiler_name, type_name);
       regctl_print ("Lookup:       ok, %s ms\n", ms);
     }
 }
@@ -569,7 +579,9 @@ regctl_info (const RegctlCommand  *command,
 
   if (info == NULL)
     {
-      regctl_printerr ("backend '%s' disappeared while regctl looked at it\n", name);
+      g_autofree char *shown = regctl_escape (name);
+
+      regctl_printerr ("backend '%s' disappeared while regctl looked at it\n", shown);
       return REGCTL_EXIT_FAILURE;
     }
 
@@ -808,15 +820,16 @@ regctl_paths (const RegctlCommand  *command,
             ? g_strdup_printf ("%u", n)
             : g_strdup_printf ("0 (%s)", dir_status_labels[dir_status]);
           g_autofree char *n_skipped = g_strdup_printf ("%u", dir_skipped->len);
-          g_autofree char *display = g_filename_display_name (dirs[i]);
 
-          regctl_table_add_row (table, order, display, origins[i], count, n_skipped);
+          /* The table escapes the name (a directory of the environment
+           * may hold anything). */
+          regctl_table_add_row (table, order, dirs[i], origins[i], count, n_skipped);
 
           for (guint j = 0; j < dir_skipped->len; j++)
             {
               const char *path = g_ptr_array_index (dir_skipped, j);
-              g_autofree char *shown = regctl_display_path (path);
-              g_autofree char *reason = regctl_text_for_terminal (g_hash_table_lookup (skipped, path));
+              g_autofree char *shown = regctl_escape (path);
+              g_autofree char *reason = regctl_escape (g_hash_table_lookup (skipped, path));
 
               g_string_append_printf (skipped_text, "  %s: %s\n", shown, reason);
             }

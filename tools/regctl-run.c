@@ -74,6 +74,10 @@ print_compile_error (const char   *graph_path,
                      int           size,
                      const GError *error)
 {
+  g_autofree char *shown_path = regctl_escape (graph_path);
+  g_autofree char *shown_backend = regctl_escape (backend);
+  g_autofree char *why = regctl_escape (error->message);
+
   if (error->domain == REG_REGISTRY_ERROR ||
       g_error_matches (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION))
     {
@@ -82,14 +86,14 @@ print_compile_error (const char   *graph_path,
     }
   else if (g_error_matches (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_SHAPE))
     {
-      regctl_printerr ("%s: %s\n", graph_path, error->message);
+      regctl_printerr ("%s: %s\n", shown_path, why);
       if (uses_default_shape (graph, shapes))
         regctl_printerr ("hint: inputs without --input are %dx%d matrices; "
                     "give other shapes with --input NAME=SHAPE\n", size, size);
     }
   else
     {
-      regctl_printerr ("backend '%s' failed to compile %s: %s\n", backend, graph_path, error->message);
+      regctl_printerr ("backend '%s' failed to compile %s: %s\n", shown_backend, shown_path, why);
     }
 }
 
@@ -104,6 +108,20 @@ output_label (RegGraph *graph,
     return g_strdup_printf ("output %u", index);
 
   return g_strdup_printf ("output %u (%s)", index, name);
+}
+
+/* Says that calling the function compiled from @graph_path by @backend
+ * failed, and why. */
+static void
+print_call_error (const char   *graph_path,
+                  const char   *backend,
+                  const GError *error)
+{
+  g_autofree char *shown_path = regctl_escape (graph_path);
+  g_autofree char *shown_backend = regctl_escape (backend);
+  g_autofree char *why = regctl_escape (error->message);
+
+  regctl_printerr ("calling %s compiled by backend '%s' failed: %s\n", shown_path, shown_backend, why);
 }
 
 /* "LABEL: SHAPE [values]" */
@@ -150,6 +168,7 @@ progress_update (Progress   *progress,
                  ...)
 {
   g_autofree char *text = NULL;
+  g_autofree char *shown = NULL;
   gint64 now;
   va_list args;
 
@@ -166,8 +185,9 @@ progress_update (Progress   *progress,
   va_start (args, format);
   text = g_strdup_vprintf (format, args);
   va_end (args);
+  shown = regctl_escape (text);
 
-  regctl_printerr ("\r\033[K%s", text);
+  regctl_printerr ("\r\033[K%s", shown);
 }
 
 static void
@@ -268,7 +288,7 @@ on_fallback (RegRegistry  *registry,
   if (fallback->failed != NULL)
     return;
   fallback->failed = g_strdup (failed);
-  fallback->reason = regctl_single_line (error->message);
+  fallback->reason = regctl_escape (error->message);
 }
 
 /* Resolves the backend (the default one for %NULL) and loads it, so that
@@ -331,6 +351,7 @@ regctl_run (const RegctlCommand  *command,
   g_autofree char *default_name = NULL;
   g_autofree char *compile_ms = NULL;
   g_autofree char *call_ms = NULL;
+  g_autofree char *shown_backend = NULL;
   g_autofree char *what = NULL;
   g_autoptr(GMainContext) main_context = NULL;
   Progress progress = { regctl_stderr_is_terminal (), 0 };
@@ -423,18 +444,22 @@ regctl_run (const RegctlCommand  *command,
   outputs = g_steal_pointer (&calling.outputs);
   if (outputs == NULL)
     {
-      regctl_printerr ("calling %s compiled by backend '%s' failed: %s\n", path, compiled_by,
-                       calling.error->message);
+      print_call_error (path, compiled_by, calling.error);
       g_clear_error (&calling.error);
       return REGCTL_EXIT_FAILURE;
     }
 
+  shown_backend = regctl_escape (compiled_by);
   if (fallback.failed != NULL)
-    regctl_print ("backend: %s (fallback from %s: %s)\n", compiled_by, fallback.failed, fallback.reason);
-  else if (backend != NULL)
-    regctl_print ("backend: %s\n", compiled_by);
+    {
+      g_autofree char *shown_failed = regctl_escape (fallback.failed);
+
+      regctl_print ("backend: %s (fallback from %s: %s)\n", shown_backend, shown_failed, fallback.reason);
+    }
   else
-    regctl_print ("backend: %s (default)\n", compiled_by);
+    {
+      regctl_print ("backend: %s%s\n", shown_backend, backend != NULL ? "" : " (default)");
+    }
 
   input_ids = reg_graph_get_inputs (graph, NULL);
   for (guint i = 0; i < inputs->len; i++)
@@ -708,7 +733,7 @@ bench_backend (const RegctlCommand *command,
   if (outputs == NULL)
     {
       progress_clear (progress);
-      regctl_printerr ("calling %s compiled by backend '%s' failed: %s\n", path, result->name, error->message);
+      print_call_error (path, result->name, error);
       return REGCTL_EXIT_FAILURE;
     }
   if (*reference == NULL)
@@ -719,10 +744,12 @@ bench_backend (const RegctlCommand *command,
     {
       g_autofree char *rtol_text = regctl_format_double (rtol, "%g");
       g_autofree char *atol_text = regctl_format_double (atol, "%g");
+      g_autofree char *shown_name = regctl_escape (result->name);
+      g_autofree char *shown_reference = regctl_escape (reference_name);
 
       progress_clear (progress);
       regctl_printerr ("backend '%s' does not match backend '%s' (rtol %s, atol %s): %s\n",
-                  result->name, reference_name, rtol_text, atol_text, reason);
+                       shown_name, shown_reference, rtol_text, atol_text, reason);
       return REGCTL_EXIT_FAILURE;
     }
 
@@ -737,7 +764,7 @@ bench_backend (const RegctlCommand *command,
       if (timed_outputs == NULL)
         {
           progress_clear (progress);
-          regctl_printerr ("calling %s compiled by backend '%s' failed: %s\n", path, result->name, error->message);
+          print_call_error (path, result->name, error);
           return REGCTL_EXIT_FAILURE;
         }
     }
@@ -822,6 +849,7 @@ regctl_bench (const RegctlCommand  *command,
   g_autoptr(GArray) results = g_array_new (FALSE, TRUE, sizeof (BenchResult));
   g_autoptr(GError) error = NULL;
   g_autofree char *input_text = NULL;
+  g_autofree char *shown_reference = NULL;
   Progress progress = { regctl_stderr_is_terminal (), 0 };
   RegRegistry *registry;
   const char *path;
@@ -887,8 +915,9 @@ regctl_bench (const RegctlCommand  *command,
 
   input_text = describe_inputs (graph, inputs);
   regctl_print ("inputs: %s\n", input_text[0] != '\0' ? input_text : "none");
+  shown_reference = regctl_escape (backends[0]);
   regctl_print ("calls: %d per backend, after one checked call; outputs match backend '%s'\n",
-           repeat, backends[0]);
+                repeat, shown_reference);
   print_bench_table (results);
   reg_registry_get_compile_cache_counters (registry, &hits, &misses, &evictions);
   regctl_print ("compile cache: %" G_GUINT64_FORMAT " hits, %" G_GUINT64_FORMAT " misses, %"

@@ -3,22 +3,46 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
+#include <errno.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "reg-message-private.h"
 #include "regctl.h"
+
+/* Characters that JSON may carry raw but that a terminal would act on
+ * or that would rearrange what is shown: C0 and C1 controls, DEL, format
+ * characters (direction overrides, zero-width ones) and the line and
+ * paragraph separators. */
+static gboolean
+is_invisible (gunichar c)
+{
+  switch (g_unichar_type (c))
+    {
+    case G_UNICODE_CONTROL:
+    case G_UNICODE_FORMAT:
+    case G_UNICODE_LINE_SEPARATOR:
+    case G_UNICODE_PARAGRAPH_SEPARATOR:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
 
 /**
  * regctl_json_append_string:
  * @out: where to append
  * @text: (nullable): UTF-8 text
  *
- * Appends @text as a JSON string (RFC 8259), or `null` for %NULL.  Quotes,
- * backslashes and control characters are escaped; other characters are
- * written as UTF-8.  Text that is not valid UTF-8 has its bad bytes
- * replaced by U+FFFD, so the output is always valid JSON.
+ * Appends @text as a JSON string (RFC 8259), or `null` for %NULL.  Quotes
+ * and backslashes are escaped, and so are the characters a terminal would
+ * act on (C0 and C1 controls, DEL, format characters such as direction
+ * overrides, line and paragraph separators), as `\uXXXX`: the string
+ * parses to exactly @text, and printing the JSON to a terminal is safe.
+ * Other characters are written as UTF-8.  Text that is not valid UTF-8 has
+ * its bad bytes replaced by U+FFFD, so the output is always valid JSON.
  */
 void
 regctl_json_append_string (GString    *out,
@@ -36,9 +60,9 @@ regctl_json_append_string (GString    *out,
     text = valid = g_utf8_make_valid (text, -1);
 
   g_string_append_c (out, '"');
-  for (const char *p = text; *p != '\0'; p++)
+  for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
     {
-      guchar c = (guchar) *p;
+      gunichar c = g_utf8_get_char (p);
 
       switch (c)
         {
@@ -64,11 +88,17 @@ regctl_json_append_string (GString    *out,
           g_string_append (out, "\\t");
           break;
         default:
-          /* Other control characters, and DEL for the sake of terminals. */
-          if (c < 0x20 || c == 0x7f)
+          if (c > 0xffff && is_invisible (c))
+            {
+              /* Outside the BMP: a surrogate pair. */
+              gunichar v = c - 0x10000;
+
+              g_string_append_printf (out, "\\u%04x\\u%04x", 0xd800 + (v >> 10), 0xdc00 + (v & 0x3ff));
+            }
+          else if (is_invisible (c))
             g_string_append_printf (out, "\\u%04x", c);
           else
-            g_string_append_c (out, (char) c);
+            g_string_append_len (out, p, g_utf8_next_char (p) - p);
         }
     }
   g_string_append_c (out, '"');
@@ -183,85 +213,25 @@ regctl_join_tags (const char * const *tags)
 }
 
 /**
- * regctl_single_line:
- * @text: text
+ * regctl_escape:
+ * @text: (nullable): text from outside regctl: a file name, a manifest
+ *   value, a backend name, a description, a module's message
  *
- * Replaces control characters (a description's newlines and tabs) by
- * spaces, so that @text keeps to its line of a table.
+ * Escapes @text for regctl's text output as libreg escapes it for its
+ * messages (the very same function): bytes that are not UTF-8 as `\xNN`,
+ * control characters (newlines and tabs included), format characters
+ * (direction overrides) and line separators as `<U+XXXX>`, so that it
+ * keeps to its line and cannot drive the terminal.  Nothing is cut.
  *
- * Returns: (transfer full): the text on one line
+ * Returns: (transfer full): the escaped text; "-" for %NULL
  */
 char *
-regctl_single_line (const char *text)
+regctl_escape (const char *text)
 {
-  char *line = g_strdup (text);
+  if (text == NULL)
+    return g_strdup ("-");
 
-  for (char *p = line; *p != '\0'; p++)
-    if ((guchar) *p < 0x20 || *p == 0x7f)
-      *p = ' ';
-
-  return line;
-}
-
-/**
- * regctl_display_path:
- * @path: a file name, in the file system's encoding
- *
- * Makes @path fit for a line of text on a terminal: converted to UTF-8 as
- * g_filename_display_name() does, control characters made spaces.
- *
- * Returns: (transfer full): the text
- */
-char *
-regctl_display_path (const char *path)
-{
-  g_autofree char *display = g_filename_display_name (path);
-
-  return regctl_text_for_terminal (display);
-}
-
-/**
- * regctl_text_for_terminal:
- * @text: UTF-8 text from outside regctl (a file name, a module's message)
- *
- * Makes @text one visible line, as the library's messages are: control,
- * format and line or paragraph separator characters become `<U+XXXX>`,
- * bytes that are not UTF-8 `\xNN`.
- *
- * Returns: (transfer full): the text
- */
-char *
-regctl_text_for_terminal (const char *text)
-{
-  const char *end = text + strlen (text);
-  GString *out = g_string_sized_new (end - text);
-
-  for (const char *p = text; p < end;)
-    {
-      gunichar c = g_utf8_get_char_validated (p, end - p);
-
-      if (c == (gunichar) -1 || c == (gunichar) -2)
-        {
-          g_string_append_printf (out, "\\x%02X", (guchar) *p);
-          p++;
-          continue;
-        }
-
-      switch (g_unichar_type (c))
-        {
-        case G_UNICODE_CONTROL:
-        case G_UNICODE_FORMAT:
-        case G_UNICODE_LINE_SEPARATOR:
-        case G_UNICODE_PARAGRAPH_SEPARATOR:
-          g_string_append_printf (out, "<U+%04X>", c);
-          break;
-        default:
-          g_string_append_len (out, p, g_utf8_next_char (p) - p);
-        }
-      p = g_utf8_next_char (p);
-    }
-
-  return g_string_free (out, FALSE);
+  return _reg_text_for_message (text, -1, G_MAXSIZE);
 }
 
 /**
@@ -307,6 +277,17 @@ regctl_format_double (double      value,
   return g_strdup (g_ascii_formatd (buffer, sizeof buffer, format, value));
 }
 
+/* The errno of the first failed write to stdout, reported at exit by
+ * regctl_check_stdout(). */
+static int stdout_errno;
+
+static void
+note_stdout_error (void)
+{
+  if (stdout_errno == 0)
+    stdout_errno = errno != 0 ? errno : EIO;
+}
+
 /**
  * regctl_write_stdout:
  * @text: bytes
@@ -319,7 +300,54 @@ void
 regctl_write_stdout (const char *text,
                      gsize       len)
 {
-  fwrite (text, 1, len, stdout);
+  errno = 0;
+  if (fwrite (text, 1, len, stdout) != len)
+    note_stdout_error ();
+}
+
+/**
+ * regctl_print_handler:
+ * @text: what g_print() prints
+ *
+ * The g_print() handler of regctl (GOption prints --help with it): writes
+ * @text as it is, as regctl_print() does, and flushes as g_print() does,
+ * noting a failure for regctl_check_stdout().
+ */
+void
+regctl_print_handler (const char *text)
+{
+  regctl_write_stdout (text, strlen (text));
+  errno = 0;
+  if (fflush (stdout) != 0)
+    note_stdout_error ();
+}
+
+/**
+ * regctl_check_stdout:
+ *
+ * Flushes and closes stdout, and checks that everything regctl printed
+ * was written: on failure (a full disk, `> /dev/full`, an I/O error)
+ * prints why on stderr and ends the process with status 1, whatever the
+ * command's own status.  main() registers it with atexit(), so that it
+ * runs however the process exits (GOption's --help calls exit()).  A
+ * closed pipe never gets here: regctl keeps SIGPIPE's default action,
+ * which ends it quietly.
+ */
+void
+regctl_check_stdout (void)
+{
+  errno = 0;
+  if (fflush (stdout) != 0 || ferror (stdout))
+    note_stdout_error ();
+  errno = 0;
+  if (fclose (stdout) != 0)
+    note_stdout_error ();
+
+  if (stdout_errno != 0)
+    {
+      fprintf (stderr, "regctl: cannot write to standard output: %s\n", g_strerror (stdout_errno));
+      _exit (REGCTL_EXIT_FAILURE);
+    }
 }
 
 /**
@@ -337,8 +365,10 @@ regctl_print (const char *format,
 {
   va_list args;
 
+  errno = 0;
   va_start (args, format);
-  vfprintf (stdout, format, args);
+  if (vfprintf (stdout, format, args) < 0)
+    note_stdout_error ();
   va_end (args);
 }
 
@@ -480,7 +510,7 @@ regctl_table_new (guint n_columns,
 
   va_start (args, n_columns);
   for (guint i = 0; i < n_columns; i++)
-    g_ptr_array_add (table->cells, regctl_single_line (va_arg (args, const char *)));
+    g_ptr_array_add (table->cells, regctl_escape (va_arg (args, const char *)));
   va_end (args);
 
   return table;
@@ -498,7 +528,7 @@ regctl_table_set_right_aligned (RegctlTable *table,
 /**
  * regctl_table_add_row:
  * @table: a table
- * @...: one string per column (copied, control characters made spaces)
+ * @...: one string per column (copied, escaped by regctl_escape())
  */
 void
 regctl_table_add_row (RegctlTable *table,
@@ -508,18 +538,16 @@ regctl_table_add_row (RegctlTable *table,
 
   va_start (args, table);
   for (guint i = 0; i < table->n_columns; i++)
-    g_ptr_array_add (table->cells, regctl_single_line (va_arg (args, const char *)));
+    g_ptr_array_add (table->cells, regctl_escape (va_arg (args, const char *)));
   va_end (args);
 }
 
-/* Width in terminal columns, roughly: one per character. */
+/* Width in terminal columns, roughly: one per character (cells are
+ * escaped, so valid UTF-8). */
 static gsize
 text_width (const char *text)
 {
-  if (g_utf8_validate (text, -1, NULL))
-    return g_utf8_strlen (text, -1);
-
-  return strlen (text);
+  return g_utf8_strlen (text, -1);
 }
 
 /* The first characters of @cell that fit in @width columns, with an

@@ -140,15 +140,13 @@ print_table (GArray *checked)
   for (guint i = 0; i < checked->len; i++)
     {
       Checked *c = &g_array_index (checked, Checked, i);
-      const char *reason;
-      g_autofree char *shown = NULL;
 
       if (c->verdict == NULL)
         continue;
 
-      reason = reg_verdict_get_reason (c->verdict);
-      shown = regctl_text_for_terminal (reason != NULL ? reason : "-");
-      regctl_table_add_row (table, c->name, regctl_verdict_nick (reg_verdict_get_kind (c->verdict)), shown);
+      /* The table escapes its cells. */
+      regctl_table_add_row (table, c->name, regctl_verdict_nick (reg_verdict_get_kind (c->verdict)),
+                            reg_verdict_get_reason (c->verdict));
     }
 
   text = regctl_table_to_string (table);

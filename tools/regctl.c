@@ -10,6 +10,8 @@
  */
 
 #include <locale.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <stdarg.h>
 
@@ -228,7 +230,12 @@ top_level_usage_error (const char *format,
   message = g_strdup_vprintf (format, args);
   va_end (args);
 
-  fprintf (stderr, "regctl: %s\n", message);
+  /* It may quote the command line: escaped like any text from outside. */
+  {
+    g_autofree char *shown = regctl_escape (message);
+
+    fprintf (stderr, "regctl: %s\n", shown);
+  }
   fprintf (stderr, "Usage: regctl COMMAND [OPTION...]\nCommands:");
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
     fprintf (stderr, " %s", commands[i].name);
@@ -258,7 +265,12 @@ regctl_usage_error (const RegctlCommand *command,
   message = g_strdup_vprintf (format, args);
   va_end (args);
 
-  regctl_printerr ("regctl %s: %s\n", command->name, message);
+  /* It may quote the command line: escaped like any text from outside. */
+  {
+    g_autofree char *shown = regctl_escape (message);
+
+    regctl_printerr ("regctl %s: %s\n", command->name, shown);
+  }
   regctl_printerr ("Usage: regctl %s %s\n", command->name, command->synopsis);
   regctl_printerr ("Try 'regctl %s --help' for more information.\n", command->name);
   return REGCTL_EXIT_USAGE;
@@ -383,13 +395,16 @@ regctl_get_registry (char **add_paths)
  * regctl_print_error:
  * @error: an error
  *
- * Prints @error's message alone on a line of stderr: the registry's
- * messages (docs/names.md, docs/errors.md) are meant to be shown as they are.
+ * Prints @error's message alone on a line of stderr, escaped like any text
+ * from outside (a backend's message may hold anything): the registry's
+ * messages, made of visible text, are shown as they are.
  */
 void
 regctl_print_error (const GError *error)
 {
-  regctl_printerr ("%s\n", error->message);
+  g_autofree char *shown = regctl_escape (error->message);
+
+  regctl_printerr ("%s\n", shown);
 }
 
 static int
@@ -425,6 +440,13 @@ main (int    argc,
 
   setlocale (LC_ALL, "");
   g_set_prgname ("regctl");
+
+  /* Output to a closed pipe (`regctl list | head -1`) ends regctl quietly,
+   * as it does other tools, even if it was started with SIGPIPE ignored;
+   * any other failure to write stdout is an error at exit. */
+  signal (SIGPIPE, SIG_DFL);
+  atexit (regctl_check_stdout);
+  g_set_print_handler (regctl_print_handler);
 
   if (argc < 2)
     return top_level_usage_error ("no command given");

@@ -24,6 +24,11 @@ G_BEGIN_DECLS
 /* The widest that tables are on a terminal (regctl list). */
 #define REGCTL_TERMINAL_WIDTH 100
 
+/* A graph file larger than this is refused unread: a graph of 100,000
+ * nodes is about 3 MiB of text, and `regctl run /dev/zero` must not grow
+ * without bound. */
+#define REGCTL_MAX_GRAPH_SIZE (16 * 1024 * 1024)
+
 typedef struct _RegctlCommand RegctlCommand;
 
 typedef int (*RegctlCommandFunc) (const RegctlCommand *command,
@@ -67,14 +72,14 @@ void            regctl_json_append_strv     (GString              *out,
 void            regctl_json_append_variant  (GString              *out,
                                              GVariant             *value);
 char           *regctl_join_tags            (const char * const   *tags);
-char           *regctl_single_line          (const char           *text);
-char           *regctl_display_path         (const char           *path);
-char           *regctl_text_for_terminal    (const char           *text);
+char           *regctl_escape               (const char           *text);
 char          **regctl_split_list           (const char           *text);
 char           *regctl_format_double        (double                value,
                                              const char           *format);
 void            regctl_write_stdout         (const char           *text,
                                              gsize                 len);
+void            regctl_check_stdout         (void);
+void            regctl_print_handler        (const char           *text);
 void            regctl_print                (const char           *format,
                                              ...) G_GNUC_PRINTF (1, 2);
 void            regctl_printerr             (const char           *format,

@@ -174,9 +174,31 @@ set_shape_error (GError      **error,
                backend, node, reg_op_get_name (op), a_str, b_str);
 }
 
+/* A new output of @shape, or NULL and REG_TENSOR_ERROR_NO_MEMORY naming
+ * the node: sizes come from the caller's inputs, so memory may be short. */
 static RegTensor *
-eval_unary (UnaryFn    fn,
-            RegTensor *a)
+new_output (const char    *backend,
+            guint          node,
+            RegOp          op,
+            const gint64  *shape,
+            guint          n_dims,
+            GError       **error)
+{
+  RegTensor *out = reg_tensor_try_new (shape, n_dims, error);
+
+  if (out == NULL)
+    g_prefix_error (error, "%s: node %u (%s): ", backend, node, reg_op_get_name (op));
+
+  return out;
+}
+
+static RegTensor *
+eval_unary (const char    *backend,
+            guint          node,
+            RegOp          op,
+            UnaryFn        fn,
+            RegTensor     *a,
+            GError       **error)
 {
   const gint64 *shape;
   guint n_dims;
@@ -187,7 +209,9 @@ eval_unary (UnaryFn    fn,
 
   shape = reg_tensor_get_shape (a, &n_dims);
   x = reg_tensor_get_data (a, &n);
-  out = reg_tensor_new (shape, n_dims);
+  out = new_output (backend, node, op, shape, n_dims, error);
+  if (out == NULL)
+    return NULL;
   out_data = reg_tensor_get_data (out, NULL);
   for (gsize i = 0; i < n; i++)
     out_data[i] = fn (x[i]);
@@ -236,7 +260,9 @@ eval_binary (const char    *backend,
   shape = reg_tensor_get_shape (like, &n_dims);
   x = reg_tensor_get_data (a, NULL);
   y = reg_tensor_get_data (b, NULL);
-  out = reg_tensor_new (shape, n_dims);
+  out = new_output (backend, node, op, shape, n_dims, error);
+  if (out == NULL)
+    return NULL;
   out_data = reg_tensor_get_data (out, &n);
   for (gsize i = 0; i < n; i++)
     out_data[i] = fn (x[i * a_step], y[i * b_step]);
@@ -294,7 +320,9 @@ eval_matmul (const char    *backend,
   n = b_shape[1];
   x = reg_tensor_get_data (a, NULL);
   y = reg_tensor_get_data (b, NULL);
-  out = reg_tensor_new ((const gint64[]) { m, n }, 2);
+  out = new_output (backend, node, op, (const gint64[]) { m, n }, 2, error);
+  if (out == NULL)
+    return NULL;
   out_data = reg_tensor_get_data (out, NULL);
 
   /* Accumulated in double, like sum, so the reference does not depend on
@@ -387,7 +415,7 @@ eval_node (EagerFn     *self,
     }
 
   if (unary != NULL)
-    return eval_unary (unary, a);
+    return eval_unary (self->backend, node, op, unary, a, error);
   g_assert (binary != NULL);
   return eval_binary (self->backend, node, op, binary, a, b, error);
 }

@@ -499,10 +499,19 @@ _reg_ind_graph_new (RegGraph  *source,
       like.n_dims = n_dims;
       like.n_elements = 1;
       for (gsize d = 0; d < n_dims; d++)
-        {
-          like.dims[d] = dims[d];
-          like.n_elements *= (gsize) dims[d];
-        }
+        like.dims[d] = dims[d];
+      /* Shape inference refuses results no tensor can hold, and a zero
+       * dimension empties the rest, but the count that sizes every loop
+       * and buffer is checked here all the same. */
+      for (gsize d = 0; d < n_dims && like.n_elements > 0; d++)
+        if (dims[d] < 0 || !g_size_checked_mul (&like.n_elements, like.n_elements, (gsize) dims[d]))
+          {
+            g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_SHAPE,
+                         "inductor: node %u: its shape has more elements than memory can address", i);
+            g_hash_table_unref (b.cse);
+            _reg_ind_graph_free (b.graph);
+            return NULL;
+          }
 
       switch (reg_graph_get_node_kind (source, i))
         {
@@ -1708,13 +1717,32 @@ plan_product (Run   *run,
   return (guint) MIN ((gsize) workers, MAX (div_up (m, run->chunk_len), 1));
 }
 
-static void
+/* The temporary that holds the whole product of @kernel's matmul.  Its
+ * size comes from the caller's inputs, so memory may be short: NULL and
+ * REG_TENSOR_ERROR_NO_MEMORY naming the node then. */
+static RegTensor *
+new_product (const IndPlan  *plan,
+             const Kernel   *kernel,
+             GError        **error)
+{
+  RegTensor *product;
+
+  product = reg_tensor_try_new_uninitialized ((const gint64[]) { kernel->m, kernel->n }, 2, error);
+  if (product == NULL)
+    g_prefix_error (error, "inductor: node %u: ", graph_node (plan->graph, kernel->mm_node)->orig);
+
+  return product;
+}
+
+/* Runs one kernel; fails only when a temporary cannot be allocated. */
+static gboolean
 run_kernel (const IndPlan  *plan,
             const Kernel   *kernel,
             float * const  *bufs,
             Scratch       **scratch,
             RegIndGemmMode  mode,
-            GCancellable   *cancellable)
+            GCancellable   *cancellable,
+            GError        **error)
 {
   guint threads = plan->options.threads;
   Run run = {
@@ -1749,13 +1777,15 @@ run_kernel (const IndPlan  *plan,
         c = bufs[kernel->mm_dst.index];
       else
         {
-          product = reg_tensor_new_uninitialized ((const gint64[]) { kernel->m, kernel->n }, 2);
+          product = new_product (plan, kernel, error);
+          if (product == NULL)
+            return FALSE;
           c = reg_tensor_get_data (product, NULL);
         }
       _reg_ind_gemm_rows (mode, bufs[kernel->mm_a], bufs[kernel->mm_b], c,
                           0, kernel->m, kernel->k, kernel->n);
       if (kernel->kind == KERNEL_MATMUL)
-        return;
+        return TRUE;
       run.product = c;
       run.product_done = TRUE;
     }
@@ -1778,7 +1808,9 @@ run_kernel (const IndPlan  *plan,
           run.panel_rows * kernel->n * sizeof (float) > MAX (PANEL_BYTES,
                                                             plan->options.block_size * sizeof (float)))
         {
-          product = reg_tensor_new_uninitialized ((const gint64[]) { kernel->m, kernel->n }, 2);
+          product = new_product (plan, kernel, error);
+          if (product == NULL)
+            return FALSE;
           run.product = reg_tensor_get_data (product, NULL);
         }
     }
@@ -1802,6 +1834,8 @@ run_kernel (const IndPlan  *plan,
         total += chunk_sums[c * kernel->n_sums + r];
       bufs[kernel->sum_storage[r]][0] = (float) total;
     }
+
+  return TRUE;
 }
 
 GPtrArray *
@@ -1819,6 +1853,7 @@ _reg_ind_plan_run (IndPlan    *plan,
   g_autofree Scratch **scratch = g_new0 (Scratch *, threads);
   RegIndGemmMode mode;
   GCancellable *cancellable;
+  gboolean failed = FALSE;
   guint blas_threads;
   GPtrArray *results;
 
@@ -1845,7 +1880,14 @@ _reg_ind_plan_run (IndPlan    *plan,
           /* every element is written by the kernel that produces it; a
            * temporary is a tensor too, so that a large one is recycled by
            * the next call (reg-storage.c) rather than faulted in anew */
-          tensors[s] = reg_tensor_new_uninitialized (node->dims, node->n_dims);
+          tensors[s] = reg_tensor_try_new_uninitialized (node->dims, node->n_dims, error);
+          if (tensors[s] == NULL)
+            {
+              g_prefix_error (error, "inductor: node %u: ", node->orig);
+              for (guint t = 0; t < s; t++)
+                g_clear_object (&tensors[t]);
+              return NULL;
+            }
           bufs[s] = reg_tensor_get_data (tensors[s], NULL);
           break;
         default:
@@ -1877,15 +1919,16 @@ _reg_ind_plan_run (IndPlan    *plan,
    * reg_compiled_fn_call_async()): checked between kernels and between
    * chunks of blocks. */
   cancellable = g_cancellable_get_current ();
-  for (guint k = 0; k < plan->kernels->len && !g_cancellable_is_cancelled (cancellable); k++)
-    run_kernel (plan, &g_array_index (plan->kernels, Kernel, k), bufs, scratch, mode, cancellable);
+  for (guint k = 0; k < plan->kernels->len && !failed && !g_cancellable_is_cancelled (cancellable); k++)
+    failed = !run_kernel (plan, &g_array_index (plan->kernels, Kernel, k), bufs, scratch, mode,
+                          cancellable, error);
 
   g_mutex_lock (&plan->pool_mutex);
   for (guint t = 0; t < threads; t++)
     g_ptr_array_add (plan->scratch_pool, scratch[t]);
   g_mutex_unlock (&plan->pool_mutex);
 
-  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+  if (failed || g_cancellable_set_error_if_cancelled (cancellable, error))
     {
       for (guint s = 0; s < n_storage; s++)
         g_clear_object (&tensors[s]);

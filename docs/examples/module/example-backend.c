@@ -101,12 +101,16 @@ example_supports (RegOp op)
     }
 }
 
-/* The tensor of node @n for this call: a new reference. */
+/* The tensor of node @n for this call: a new reference.  Sizes come from
+ * the caller's inputs, so a result may not fit in memory: the try
+ * constructor reports that (REG_TENSOR_ERROR_NO_MEMORY) instead of
+ * aborting the application. */
 static RegTensor *
 compute_node (ExampleFn  *self,
               guint       n,
               GPtrArray  *inputs,
-              GPtrArray  *values)
+              GPtrArray  *values,
+              GError    **error)
 {
   const ExampleNode *node = &self->nodes[n];
   g_autoptr(GVariant) shape_variant = g_variant_get_child_value (self->shapes, n);
@@ -119,7 +123,12 @@ compute_node (ExampleFn  *self,
   if (node->kind == REG_NODE_INPUT)
     return g_object_ref (g_ptr_array_index (inputs, node->input));
 
-  result = reg_tensor_new_uninitialized (shape, n_dims);
+  result = reg_tensor_try_new_uninitialized (shape, n_dims, error);
+  if (result == NULL)
+    {
+      g_prefix_error (error, "example: node %u: ", n);
+      return NULL;
+    }
   out = reg_tensor_get_data (result, &size);
 
   if (node->kind == REG_NODE_CONSTANT)
@@ -167,7 +176,13 @@ example_fn_run (RegCompiledFn  *fn,
 
   /* Node ids are in definition order: every argument comes first. */
   for (guint n = 0; n < self->n_nodes; n++)
-    g_ptr_array_add (values, compute_node (self, n, inputs, values));
+    {
+      RegTensor *value = compute_node (self, n, inputs, values, error);
+
+      if (value == NULL)
+        return NULL;
+      g_ptr_array_add (values, value);
+    }
 
   for (guint i = 0; i < self->n_outputs; i++)
     {
