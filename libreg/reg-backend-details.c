@@ -73,14 +73,14 @@ check_text (const char  *value,
 
   if (length > max_len)
     {
-      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
                    "%s: %" G_GSIZE_FORMAT " bytes, at most %" G_GSIZE_FORMAT " are allowed",
                    key, length, max_len);
       return FALSE;
     }
   if (!g_utf8_validate (value, length, NULL))
     {
-      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
                    "%s: not UTF-8", key);
       return FALSE;
     }
@@ -92,7 +92,7 @@ check_text (const char  *value,
       if (type == G_UNICODE_CONTROL || type == G_UNICODE_FORMAT ||
           type == G_UNICODE_LINE_SEPARATOR || type == G_UNICODE_PARAGRAPH_SEPARATOR)
         {
-          g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+          g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
                        "%s: U+%04" G_GINT32_MODIFIER "X at byte %" G_GSIZE_FORMAT
                        " is not visible text", key, c, (gsize) (p - value));
           return FALSE;
@@ -118,7 +118,7 @@ check_website (const char  *website,
     {
       g_autofree char *shown = _reg_text_for_message (website, -1, 80);
 
-      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
                    "Website=%s is not an http or https URI", shown);
       return FALSE;
     }
@@ -137,7 +137,7 @@ check_license (const char  *license,
   for (const char *p = license; *p != '\0'; p++)
     if ((guchar) *p < 0x20 || (guchar) *p > 0x7e)
       {
-        g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+        g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
                      "License: byte %" G_GSIZE_FORMAT " is not printable ASCII "
                      "(an SPDX license expression is expected)", (gsize) (p - license));
         return FALSE;
@@ -154,7 +154,7 @@ check_authors (char   **authors,
 
   if (n > REG_BACKEND_AUTHORS_MAX)
     {
-      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
                    "Authors: %u of them, at most %d are allowed", n, REG_BACKEND_AUTHORS_MAX);
       return FALSE;
     }
@@ -162,7 +162,7 @@ check_authors (char   **authors,
     {
       if (authors[i][0] == '\0')
         {
-          g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+          g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
                        "Authors: author %u is empty", i + 1);
           return FALSE;
         }
@@ -214,7 +214,7 @@ details_new (char                *version,
     {
       if (options->len > REG_OPTION_MAX_OPTIONS)
         {
-          g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+          g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
                        "Options: %u of them, at most %d are allowed",
                        options->len, REG_OPTION_MAX_OPTIONS);
           return FALSE;
@@ -224,7 +224,7 @@ details_new (char                *version,
           if (g_str_equal (reg_option_get_name (g_ptr_array_index (options, i)),
                            reg_option_get_name (g_ptr_array_index (options, j))))
             {
-              g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+              g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
                            "Options: '%s' is listed twice",
                            reg_option_get_name (g_ptr_array_index (options, i)));
               return FALSE;
@@ -269,7 +269,7 @@ parse_value_key (GKeyFile     *keyfile,
   *value = _reg_option_parse_text (type_string, text, &local_error);
   if (*value == NULL)
     {
-      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
                    "[%s] %s: %s", group, key, local_error->message);
       return FALSE;
     }
@@ -295,7 +295,7 @@ parse_option (GKeyFile    *keyfile,
 
   if (!g_key_file_has_group (keyfile, group))
     {
-      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_GROUP_NOT_FOUND,
+      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_MISSING,
                    "[Backend %s] Options: lists '%s', but there is no [%s] group",
                    backend, name, group);
       return NULL;
@@ -305,7 +305,7 @@ parse_option (GKeyFile    *keyfile,
     return NULL;
   if (type_string == NULL)
     {
-      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_KEY_NOT_FOUND,
+      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_MISSING,
                    "[%s] has no Type=", group);
       return NULL;
     }
@@ -314,7 +314,7 @@ parse_option (GKeyFile    *keyfile,
   option = _reg_option_new_full (name, type_string, NULL, NULL, NULL, NULL, NULL, &local_error);
   if (option == NULL)
     {
-      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
                    "[%s] %s", group, local_error->message);
       return NULL;
     }
@@ -331,7 +331,7 @@ parse_option (GKeyFile    *keyfile,
                                  minimum, maximum, (const char * const *) choices, &local_error);
   if (option == NULL)
     {
-      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
                    "[%s] %s", group, local_error->message);
       return NULL;
     }
@@ -369,7 +369,7 @@ _reg_backend_details_parse (GKeyFile           *keyfile,
 
       if (n > REG_OPTION_MAX_OPTIONS)
         {
-          g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+          g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
                        "[%s] Options: %u of them, at most %d are allowed",
                        group, n, REG_OPTION_MAX_OPTIONS);
           return FALSE;
@@ -379,7 +379,7 @@ _reg_backend_details_parse (GKeyFile           *keyfile,
       for (guint i = 0; i < n; i++)
         if (!_reg_name_validate (names[i], "option name", &local_error))
           {
-            g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+            g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
                          "[%s] Options: %s", group, local_error->message);
             return FALSE;
           }
@@ -426,7 +426,7 @@ _reg_backend_details_check_groups (const char * const       *groups,
       space = strchr (rest, ' ');
       if (space == NULL)
         {
-          g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+          g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
                        "[%s]: an option group is named [" OPTION_GROUP_PREFIX "BACKEND OPTION]",
                        groups[i]);
           return FALSE;
@@ -441,7 +441,7 @@ _reg_backend_details_check_groups (const char * const       *groups,
 
       if (!listed)
         {
-          g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+          g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
                        "[%s]: no [Backend %s] of this manifest lists '%s' in Options=",
                        groups[i], backend, space + 1);
           return FALSE;
@@ -544,7 +544,7 @@ _reg_backend_details_from_variant (GVariant  *variant,
 
           if (options->len >= REG_OPTION_MAX_OPTIONS)
             {
-              g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+              g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
                            "more than %d options", REG_OPTION_MAX_OPTIONS);
               return NULL;
             }
@@ -562,7 +562,7 @@ _reg_backend_details_from_variant (GVariant  *variant,
     return NULL;
 
   if (details == NULL)
-    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+    g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
                  "details that say nothing");
 
   return details;

@@ -11,6 +11,21 @@
 
 G_BEGIN_DECLS
 
+/* What is wrong with a manifest whose key file syntax is right (a syntax
+ * error is GKeyFile's G_KEY_FILE_ERROR_PARSE).  Never seen by callers:
+ * discovery turns a broken manifest into a warning and a skipped entry
+ * (RegManifestSkip) whose reason is the message. */
+#define REG_MANIFEST_ERROR (_reg_manifest_error_quark ())
+
+typedef enum
+{
+  REG_MANIFEST_ERROR_INVALID,   /* a value breaks the manifest format's rules */
+  REG_MANIFEST_ERROR_MISSING,   /* a required group or key is absent */
+  REG_MANIFEST_ERROR_ENCODING,  /* the text is not UTF-8 */
+} RegManifestError;
+
+GQuark _reg_manifest_error_quark (void);
+
 /* A manifest larger than this is refused unread: it cannot be a real one,
  * and reading it would let a stray file cost the host memory. */
 #define REG_MANIFEST_MAX_SIZE (1024 * 1024)

@@ -7,7 +7,6 @@
 
 #include "reg-file-private.h"
 #include "reg-manifest-cache-private.h"
-#include "reg-message-private.h"
 #include "reg-manifest-private.h"
 #include "reg-message-private.h"
 #include "reg-module.h"
@@ -22,6 +21,8 @@
 #define HINT_ABI "Rebuild the module against this libreg and set AbiVersion=" \
   G_STRINGIFY (REG_MODULE_ABI_VERSION) " in the manifest."
 #define HINT_MODULE "Fix Module= in the manifest: it names the module file, in the manifest's own directory."
+
+G_DEFINE_QUARK (reg-manifest-error-quark, _reg_manifest_error)
 
 void
 _reg_manifest_free (RegManifest *manifest)
@@ -49,13 +50,13 @@ check_module_name (const char  *module,
                    GError     **error)
 {
   if (module[0] == '\0')
-    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+    g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
                  "Module= is empty");
   else if (strchr (module, '/') != NULL)
-    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+    g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
                  "Module=%s is not a bare file name (it holds a '/')", module);
   else if (g_str_equal (module, ".") || g_str_equal (module, ".."))
-    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+    g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
                  "Module=%s is not a file name", module);
   else
     return TRUE;
@@ -85,7 +86,7 @@ get_raw_value (GKeyFile    *keyfile,
       p++;
       if (*p == '\0' || strchr ("sntr\\;", *p) == NULL)
         {
-          g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+          g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
                        "[%s] %s: %s", group, key,
                        *p == '\0' ? "a backslash ends the value"
                                   : "invalid escape sequence");
@@ -211,7 +212,7 @@ parse_manifest (const char  *path,
    * quietly drop a value that is not UTF-8 where no error is asked for. */
   if (!g_utf8_validate_len (data, length, &end))
     {
-      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_UNKNOWN_ENCODING,
+      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_ENCODING,
                    "not a UTF-8 key file: %s at byte %" G_GSIZE_FORMAT,
                    *end == '\0' ? "a NUL byte" : "invalid UTF-8",
                    (gsize) (end - data));
@@ -227,7 +228,7 @@ parse_manifest (const char  *path,
 
   if (!g_key_file_has_group (keyfile, MODULE_GROUP))
     {
-      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_GROUP_NOT_FOUND,
+      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_MISSING,
                    "no [" MODULE_GROUP "] group");
       return NULL;
     }
@@ -241,7 +242,7 @@ parse_manifest (const char  *path,
     }
   if (abi_version != REG_MODULE_ABI_VERSION)
     {
-      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
                    "AbiVersion=%" G_GINT64_FORMAT " is not supported, this libreg supports %d",
                    abi_version, REG_MODULE_ABI_VERSION);
       return NULL;
@@ -280,7 +281,7 @@ parse_manifest (const char  *path,
 
   if (manifest->n_backends == 0)
     {
-      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_GROUP_NOT_FOUND,
+      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_MISSING,
                    "declares no backend (no [" BACKEND_GROUP_PREFIX "NAME] group)");
       return NULL;
     }
@@ -289,6 +290,19 @@ parse_manifest (const char  *path,
     return NULL;
 
   return g_steal_pointer (&manifest);
+}
+
+/* The manifest's code for an error of the checks it shares with others:
+ * GKeyFile's getters, the naming rules (REG_REGISTRY_ERROR_INVALID_NAME). */
+static RegManifestError
+manifest_error_code (const GError *error)
+{
+  if (g_error_matches (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_GROUP_NOT_FOUND) ||
+      g_error_matches (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_KEY_NOT_FOUND))
+    return REG_MANIFEST_ERROR_MISSING;
+  if (g_error_matches (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_UNKNOWN_ENCODING))
+    return REG_MANIFEST_ERROR_ENCODING;
+  return REG_MANIFEST_ERROR_INVALID;
 }
 
 static RegManifest *
@@ -308,7 +322,13 @@ parse_with_hint (const char  *path,
     {
       g_autofree char *reason = _reg_text_for_message (local_error->message, -1, 300);
 
-      g_set_error_literal (error, local_error->domain, local_error->code, reason);
+      /* GKeyFile's domain for the key file syntax, the manifest's for
+       * everything else. */
+      if (g_error_matches (local_error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_PARSE) ||
+          local_error->domain == REG_MANIFEST_ERROR)
+        g_set_error_literal (error, local_error->domain, local_error->code, reason);
+      else
+        g_set_error_literal (error, REG_MANIFEST_ERROR, manifest_error_code (local_error), reason);
     }
 
   return manifest;
