@@ -250,8 +250,8 @@ on_grace_over (gpointer data)
 
 static void
 on_helper_exit (GObject      *source,
-         GAsyncResult *result,
-         gpointer      data)
+                GAsyncResult *result,
+                gpointer      data)
 {
   Run *run = data;
 
