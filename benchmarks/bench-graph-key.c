@@ -7,7 +7,7 @@
  * what every compile does first), the time to compute its compile cache
  * key (the canonical structure, without printing), the time to print it
  * (reg_graph_to_string, what a key made of text would cost), and the
- * ratio key / check (target: at most 2 at 100,000 nodes).
+ * ratio key / check (bound: at most 2 at 100,000 nodes).
  *
  * Usage: bench-graph-key [--quick]
  * Links libreg's internal library to reach the key function.
@@ -116,7 +116,7 @@ main (int   argc,
         g_print ("%8u %14.1f %14.1f %14.1f %9.2fx\n", sizes[s], c, k, p, k / c);
       }
     }
-  g_print ("target: key / check <= 2 at 100000 nodes\n");
+  g_print ("bound: key / check <= 2 at 100000 nodes\n");
 
   return 0;
 }

@@ -461,8 +461,8 @@ bench_lookup (void)
            "drops a reference, as reg_registry_lookup_backend's transfer full needs);\n"
            "keys drawn at random from the registered names\n\n");
   g_print ("%9s %9s %11s %10s %13s %14s %12s %14s\n",
-           "backends", "registry", "GHashTable", "GRWLock+", "vs floor", "target <=1.5x",
-           "Python seed", "target >=2.5x");
+           "backends", "registry", "GHashTable", "GRWLock+", "vs floor", "bound <=1.5x",
+           "Python seed", "bound >=2.5x");
   g_print ("%9s %9s %11s %10s %13s %14s %12s %14s\n",
            "", "", "", "GHashTable", "", "", "", "faster");
 
@@ -517,11 +517,12 @@ bench_threads (void)
            "and scaling = 2 threads' total / 1 thread's.  \"g_str_hash only\" shares nothing:\n"
            "its scaling is what the machine allows at the moment (2.0 when idle).\n"
            "\"g_object_ref/unref\" does no lookup, only the reference a lookup returns\n"
-           "(transfer full): on the same name, that shared write alone caps the scaling\n\n");
-  g_print ("%-20s %-15s %8s %8s %8s   %s\n", "", "names", "1 thread", "2 threads", "scaling", "target");
+           "(transfer full): on the same name, that shared write alone caps the scaling,\n"
+           "and the registry's bound is that cap\n\n");
+  g_print ("%-20s %-15s %8s %8s %8s   %s\n", "", "names", "1 thread", "2 threads", "scaling", "bound");
 
   /* Every row first, one thread and two threads taking turns, so that the
-   * cap of the same-name target can be printed beside it. */
+   * cap of the same-name bound can be printed beside it. */
   for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
     for (guint pattern = 0; pattern < 2; pattern++)
       for (guint r = 0; r < reps; r++)
@@ -537,17 +538,19 @@ bench_threads (void)
     for (guint pattern = 0; pattern < 2; pattern++)
       {
         double scaling = two[k][pattern] / one[k][pattern];
-        g_autofree char *target = NULL;
+        g_autofree char *bound = NULL;
 
         if (kinds[k].kind == LOOKUP_REGISTRY)
-          target = pattern == 0
-            ? g_strdup_printf (">=0.8x %s (ref/unref alone: %.2fx)", verdict (scaling >= 0.8),
-                               ref_only_same)
+          /* On one name, the bound is what the reference alone allows
+           * in this run, less a tenth for the noise between rows. */
+          bound = pattern == 0
+            ? g_strdup_printf (">=0.9 x ref/unref's %.2fx %s", ref_only_same,
+                               verdict (scaling >= 0.9 * ref_only_same))
             : g_strdup_printf (">=1.6x %s", verdict (scaling >= 1.6));
 
         g_print ("%-20s %-15s %8.1f %9.1f %7.2fx   %s\n",
                  kinds[k].label, pattern == 0 ? "same name" : "distinct names",
-                 one[k][pattern] / 1e6, two[k][pattern] / 1e6, scaling, target != NULL ? target : "");
+                 one[k][pattern] / 1e6, two[k][pattern] / 1e6, scaling, bound != NULL ? bound : "");
       }
 
   lookup_set_free (set);
@@ -600,7 +603,7 @@ bench_list (void)
       lookup_set_free (set);
     }
 
-  g_print ("no quadratic step: ns per name at 10,000 / at 1,000 = %.2f (target <=2) %s\n",
+  g_print ("no quadratic step: ns per name at 10,000 / at 1,000 = %.2f (bound <=2) %s\n",
            per_name[1] / per_name[0], verdict (per_name[1] / per_name[0] <= 2));
 }
 
@@ -891,8 +894,8 @@ bench_discovery (void)
            "discovery does): the least a cached discovery can do under the freshness rule\n"
            "(every manifest and module file unchanged)\n\n", reps);
   g_print ("%9s %9s %9s %9s %9s %9s %9s %7s %9s %7s %9s\n",
-           "manifests", "keyfile", "one", "list +", "registry", "registry", "no cache", "target",
-           "cache /", "target", "cache /");
+           "manifests", "keyfile", "one", "list +", "registry", "registry", "no cache", "bound",
+           "cache /", "bound", "cache /");
   g_print ("%9s %9s %9s %9s %9s %9s %9s %7s %9s %7s %9s\n",
            "", "loop", "keyfile", "stat", "no cache", "cache", "/ loop", "<=1.5x", "one kf", "<=0.5x",
            "list+stat");
@@ -932,10 +935,10 @@ bench_discovery (void)
           g_print ("\nMemory after discovering %u manifests (%u backends), in the same processes:\n",
                    sizes[s], plain.n_backends);
           g_print ("  %-22s %12s %14s %14s\n", "", "peak RSS", "heap kept", "bytes/backend");
-          g_print ("  %-22s %9" G_GINT64_FORMAT " kB %11.0f kB %14.0f   target <=512 %s\n",
+          g_print ("  %-22s %9" G_GINT64_FORMAT " kB %11.0f kB %14.0f   bound <=512 %s\n",
                    "registry, no cache", plain.peak_rss_kb, plain.heap_bytes / 1024.0,
                    per_plain, verdict (per_plain <= 512));
-          g_print ("  %-22s %9" G_GINT64_FORMAT " kB %11.0f kB %14.0f   target <=512 %s\n",
+          g_print ("  %-22s %9" G_GINT64_FORMAT " kB %11.0f kB %14.0f   bound <=512 %s\n",
                    "registry, cache", cached.peak_rss_kb, cached.heap_bytes / 1024.0,
                    per_cached, verdict (per_cached <= 512));
           g_print ("  %-22s %9" G_GINT64_FORMAT " kB %11.0f kB %14.0f\n",

@@ -28,7 +28,7 @@ G_BEGIN_DECLS
  * has no details at all (NULL), the common case. */
 typedef struct
 {
-  gatomicrefcount   ref_count;
+  gint              ref_count;  /* atomic (see reg-backend-details.c) */
   GListModel       *options;   /* an option list; NULL: no Options= (no schema) */
   char             *version;   /* each NULL when not given */
   char            **authors;

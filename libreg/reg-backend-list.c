@@ -56,7 +56,7 @@
  * a weak reference, and only in the model's context. */
 typedef struct
 {
-  gatomicrefcount  ref_count;
+  gint             ref_count;  /* atomic, as in reg-backend-details.c */
   GWeakRef         model;
   GMainContext    *context;
   GThread         *home;      /* the thread that made the model */
@@ -104,7 +104,7 @@ link_new (RegBackendList *model)
 {
   Link *link = g_new0 (Link, 1);
 
-  g_atomic_ref_count_init (&link->ref_count);
+  g_atomic_int_set (&link->ref_count, 1);
   g_weak_ref_init (&link->model, model);
   link->context = g_main_context_ref_thread_default ();
   link->home = g_thread_self ();
@@ -116,14 +116,14 @@ link_new (RegBackendList *model)
 static Link *
 link_ref (Link *link)
 {
-  g_atomic_ref_count_inc (&link->ref_count);
+  g_atomic_int_inc (&link->ref_count);
   return link;
 }
 
 static void
 link_unref (Link *link)
 {
-  if (!g_atomic_ref_count_dec (&link->ref_count))
+  if (!g_atomic_int_dec_and_test (&link->ref_count))
     return;
 
   g_assert (link->pending == NULL);

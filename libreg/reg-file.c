@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
+#include "reg-config.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -29,11 +31,7 @@ _reg_file_set_read_hook (RegFileReadHook hook,
   read_hook_data = user_data;
 }
 
-static gint64
-timespec_ns (const struct timespec *ts)
-{
-  return (gint64) ts->tv_sec * G_GINT64_CONSTANT (1000000000) + ts->tv_nsec;
-}
+#define NS_PER_SECOND G_GINT64_CONSTANT (1000000000)
 
 void
 _reg_file_stamp_from_stat (const struct stat *st,
@@ -42,8 +40,14 @@ _reg_file_stamp_from_stat (const struct stat *st,
   stamp->dev = st->st_dev;
   stamp->ino = st->st_ino;
   stamp->size = st->st_size;
-  stamp->mtime_ns = timespec_ns (&st->st_mtim);
-  stamp->ctime_ns = timespec_ns (&st->st_ctim);
+#if HAVE_STAT_MTIM
+  stamp->mtime_ns = (gint64) st->st_mtim.tv_sec * NS_PER_SECOND + st->st_mtim.tv_nsec;
+  stamp->ctime_ns = (gint64) st->st_ctim.tv_sec * NS_PER_SECOND + st->st_ctim.tv_nsec;
+#else
+  /* Whole seconds: a coarse clock, which the cache's writer allows for. */
+  stamp->mtime_ns = (gint64) st->st_mtime * NS_PER_SECOND;
+  stamp->ctime_ns = (gint64) st->st_ctime * NS_PER_SECOND;
+#endif
 }
 
 gboolean

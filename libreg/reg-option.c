@@ -993,12 +993,12 @@ reg_option_new (const char  *name,
  */
 RegOption *
 reg_option_new_with_range (const char  *name,
-                      const char  *type_string,
-                      GVariant    *default_value,
-                      GVariant    *minimum,
-                      GVariant    *maximum,
-                      const char  *description,
-                      GError     **error)
+                           const char  *type_string,
+                           GVariant    *default_value,
+                           GVariant    *minimum,
+                           GVariant    *maximum,
+                           const char  *description,
+                           GError     **error)
 {
   g_return_val_if_fail (name != NULL, NULL);
   g_return_val_if_fail (type_string != NULL, NULL);
@@ -1029,11 +1029,11 @@ reg_option_new_with_range (const char  *name,
  */
 RegOption *
 reg_option_new_with_choices (const char          *name,
-                        const char          *type_string,
-                        GVariant            *default_value,
-                        const char * const  *choices,
-                        const char          *description,
-                        GError             **error)
+                             const char          *type_string,
+                             GVariant            *default_value,
+                             const char * const  *choices,
+                             const char          *description,
+                             GError             **error)
 {
   g_return_val_if_fail (name != NULL, NULL);
   g_return_val_if_fail (type_string != NULL, NULL);

@@ -6,7 +6,6 @@
 #include "reg-config.h"
 
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/stat.h>
 
 #include "reg-backend-info-private.h"
@@ -15,6 +14,7 @@
 #include "reg-compile-cache-private.h"
 #include "reg-compiler-private.h"
 #include "reg-enums.h"
+#include "reg-environment-private.h"
 #include "reg-file-private.h"
 #include "reg-hazard-private.h"
 #include "reg-manifest-private.h"
@@ -375,22 +375,13 @@ drop_empty_strings (char **strv)
   strv[j] = NULL;
 }
 
-/* REG_BACKEND_PATH and REG_BACKEND_SYSTEM_DIR name directories of code to
- * run: a setuid or setgid program must not take them from its caller (as
- * GIO ignores GIO_EXTRA_MODULES). */
-static gboolean
-environment_is_trusted (void)
-{
-  return getauxval (AT_SECURE) == 0;
-}
-
 static char **
 search_dirs_from_environment (void)
 {
   GPtrArray *dirs = g_ptr_array_new ();
   const char *system_dir = REG_BACKEND_DIR;
 
-  if (environment_is_trusted ())
+  if (_reg_environment_is_trusted ())
     {
       const char *path = g_getenv ("REG_BACKEND_PATH");
 
@@ -426,7 +417,7 @@ settings_from_environment (RegRegistry *self)
   const char *verify = NULL;
   guint64 size = REG_COMPILE_CACHE_DEFAULT_SIZE;
 
-  if (environment_is_trusted ())
+  if (_reg_environment_is_trusted ())
     {
       default_name = g_getenv ("REG_DEFAULT_BACKEND");
       fallbacks = g_getenv ("REG_FALLBACK_BACKENDS");

@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
+#include "reg-config.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -73,7 +75,7 @@ map_aligned (gsize length)
   if (tail > 0)
     munmap (aligned + length, tail);
 
-#ifdef MADV_HUGEPAGE
+#if HAVE_MADV_HUGEPAGE
   madvise (aligned, length, MADV_HUGEPAGE);
 #endif
 

@@ -34,13 +34,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>
 
+#include "reg-environment-private.h"
 #include "reg-file-private.h"
 #include "reg-message-private.h"
 #include "reg-name-private.h"
@@ -85,7 +85,7 @@ _reg_verdict_store_user_path (void)
 {
   /* A setuid program's cache directory is named by its caller's
    * environment. */
-  if (getauxval (AT_SECURE) != 0)
+  if (!_reg_environment_is_trusted ())
     return NULL;
 
   return g_build_filename (g_get_user_cache_dir (), USER_STORE_DIR, USER_STORE_NAME, NULL);

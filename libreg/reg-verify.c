@@ -25,10 +25,10 @@
 
 #include <signal.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "reg-environment-private.h"
 #include "reg-message-private.h"
 #include "reg-name-private.h"
 #include "reg-verdict-private.h"
@@ -129,7 +129,7 @@ helper_path (void)
 
   /* Which program checks modules is not a setuid program's caller's to
    * choose. */
-  if (getauxval (AT_SECURE) == 0)
+  if (_reg_environment_is_trusted ())
     path = g_getenv ("REG_VERIFY_HELPER");
 
   return g_strdup (path != NULL && path[0] != '\0' ? path : REG_VERIFY_HELPER);
@@ -250,8 +250,8 @@ on_grace_over (gpointer data)
 
 static void
 on_helper_exit (GObject      *source,
-         GAsyncResult *result,
-         gpointer      data)
+                GAsyncResult *result,
+                gpointer      data)
 {
   Run *run = data;
 

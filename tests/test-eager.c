@@ -1085,6 +1085,30 @@ test_matmul_of_empty_operands (void)
   check_matmul_of_empty_operands (registry, "eager");
 }
 
+/* eager declares its functions shareable: one function, called from
+ * several threads at once, gives every caller the single-call result. */
+static void
+test_concurrent_calls (void)
+{
+  g_autoptr(RegGraph) graph = graph_new_from_string (
+    "graph(x, w):\n"
+    "  a = exp(x)\n"
+    "  b = mul(a, 0.5)\n"
+    "  c = matmul(b, w)\n"
+    "  d = tanh(c)\n"
+    "  s = sum(d)\n"
+    "  return (d, s)\n");
+  g_autoptr(GPtrArray) inputs = tensor_array_new ();
+  g_autoptr(RegCompiledFn) fn = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_ptr_array_add (inputs, tensor_new_uniform ((const gint64[]) { 60, 40 }, 2, -1, 1));
+  g_ptr_array_add (inputs, tensor_new_uniform ((const gint64[]) { 40, 30 }, 2, -1, 1));
+  fn = compile ("eager", graph, inputs, &error);
+  g_assert_no_error (error);
+  check_concurrent_calls (fn, inputs);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1112,6 +1136,7 @@ main (int   argc,
   g_test_add_func ("/eager/shape/0d-inputs", test_zero_d_inputs);
   g_test_add_func ("/eager/shape/zero-elements", test_zero_elements);
   g_test_add_func ("/eager/shape/matmul-of-empty-operands", test_matmul_of_empty_operands);
+  g_test_add_func ("/eager/threads/concurrent-calls", test_concurrent_calls);
   g_test_add_func ("/eager/numerics/signed-zeros", test_signed_zeros);
   g_test_add_func ("/eager/graph/api-example", test_api_example);
   g_test_add_func ("/eager/graph/random-chains", test_random_chains);

@@ -1621,42 +1621,6 @@ test_threads_split (void)
   check_against_eager (graph, inputs, "{'threads': <uint32 2>}", COMPARE_CLOSE, ATOL, RTOL);
 }
 
-typedef struct
-{
-  RegCompiledFn *fn;
-  GPtrArray     *inputs;
-  GPtrArray     *want;
-  gboolean       ok;
-} CallerData;
-
-static gpointer
-caller_thread (gpointer data)
-{
-  CallerData *cd = data;
-
-  cd->ok = TRUE;
-  for (guint i = 0; i < 10; i++)
-    {
-      g_autoptr(GError) error = NULL;
-      g_autoptr(GPtrArray) got = reg_compiled_fn_call (cd->fn, cd->inputs, &error);
-
-      if (got == NULL || got->len != cd->want->len)
-        {
-          cd->ok = FALSE;
-          continue;
-        }
-      for (guint j = 0; j < got->len; j++)
-        {
-          g_autoptr(GBytes) a = reg_tensor_dup_bytes (g_ptr_array_index (got, j));
-          g_autoptr(GBytes) b = reg_tensor_dup_bytes (g_ptr_array_index (cd->want, j));
-
-          cd->ok &= g_bytes_equal (a, b);
-        }
-    }
-
-  return NULL;
-}
-
 /* Several threads call one compiled function at once (itself splitting
  * its blocks over threads): every call gets the single-call result. */
 static void
@@ -1672,25 +1636,11 @@ test_threads_concurrent_calls (void)
     "  return (d, s)\n");
   g_autoptr(GPtrArray) inputs = tensor_array_new ();
   g_autoptr(RegCompiledFn) fn = NULL;
-  g_autoptr(GPtrArray) want = NULL;
-  CallerData data[4];
-  GThread *threads[4];
 
   g_ptr_array_add (inputs, tensor_new_uniform ((const gint64[]) { 300, 40 }, 2, -1, 1));
   g_ptr_array_add (inputs, tensor_new_uniform ((const gint64[]) { 40, 30 }, 2, -1, 1));
   fn = compile_with ("inductor", graph, inputs, "{'threads': <uint32 2>, 'block-size': <uint32 256>}");
-  want = call (fn, inputs);
-
-  for (guint t = 0; t < G_N_ELEMENTS (threads); t++)
-    {
-      data[t] = (CallerData) { fn, inputs, want, FALSE };
-      threads[t] = g_thread_new ("caller", caller_thread, &data[t]);
-    }
-  for (guint t = 0; t < G_N_ELEMENTS (threads); t++)
-    {
-      g_thread_join (threads[t]);
-      g_assert_true (data[t].ok);
-    }
+  check_concurrent_calls (fn, inputs);
 }
 
 /* The cancellable of the operation a compile or a call runs in (the

@@ -58,6 +58,70 @@ tensor_new_uniform (const gint64 *shape,
   return tensor;
 }
 
+/* What one of check_concurrent_calls()'s threads calls, and whether every
+ * call gave what a single call gave. */
+typedef struct
+{
+  RegCompiledFn *fn;
+  GPtrArray     *inputs;
+  GPtrArray     *want;
+  gboolean       ok;
+} ConcurrentCaller;
+
+static inline gpointer
+concurrent_caller_run (gpointer data)
+{
+  ConcurrentCaller *caller = data;
+
+  caller->ok = TRUE;
+  for (guint i = 0; i < 10; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GPtrArray) got = reg_compiled_fn_call (caller->fn, caller->inputs, &error);
+
+      if (got == NULL || got->len != caller->want->len)
+        {
+          caller->ok = FALSE;
+          continue;
+        }
+      for (guint j = 0; j < got->len; j++)
+        {
+          g_autoptr(GBytes) a = reg_tensor_dup_bytes (g_ptr_array_index (got, j));
+          g_autoptr(GBytes) b = reg_tensor_dup_bytes (g_ptr_array_index (caller->want, j));
+
+          caller->ok &= g_bytes_equal (a, b);
+        }
+    }
+
+  return NULL;
+}
+
+/* Four threads call @fn at once, ten times each: every call gives, bit for
+ * bit, what a single call gave.  A backend that declares its functions
+ * shareable (the compile cache hands one function to every caller) must
+ * pass this. */
+static inline void
+check_concurrent_calls (RegCompiledFn *fn,
+                        GPtrArray     *inputs)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) want = reg_compiled_fn_call (fn, inputs, &error);
+  ConcurrentCaller callers[4];
+  GThread *threads[4];
+
+  g_assert_no_error (error);
+  for (guint t = 0; t < G_N_ELEMENTS (threads); t++)
+    {
+      callers[t] = (ConcurrentCaller) { fn, inputs, want, FALSE };
+      threads[t] = g_thread_new ("caller", concurrent_caller_run, &callers[t]);
+    }
+  for (guint t = 0; t < G_N_ELEMENTS (threads); t++)
+    {
+      g_thread_join (threads[t]);
+      g_assert_true (callers[t].ok);
+    }
+}
+
 /* Matmuls of empty operands whose products are not empty, compiled and
  * called on @backend of @registry, as the output and as a temporary
  * summed: a result no tensor can hold is a shape error at compile time;

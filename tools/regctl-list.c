@@ -5,8 +5,8 @@
  */
 
 #include <string.h>
-#include <sys/auxv.h>
 
+#include "reg-environment-private.h"
 #include "regctl.h"
 
 static const char *
@@ -628,7 +628,7 @@ static GArray *
 environment_entries (void)
 {
   GArray *entries = g_array_new (FALSE, TRUE, sizeof (PathEntry));
-  gboolean trusted = getauxval (AT_SECURE) == 0;
+  gboolean trusted = _reg_environment_is_trusted ();
   const char *system_dir = REGCTL_BACKEND_DIR;
   const char *system_origin = "system";
   const char *path = trusted ? g_getenv ("REG_BACKEND_PATH") : NULL;
