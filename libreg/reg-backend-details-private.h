@@ -1,5 +1,6 @@
 /* reg-backend-details-private.h: what a manifest says of a backend beyond
- * its name, tags and description: its options and who made it
+ * its name, tags and description: its options, who made it and what its
+ * compiler promises
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -7,6 +8,8 @@
 #pragma once
 
 #include <gio/gio.h>
+
+#include "reg-compiler.h"
 
 G_BEGIN_DECLS
 
@@ -16,6 +19,9 @@ G_BEGIN_DECLS
 #define REG_BACKEND_AUTHORS_MAX  32
 #define REG_BACKEND_WEBSITE_MAX  2048
 #define REG_BACKEND_LICENSE_MAX  256
+
+/* The compiler flags a manifest can declare (Shareable=). */
+#define REG_BACKEND_MANIFEST_FLAGS REG_COMPILER_FLAGS_SHAREABLE
 
 /* Immutable once made, shared by the manifest that read it, the registry's
  * backend and the cache writer.  A backend whose manifest says none of it
@@ -28,14 +34,15 @@ typedef struct
   char            **authors;
   char             *website;
   char             *license;
+  RegCompilerFlags  compiler_flags;  /* within REG_BACKEND_MANIFEST_FLAGS */
 } RegBackendDetails;
 
 RegBackendDetails *_reg_backend_details_ref          (RegBackendDetails  *details);
 void               _reg_backend_details_unref        (RegBackendDetails  *details);
 
 /* Reads Options= and the [Option BACKEND KEY] groups it names, Version=,
- * Authors=, Website= and License= of the group @group (declaring the
- * backend @backend) of @keyfile.  Sets @details to NULL when the group has
+ * Authors=, Website=, License= and Shareable= of the group @group
+ * (declaring the backend @backend) of @keyfile.  Sets @details to NULL when the group has
  * none of them.  Errors name the group and key. */
 gboolean           _reg_backend_details_parse        (GKeyFile           *keyfile,
                                                       const char         *group,
@@ -55,7 +62,7 @@ gboolean           _reg_backend_details_check_groups (const char * const *groups
 /* The discovery cache's form of @details: a GVariant of
  * REG_BACKEND_DETAILS_TYPE, read back by _reg_backend_details_from_variant()
  * with every check the manifest reader makes. */
-#define REG_BACKEND_DETAILS_TYPE "(msmasmsmsma(ssmvmsmvmvmas))"
+#define REG_BACKEND_DETAILS_TYPE "(msmasmsmsma(ssmvmsmvmvmas)u)"
 
 GVariant          *_reg_backend_details_to_variant   (RegBackendDetails  *details);
 RegBackendDetails *_reg_backend_details_from_variant (GVariant           *variant,

@@ -1,5 +1,6 @@
 /* reg-backend-details.c: what a manifest says of a backend beyond its name,
- * tags and description: its options and who made it
+ * tags and description: its options, who made it and what its compiler
+ * promises
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
@@ -12,6 +13,9 @@
  *   Authors=A <a@x>;B        optional, at most 32, each at most 256 bytes
  *   Website=https://...      optional, an http or https URI
  *   License=LGPL-2.1-or-later optional, an SPDX expression (printable ASCII)
+ *   Shareable=true           optional, a GKeyFile boolean (default false):
+ *                            REG_COMPILER_FLAGS_SHAREABLE, which the
+ *                            registry ORs with the compiler's own flags
  *
  * and one group per option listed:
  *
@@ -178,14 +182,15 @@ check_authors (char   **authors,
 
 /* Makes details of what was read, taking the arguments over; checks all
  * but the options (made by _reg_option_new_full() already), whose names
- * must differ.  An empty string or list is "not given".  Sets @details to
- * NULL when nothing is given. */
+ * must differ.  An empty string or list is "not given", and so are flags
+ * of 0.  Sets @details to NULL when nothing is given. */
 static gboolean
 details_new (char                *version,
              char               **authors,
              char                *website,
              char                *license,
              GPtrArray           *options,
+             RegCompilerFlags     compiler_flags,
              RegBackendDetails  **details,
              GError             **error)
 {
@@ -213,6 +218,14 @@ details_new (char                *version,
       (owned_license != NULL && !check_license (owned_license, error)))
     return FALSE;
 
+  if ((compiler_flags & ~REG_BACKEND_MANIFEST_FLAGS) != 0)
+    {
+      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
+                   "compiler flags 0x%x: only 0x%x (Shareable=) can be declared",
+                   (guint) compiler_flags, (guint) REG_BACKEND_MANIFEST_FLAGS);
+      return FALSE;
+    }
+
   if (options != NULL)
     {
       if (options->len > REG_OPTION_MAX_OPTIONS)
@@ -235,7 +248,7 @@ details_new (char                *version,
     }
 
   if (owned_version == NULL && owned_authors == NULL && owned_website == NULL &&
-      owned_license == NULL && options == NULL)
+      owned_license == NULL && options == NULL && compiler_flags == 0)
     return TRUE;
 
   made = g_new0 (RegBackendDetails, 1);
@@ -244,6 +257,7 @@ details_new (char                *version,
   made->authors = g_steal_pointer (&owned_authors);
   made->website = g_steal_pointer (&owned_website);
   made->license = g_steal_pointer (&owned_license);
+  made->compiler_flags = compiler_flags;
   if (options != NULL)
     made->options = _reg_option_list_new ((RegOption * const *) options->pdata, options->len);
 
@@ -342,6 +356,38 @@ parse_option (GKeyFile    *keyfile,
   return option;
 }
 
+/* Shareable=: a GKeyFile boolean, as g_key_file_get_boolean() reads it
+ * (true, false, 1 or 0); absent, false. */
+static gboolean
+parse_shareable (GKeyFile          *keyfile,
+                 const char        *group,
+                 RegCompilerFlags  *flags,
+                 GError           **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *raw = NULL;
+  g_autofree char *shown = NULL;
+  gboolean shareable;
+
+  if (!g_key_file_has_key (keyfile, group, "Shareable", NULL))
+    return TRUE;
+
+  shareable = g_key_file_get_boolean (keyfile, group, "Shareable", &local_error);
+  if (local_error == NULL)
+    {
+      if (shareable)
+        *flags |= REG_COMPILER_FLAGS_SHAREABLE;
+      return TRUE;
+    }
+
+  raw = g_key_file_get_value (keyfile, group, "Shareable", NULL);
+  shown = _reg_quote_for_message (raw != NULL ? raw : "", -1);
+  g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
+               "[%s] Shareable: %s is not a boolean (true or false is expected)",
+               group, shown);
+  return FALSE;
+}
+
 gboolean
 _reg_backend_details_parse (GKeyFile           *keyfile,
                             const char         *group,
@@ -356,6 +402,7 @@ _reg_backend_details_parse (GKeyFile           *keyfile,
   g_auto(GStrv) names = NULL;
   g_autoptr(GPtrArray) options = NULL;
   g_autoptr(GError) local_error = NULL;
+  RegCompilerFlags compiler_flags = REG_COMPILER_FLAGS_NONE;
 
   *details = NULL;
 
@@ -363,6 +410,7 @@ _reg_backend_details_parse (GKeyFile           *keyfile,
       !_reg_manifest_get_string_list (keyfile, group, "Authors", &authors, error) ||
       !_reg_manifest_get_string (keyfile, group, "Website", &website, error) ||
       !_reg_manifest_get_string (keyfile, group, "License", &license, error) ||
+      !parse_shareable (keyfile, group, &compiler_flags, error) ||
       !_reg_manifest_get_string_list (keyfile, group, "Options", &names, error))
     return FALSE;
 
@@ -400,7 +448,7 @@ _reg_backend_details_parse (GKeyFile           *keyfile,
 
   if (!details_new (g_steal_pointer (&version), g_steal_pointer (&authors),
                     g_steal_pointer (&website), g_steal_pointer (&license),
-                    options, details, &local_error))
+                    options, compiler_flags, details, &local_error))
     {
       g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "[%s] ", group);
       return FALSE;
@@ -499,7 +547,7 @@ _reg_backend_details_to_variant (RegBackendDetails *details)
       options_value = g_variant_builder_end (&options);
     }
 
-  return g_variant_new ("(@ms@mas@ms@ms@ma(ssmvmsmvmvmas))",
+  return g_variant_new ("(@ms@mas@ms@ms@ma(ssmvmsmvmvmas)u)",
                         maybe_string (details->version),
                         g_variant_new_maybe (G_VARIANT_TYPE_STRING_ARRAY,
                                              details->authors != NULL
@@ -507,7 +555,8 @@ _reg_backend_details_to_variant (RegBackendDetails *details)
                                                : NULL),
                         maybe_string (details->website),
                         maybe_string (details->license),
-                        g_variant_new_maybe (G_VARIANT_TYPE ("a(ssmvmsmvmvmas)"), options_value));
+                        g_variant_new_maybe (G_VARIANT_TYPE ("a(ssmvmsmvmvmas)"), options_value),
+                        (guint32) details->compiler_flags);
 }
 
 RegBackendDetails *
@@ -521,11 +570,12 @@ _reg_backend_details_from_variant (GVariant  *variant,
   g_autoptr(GVariantIter) options_iter = NULL;
   g_autoptr(GPtrArray) options = NULL;
   RegBackendDetails *details = NULL;
+  guint32 compiler_flags;
 
   g_return_val_if_fail (g_variant_is_of_type (variant, G_VARIANT_TYPE (REG_BACKEND_DETAILS_TYPE)), NULL);
 
-  g_variant_get (variant, "(msm^asmsmsma(ssmvmsmvmvmas))",
-                 &version, &authors, &website, &license, &options_iter);
+  g_variant_get (variant, "(msm^asmsmsma(ssmvmsmvmvmas)u)",
+                 &version, &authors, &website, &license, &options_iter, &compiler_flags);
 
   if (options_iter != NULL)
     {
@@ -561,7 +611,7 @@ _reg_backend_details_from_variant (GVariant  *variant,
 
   if (!details_new (g_steal_pointer (&version), g_steal_pointer (&authors),
                     g_steal_pointer (&website), g_steal_pointer (&license),
-                    options, &details, error))
+                    options, compiler_flags, &details, error))
     return NULL;
 
   if (details == NULL)
@@ -592,5 +642,6 @@ _reg_backend_details_equal (RegBackendDetails *a,
          strv_equal (a->authors, b->authors) &&
          g_strcmp0 (a->website, b->website) == 0 &&
          g_strcmp0 (a->license, b->license) == 0 &&
+         a->compiler_flags == b->compiler_flags &&
          _reg_option_list_equal (a->options, b->options);
 }

@@ -11,7 +11,7 @@
 G_BEGIN_DECLS
 
 /* @options: an option list, or NULL (no schema); @details: the manifest's
- * version, authors, website and license (nullable). */
+ * version, authors, website, license and compiler flags (nullable). */
 RegBackendInfo *_reg_backend_info_new   (const char         *name,
                                          const char * const *tags,
                                          const char         *description,
@@ -26,6 +26,11 @@ RegBackendInfo *_reg_backend_info_new   (const char         *name,
  * seen yet. */
 void            _reg_backend_info_set_options (RegBackendInfo *self,
                                                GListModel     *options);
+
+/* Adds @flags, what the backend's compiler says of itself, to the
+ * manifest's, on an info nobody else has seen yet. */
+void            _reg_backend_info_add_compiler_flags (RegBackendInfo   *self,
+                                                      RegCompilerFlags  flags);
 
 /* Whether @a and @b say the same of the same backend. */
 gboolean        _reg_backend_info_equal (RegBackendInfo     *a,

@@ -4,6 +4,7 @@
  */
 
 #include "reg-backend-info-private.h"
+#include "reg-compiler.h"
 #include "reg-enums.h"
 #include "reg-option-private.h"
 
@@ -13,9 +14,9 @@
  * What a [class@Reg.Registry] knew of one backend when
  * [method@Reg.Registry.get_backend_info] was called: its name, tags and
  * description, where it comes from, whether its compiler exists yet and
- * whether it is the default, the options it takes and, from its manifest,
- * its version, authors, website and license: what a user choosing a
- * backend is shown.  [class@Reg.BackendList] keeps a list of them up to
+ * whether it is the default, the options it takes, whether its compiled
+ * functions may be shared and, from its manifest, its version, authors,
+ * website and license: what a user choosing a backend is shown.  [class@Reg.BackendList] keeps a list of them up to
  * date.
  *
  * It is immutable, so it may be read from any thread; it does not follow
@@ -38,6 +39,7 @@ struct _RegBackendInfo
   char            **authors;
   char             *website;
   char             *license;
+  RegCompilerFlags  compiler_flags;
   char             *manifest_path;
   char            **shadowed_manifests;
 };
@@ -56,6 +58,7 @@ enum {
   PROP_AUTHORS,
   PROP_WEBSITE,
   PROP_LICENSE,
+  PROP_COMPILER_FLAGS,
   PROP_MANIFEST_PATH,
   PROP_SHADOWED_MANIFESTS,
   N_PROPS
@@ -131,6 +134,9 @@ reg_backend_info_get_property (GObject    *object,
     case PROP_LICENSE:
       g_value_set_string (value, self->license);
       break;
+    case PROP_COMPILER_FLAGS:
+      g_value_set_flags (value, self->compiler_flags);
+      break;
     case PROP_MANIFEST_PATH:
       g_value_set_string (value, self->manifest_path);
       break;
@@ -204,6 +210,9 @@ reg_backend_info_set_property (GObject      *object,
       break;
     case PROP_LICENSE:
       self->license = g_value_dup_string (value);
+      break;
+    case PROP_COMPILER_FLAGS:
+      self->compiler_flags = g_value_get_flags (value);
       break;
     case PROP_MANIFEST_PATH:
       self->manifest_path = g_value_dup_string (value);
@@ -333,6 +342,20 @@ reg_backend_info_class_init (RegBackendInfoClass *klass)
     g_param_spec_string ("license", NULL, NULL, NULL, flags);
 
   /**
+   * RegBackendInfo:compiler-flags:
+   *
+   * What the backend's compiler promises: the flags its manifest declares
+   * (`Shareable=true` is %REG_COMPILER_FLAGS_SHAREABLE), ORed with those
+   * of [method@Reg.Compiler.get_flags] once the compiler exists (a loaded
+   * module backend, or one registered at run time).  These are the flags
+   * the registry goes by: with %REG_COMPILER_FLAGS_SHAREABLE, it keeps the
+   * backend's compiled functions in its compile cache.
+   */
+  properties[PROP_COMPILER_FLAGS] =
+    g_param_spec_flags ("compiler-flags", NULL, NULL, REG_TYPE_COMPILER_FLAGS,
+                        REG_COMPILER_FLAGS_NONE, flags);
+
+  /**
    * RegBackendInfo:manifest-path:
    *
    * The full path of the `.backend` manifest that declared the backend,
@@ -402,9 +425,17 @@ _reg_backend_info_new (const char         *name,
       self->authors = g_strdupv (details->authors);
       self->website = g_strdup (details->website);
       self->license = g_strdup (details->license);
+      self->compiler_flags = details->compiler_flags;
     }
 
   return self;
+}
+
+void
+_reg_backend_info_add_compiler_flags (RegBackendInfo   *self,
+                                      RegCompilerFlags  flags)
+{
+  self->compiler_flags |= flags;
 }
 
 void
@@ -440,6 +471,7 @@ _reg_backend_info_equal (RegBackendInfo *a,
          strv_equal (a->authors, b->authors) &&
          g_strcmp0 (a->website, b->website) == 0 &&
          g_strcmp0 (a->license, b->license) == 0 &&
+         a->compiler_flags == b->compiler_flags &&
          g_strcmp0 (a->manifest_path, b->manifest_path) == 0 &&
          strv_equal (a->shadowed_manifests, b->shadowed_manifests);
 }
@@ -640,6 +672,28 @@ reg_backend_info_get_license (RegBackendInfo *self)
   g_return_val_if_fail (REG_IS_BACKEND_INFO (self), NULL);
 
   return self->license;
+}
+
+/**
+ * reg_backend_info_get_compiler_flags:
+ * @self: a [class@Reg.BackendInfo]
+ *
+ * Gets what the backend's compiler promises, the flags the registry goes
+ * by: those its manifest declares (`Shareable=true` gives
+ * %REG_COMPILER_FLAGS_SHAREABLE, known without loading the module), ORed
+ * with those of [method@Reg.Compiler.get_flags] when its compiler existed
+ * (a loaded module backend, or one registered at run time).  With
+ * %REG_COMPILER_FLAGS_SHAREABLE, the registry keeps the backend's compiled
+ * functions in its compile cache (see [class@Reg.Registry]).
+ *
+ * Returns: the flags
+ */
+RegCompilerFlags
+reg_backend_info_get_compiler_flags (RegBackendInfo *self)
+{
+  g_return_val_if_fail (REG_IS_BACKEND_INFO (self), REG_COMPILER_FLAGS_NONE);
+
+  return self->compiler_flags;
 }
 
 /**

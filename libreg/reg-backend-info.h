@@ -11,6 +11,7 @@
 
 #include <gio/gio.h>
 
+#include "reg-compiler.h"
 #include "reg-version-macros.h"
 
 G_BEGIN_DECLS
@@ -56,6 +57,8 @@ REG_AVAILABLE_IN_ALL
 const char         *reg_backend_info_get_website     (RegBackendInfo *self);
 REG_AVAILABLE_IN_ALL
 const char         *reg_backend_info_get_license     (RegBackendInfo *self);
+REG_AVAILABLE_IN_ALL
+RegCompilerFlags    reg_backend_info_get_compiler_flags (RegBackendInfo *self);
 REG_AVAILABLE_IN_ALL
 const char         *reg_backend_info_get_manifest_path (RegBackendInfo *self);
 REG_AVAILABLE_IN_ALL

@@ -54,6 +54,17 @@ RegCompiledFn *_reg_compiler_compile_prepared_finish (RegCompiler          *self
 gboolean       _reg_compiler_set_options             (RegCompiler          *self,
                                                       GListModel           *options);
 
+/* Gives @self the compiler flags its module's manifest declares
+ * (Shareable=), before anyone else has @self; the first call wins. */
+void           _reg_compiler_set_declared_flags      (RegCompiler          *self,
+                                                      RegCompilerFlags      flags);
+
+/* The flags the registry goes by: reg_compiler_get_flags() ORed with those
+ * of _reg_compiler_set_declared_flags().  The manifest is the module
+ * author's word for the compiler, given where tools read it without
+ * loading the module. */
+RegCompilerFlags _reg_compiler_get_effective_flags   (RegCompiler          *self);
+
 /* Whether @self compiles asynchronously as every compiler does by default:
  * its synchronous compile in a worker thread.  The registry then runs that
  * compile in its own worker, saving a trip through the caller's context. */

@@ -410,6 +410,55 @@ _reg_compiler_set_options (RegCompiler *self,
   return compiler_keep_schema (self, schema)->options == options;
 }
 
+/* The flags a module backend's manifest declares for its compiler, set
+ * once (reg-once-private.h) by the registry that made it; none is set
+ * when the manifest declares none. */
+typedef struct
+{
+  RegOnce          once;
+  RegCompilerFlags flags;
+} DeclaredFlags;
+
+/* Atomic for the reason given in reg-compiled-fn.c's signature_quark(). */
+static GQuark
+declared_flags_quark (void)
+{
+  static gint quark;  /* atomic */
+  GQuark value = (GQuark) g_atomic_int_get (&quark);
+
+  if (G_UNLIKELY (value == 0))
+    {
+      value = g_quark_from_static_string ("reg-compiler-declared-flags");
+      g_atomic_int_set (&quark, (gint) value);
+    }
+
+  return value;
+}
+
+void
+_reg_compiler_set_declared_flags (RegCompiler      *self,
+                                  RegCompilerFlags  flags)
+{
+  DeclaredFlags *declared;
+
+  if (flags == REG_COMPILER_FLAGS_NONE)
+    return;
+
+  declared = g_new0 (DeclaredFlags, 1);
+  declared->flags = flags;
+  if (!_reg_once_set (G_OBJECT (self), declared_flags_quark (), declared, g_free))
+    g_free (declared);
+}
+
+RegCompilerFlags
+_reg_compiler_get_effective_flags (RegCompiler *self)
+{
+  DeclaredFlags *declared = _reg_once_get (G_OBJECT (self), declared_flags_quark ());
+
+  return reg_compiler_get_flags (self) |
+         (declared != NULL ? declared->flags : REG_COMPILER_FLAGS_NONE);
+}
+
 gboolean
 _reg_compiler_compiles_in_worker (RegCompiler *self)
 {
@@ -718,7 +767,10 @@ reg_compiler_compile_finish (RegCompiler   *self,
  *
  * Gets what the compiler says of itself: whether the functions it makes
  * may be shared (%REG_COMPILER_FLAGS_SHAREABLE), which lets the registry
- * cache them.  This function is thread-safe.
+ * cache them.  A module backend's manifest may say it instead
+ * (`Shareable=true`), which this function does not see; the registry goes
+ * by both, as [method@Reg.BackendInfo.get_compiler_flags] tells.  This
+ * function is thread-safe.
  *
  * Returns: the flags
  */

@@ -56,7 +56,9 @@ typedef enum {
  *   handed out again for an equal compile.  The registry keeps them in its
  *   compile cache (see [property@Reg.Registry:compile-cache-size]).
  *
- * What a compiler says of itself; see [method@Reg.Compiler.get_flags].
+ * What a compiler says of itself, in code ([method@Reg.Compiler.get_flags])
+ * or, for a module backend, in its manifest (`Shareable=true`); see
+ * [method@Reg.BackendInfo.get_compiler_flags].
  */
 typedef enum /*< flags >*/ {
   REG_COMPILER_FLAGS_NONE = 0,

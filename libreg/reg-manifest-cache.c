@@ -28,12 +28,12 @@
  *                          each manifest together and in manifest order
  *     a(uu)                the tags of the backends, likewise
  *     a(u(...)) )          the details of the few backends whose manifest
- *                          declares options, a version, authors, a website
- *                          or a license: the index of the backend (in the
- *                          array above, ascending) and the details as
- *                          REG_BACKEND_DETAILS_TYPE (reg-backend-details-
- *                          private.h), read back through the checks the
- *                          manifest reader makes
+ *                          declares options, a version, authors, a website,
+ *                          a license or Shareable=true: the index of the
+ *                          backend (in the array above, ascending) and the
+ *                          details as REG_BACKEND_DETAILS_TYPE (reg-
+ *                          backend-details-private.h), read back through
+ *                          the checks the manifest reader makes
  *
  * The arrays have fixed-size elements, so g_variant_get_fixed_array()
  * hands out C arrays pointing into the file's contents: opening a cache of
@@ -99,7 +99,7 @@
 #include "reg-name-private.h"
 
 #define CACHE_MAGIC "RegBkCch"
-#define CACHE_VERSION 3
+#define CACHE_VERSION 4
 #define CACHE_DETAILS_TYPE "a(u" REG_BACKEND_DETAILS_TYPE ")"
 #define CACHE_BODY_TYPE "(uxxsa(xxxxxxxxxxuuuuu)a(uuuuu)a(uu)" CACHE_DETAILS_TYPE ")"
 #define MANIFEST_SUFFIX ".backend"

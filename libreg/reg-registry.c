@@ -80,13 +80,15 @@
  * compiled a function.  When the whole chain fails, the error is the first
  * backend's, with the reasons of the others added to its message.
  *
- * Compiled functions of backends that may share them
- * (%REG_COMPILER_FLAGS_SHAREABLE, as inductor and eager) are kept in a
- * compile cache: compiling an equal graph (the same canonical text form),
- * for example inputs of the same shapes, with equal options, on the same
- * backend object returns the same function instead of compiling again,
- * whether the graph is the same object or not.  Concurrent compiles of one
- * key compile once.  The cache keeps
+ * Compiled functions of backends that may share them are kept in a
+ * compile cache: those whose compiler says %REG_COMPILER_FLAGS_SHAREABLE
+ * ([method@Reg.Compiler.get_flags]) or whose module's manifest says
+ * `Shareable=true` ([method@Reg.BackendInfo.get_compiler_flags] tells
+ * both), as inductor's and eager's do.  Compiling an equal graph (the same
+ * canonical text form), for example inputs of the same shapes, with equal
+ * options, on the same backend object returns the same function instead
+ * of compiling again, whether the graph is the same object or not.
+ * Concurrent compiles of one key compile once.  The cache keeps
  * [property@Reg.Registry:compile-cache-size] functions (0 disables it;
  * `REG_COMPILE_CACHE_SIZE` sets it from the environment) and at most
  * 256 MiB of estimated memory (the bytes of every node's value in the
@@ -979,13 +981,14 @@ backend_dup_tags (const Backend *backend,
   return g_strdupv (backend->tags);
 }
 
-/* An info snapshot taken under the lock, waiting for the options of a
- * runtime backend: its compiler may have to be asked for them, which runs
- * its code, so after the lock is released (see info_request_finish()). */
+/* An info snapshot taken under the lock, waiting for what the compiler of
+ * a loaded backend says of itself: its flags, and a runtime backend's
+ * options.  Asking runs the compiler's code, so after the lock is released
+ * (see info_request_finish()). */
 typedef struct
 {
   RegBackendInfo *info;
-  RegCompiler    *compiler;  /* runtime backends only */
+  RegCompiler    *compiler;  /* loaded backends only */
 } InfoRequest;
 
 static gboolean
@@ -1012,7 +1015,7 @@ info_request_start_locked (RegRegistry   *self,
                                          details != NULL ? details->options : NULL,
                                          details);
   request->compiler = NULL;
-  if (backend->origin == REG_BACKEND_ORIGIN_RUNTIME && backend->compiler != NULL)
+  if (backend->compiler != NULL)
     request->compiler = g_object_ref (backend->compiler);
 
   /* Where it was declared, and the declarations of its name it hides. */
@@ -1034,7 +1037,11 @@ info_request_finish (InfoRequest *request)
 {
   if (request->compiler != NULL)
     {
-      _reg_backend_info_set_options (request->info, reg_compiler_get_options (request->compiler));
+      /* A module backend's schema is its manifest's, in the info already. */
+      if (reg_backend_info_get_origin (request->info) == REG_BACKEND_ORIGIN_RUNTIME)
+        _reg_backend_info_set_options (request->info, reg_compiler_get_options (request->compiler));
+      _reg_backend_info_add_compiler_flags (request->info,
+                                            _reg_compiler_get_effective_flags (request->compiler));
       g_clear_object (&request->compiler);
     }
 
@@ -1240,6 +1247,11 @@ load_backend (RegRegistry  *self,
       for (guint j = 0; j < n_module_offers; j++)
         if (g_str_equal (module_offers[j].name, offer->name))
           offer->compiler = g_object_new (module_offers[j].type, NULL);
+
+      /* Its manifest's flags (Shareable=) add to the compiler's own:
+       * the module's author speaks for its compiler there. */
+      if (offer->compiler != NULL && offer->details != NULL)
+        _reg_compiler_set_declared_flags (offer->compiler, offer->details->compiler_flags);
 
       /* Its manifest's schema, none included, is the compiler's: the
        * options a chooser was shown are those compiles are checked
@@ -2646,7 +2658,7 @@ attempt_begin (Chain         *chain,
     return NULL;
   attempt->name = g_strdup (chain->name);
 
-  if ((reg_compiler_get_flags (attempt->compiler) & REG_COMPILER_FLAGS_SHAREABLE) &&
+  if ((_reg_compiler_get_effective_flags (attempt->compiler) & REG_COMPILER_FLAGS_SHAREABLE) &&
       may_look_up_first (graph, example_inputs, options))
     {
       gboolean wait = !_reg_binding_is_thread_bound (G_OBJECT_TYPE (attempt->compiler));

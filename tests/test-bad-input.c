@@ -504,6 +504,62 @@ test_manifest_good_escapes (void)
   g_assert_cmpuint (g_strv_length (manifest->backends[1].tags), ==, 0);
 }
 
+/* Shareable= is a GKeyFile boolean: true and 1 declare
+ * REG_COMPILER_FLAGS_SHAREABLE; false, 0 and no key declare nothing, and
+ * give no details of their own. */
+static void
+test_manifest_shareable (void)
+{
+  static const char text[] =
+    GOOD_HEADER
+    "[Backend t]\nShareable=true\n\n"
+    "[Backend one]\nShareable=1\n\n"
+    "[Backend f]\nShareable=false\n\n"
+    "[Backend zero]\nShareable=0\n\n"
+    "[Backend absent]\nDescription=says nothing of it\n\n"
+    "[Backend licensed]\nLicense=MIT\nShareable=false\n\n"
+    "[Backend licensed_shareable]\nLicense=MIT\nShareable=true\n";
+  const struct { const char *name; gboolean has_details; RegCompilerFlags flags; } expected[] = {
+    { "t", TRUE, REG_COMPILER_FLAGS_SHAREABLE },
+    { "one", TRUE, REG_COMPILER_FLAGS_SHAREABLE },
+    { "f", FALSE, REG_COMPILER_FLAGS_NONE },
+    { "zero", FALSE, REG_COMPILER_FLAGS_NONE },
+    { "absent", FALSE, REG_COMPILER_FLAGS_NONE },
+    { "licensed", TRUE, REG_COMPILER_FLAGS_NONE },
+    { "licensed_shareable", TRUE, REG_COMPILER_FLAGS_SHAREABLE },
+  };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(RegManifest) manifest = NULL;
+
+  manifest = _reg_manifest_parse ("/some/dir/shareable.backend", text, sizeof text - 1, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (manifest->n_backends, ==, G_N_ELEMENTS (expected));
+
+  for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+    {
+      const RegManifestBackend *backend = &manifest->backends[i];
+
+      g_test_message ("backend %s", expected[i].name);
+      g_assert_cmpstr (backend->name, ==, expected[i].name);
+      g_assert_cmpint (backend->details != NULL, ==, expected[i].has_details);
+      if (backend->details != NULL)
+        g_assert_cmpint (backend->details->compiler_flags, ==, expected[i].flags);
+    }
+
+  /* A value that is not a boolean names the group and the key, in the
+   * manifest's own domain (the corpus has more of them). */
+  {
+    static const char bad[] = GOOD_HEADER "[Backend fine]\n\n[Backend b]\nShareable=True\n";
+
+    g_clear_pointer (&manifest, _reg_manifest_free);
+    manifest = _reg_manifest_parse ("/some/dir/bad.backend", bad, sizeof bad - 1, &error);
+    g_assert_null (manifest);
+    g_assert_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID);
+    g_assert_cmpstr (error->message, ==,
+                     "[Backend b] Shareable: 'True' is not a boolean (true or false is expected)");
+  }
+}
+
 /* ---- Manifests that are not regular files ------------------------------ */
 
 /* A FIFO named like a manifest: reading it would wait for a writer that
@@ -1325,6 +1381,7 @@ main (int   argc,
   g_test_add_func ("/bad-input/manifest/module-key", test_manifest_module_key);
   g_test_add_func ("/bad-input/manifest/escape-at-end", test_manifest_escape_at_end);
   g_test_add_func ("/bad-input/manifest/good-escapes", test_manifest_good_escapes);
+  g_test_add_func ("/bad-input/manifest/shareable", test_manifest_shareable);
   g_test_add_func ("/bad-input/manifest/not-regular/fifo", test_manifest_fifo);
   g_test_add_func ("/bad-input/manifest/not-regular/dev-zero", test_manifest_dev_zero);
   g_test_add_func ("/bad-input/file/changed-while-read", test_file_changed_while_read);

@@ -35,8 +35,9 @@
 
 /* The format, as libreg/reg-manifest-cache.c writes it. */
 #define CACHE_HEADER_SIZE 32
-#define CACHE_VERSION 3
-#define CACHE_DETAILS_TYPE "a(u(msmasmsmsma(ssmvmsmvmvmas)))"
+#define CACHE_VERSION 4
+#define CACHE_ONE_DETAILS_TYPE "(msmasmsmsma(ssmvmsmvmvmas)u)"
+#define CACHE_DETAILS_TYPE "a(u" CACHE_ONE_DETAILS_TYPE ")"
 #define CACHE_BODY_TYPE "(uxxsa(xxxxxxxxxxuuuuu)a(uuuuu)a(uu)" CACHE_DETAILS_TYPE ")"
 
 /* Coarse time stamps
@@ -429,6 +430,9 @@ describe_dirs (const char * const *dirs)
                                   reg_backend_info_get_website (info) != NULL ? reg_backend_info_get_website (info) : "-",
                                   reg_backend_info_get_license (info) != NULL ? reg_backend_info_get_license (info) : "-");
         }
+      /* What its manifest promises of its compiler (Shareable=). */
+      if (reg_backend_info_get_compiler_flags (info) != REG_COMPILER_FLAGS_NONE)
+        g_string_append_printf (out, "|flags=%u", (guint) reg_backend_info_get_compiler_flags (info));
       g_string_append_c (out, '\n');
     }
 
@@ -604,6 +608,59 @@ test_write_load_module (void)
   compiler = reg_registry_lookup_backend (registry, "fixture_a", &error);
   g_assert_no_error (error);
   g_assert_true (REG_IS_COMPILER (compiler));
+  rejection = take_cache_rejection ();
+  g_assert_null (rejection);
+
+  remove_tmp_dir (dir);
+}
+
+/* Shareable= goes through the cache: true, alone or with other details,
+ * and false or absent, which are the same. */
+static void
+test_write_shareable (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *module = NULL;
+  g_autofree char *want = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *found = NULL;
+  g_autofree char *rejection = NULL;
+  g_autoptr(RegRegistry) registry = NULL;
+  const char *names[] = { "absent", "false", "true", "with_version" };
+  const RegCompilerFlags flags[] = {
+    REG_COMPILER_FLAGS_NONE, REG_COMPILER_FLAGS_NONE,
+    REG_COMPILER_FLAGS_SHAREABLE, REG_COMPILER_FLAGS_SHAREABLE,
+  };
+
+  write_manifest (dir, "s.backend", "libs.so",
+                  "[Backend true]\nShareable=true\n\n"
+                  "[Backend false]\nShareable=false\n\n"
+                  "[Backend absent]\nTags=x\n\n"
+                  "[Backend with_version]\nVersion=2\nShareable=1\n");
+  module = g_build_filename (dir, "libs.so", NULL);
+  expected = describe_from_manifests (dir);
+  want = g_strdup_printf ("absent|x|(null)|%s|0|%d\n"
+                          "false||(null)|%s|0|%d\n"
+                          "true||(null)|%s|0|%d|flags=%u\n"
+                          "with_version||(null)|%s|0|%d|(no schema)|2|-|-|-|flags=%u\n",
+                          module, REG_BACKEND_ORIGIN_MODULE, module, REG_BACKEND_ORIGIN_MODULE,
+                          module, REG_BACKEND_ORIGIN_MODULE, REG_COMPILER_FLAGS_SHAREABLE,
+                          module, REG_BACKEND_ORIGIN_MODULE, REG_COMPILER_FLAGS_SHAREABLE);
+  g_assert_cmpstr (expected, ==, want);
+
+  write_cache (dir);
+  found = describe_with_cache (dir);
+  g_assert_cmpstr (found, ==, expected);
+
+  /* Read from the cache, the flag itself. */
+  registry = registry_for_dirs ((const char * const[]) { dir, NULL });
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autoptr(RegBackendInfo) info = reg_registry_get_backend_info (registry, names[i]);
+
+      g_assert_nonnull (info);
+      g_assert_cmpint (reg_backend_info_get_compiler_flags (info), ==, flags[i]);
+    }
   rejection = take_cache_rejection ();
   g_assert_null (rejection);
 
@@ -1625,16 +1682,22 @@ test_corrupt_checked_content (void)
     const char *a1_threads_9 =
       "(@ms nothing, @mas nothing, @ms nothing, @ms nothing, "
       "@ma(ssmvmsmvmvmas) [('threads', 'u', just <uint32 9>, nothing, just <uint32 1>, "
-      "just <uint32 8>, nothing)])";
-    const char *says_nothing = "(@ms nothing, @mas nothing, @ms nothing, @ms nothing, @ma(ssmvmsmvmvmas) nothing)";
+      "just <uint32 8>, nothing)], uint32 0)";
+    const char *says_nothing = "(@ms nothing, @mas nothing, @ms nothing, @ms nothing, "
+                               "@ma(ssmvmsmvmvmas) nothing, uint32 0)";
     const char *ftp_website = "(@ms nothing, @mas nothing, just 'ftp://example.org/', @ms nothing, "
-                              "@ma(ssmvmsmvmvmas) nothing)";
+                              "@ma(ssmvmsmvmvmas) nothing, uint32 0)";
+    /* Flags no manifest can declare (only Shareable=, 1, can). */
+    const char *unknown_flags = "(@ms nothing, @mas nothing, @ms nothing, @ms nothing, "
+                                "@ma(ssmvmsmvmvmas) nothing, uint32 3)";
     g_autoptr(GVariant) first = g_variant_get_child_value (details, 0);
     g_autoptr(GVariant) second = g_variant_get_child_value (details, 1);
     struct { const char *what; guint32 index; const char *text; const char *reason; } cases[] = {
       { "an option's default out of its range", 0, a1_threads_9,
         "backend 0 has bad details: option 'threads': default must be between 1 and 8, not 9" },
       { "details that say nothing", 0, says_nothing, "backend 0 has bad details: details that say nothing" },
+      { "flags no manifest can declare", 0, unknown_flags,
+        "backend 0 has bad details: compiler flags 0x3: only 0x1 (Shareable=) can be declared" },
       { "a website that is not http", 1, ftp_website,
         "backend 1 has bad details: Website=ftp://example.org/ is not an http or https URI" },
       { "no such backend", 3, says_nothing, "bad backend index in details 0" },
@@ -1642,21 +1705,21 @@ test_corrupt_checked_content (void)
     guint32 first_index, second_index;
 
     g_assert_cmpuint (g_variant_n_children (details), ==, 2);
-    g_variant_get (first, "(u@(msmasmsmsma(ssmvmsmvmvmas)))", &first_index, NULL);
-    g_variant_get (second, "(u@(msmasmsmsma(ssmvmsmvmvmas)))", &second_index, NULL);
+    g_variant_get (first, "(u@" CACHE_ONE_DETAILS_TYPE ")", &first_index, NULL);
+    g_variant_get (second, "(u@" CACHE_ONE_DETAILS_TYPE ")", &second_index, NULL);
     g_assert_cmpuint (first_index, ==, 0);
     g_assert_cmpuint (second_index, ==, 2);
 
     for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
       {
-        g_autoptr(GVariant) one = g_variant_parse (G_VARIANT_TYPE ("(msmasmsmsma(ssmvmsmvmvmas))"),
+        g_autoptr(GVariant) one = g_variant_parse (G_VARIANT_TYPE (CACHE_ONE_DETAILS_TYPE),
                                                    cases[c].text, NULL, NULL, NULL);
         GVariant *element;
         g_autoptr(GVariant) bad_body = NULL;
         g_autofree char *file = NULL;
 
         g_assert_nonnull (one);
-        element = g_variant_new ("(u@(msmasmsmsma(ssmvmsmvmvmas)))", cases[c].index, one);
+        element = g_variant_new ("(u@" CACHE_ONE_DETAILS_TYPE ")", cases[c].index, one);
         bad_body = g_variant_ref_sink (g_variant_new ("(uxxs@a(xxxxxxxxxxuuuuu)@a(uuuuu)@a(uu)@" CACHE_DETAILS_TYPE ")",
                                                       abi, reference_ns, reference_dev, strings, manifests, backends, tags,
                                                       g_variant_new_array (NULL, &element, 1)));
@@ -2002,6 +2065,7 @@ main (int    argc,
   g_test_add_func ("/cache/write/basic", test_write_basic);
   g_test_add_func ("/cache/write/fields", test_write_fields);
   g_test_add_func ("/cache/write/load-module", test_write_load_module);
+  g_test_add_func ("/cache/write/shareable", test_write_shareable);
   g_test_add_func ("/cache/write/empty-dir", test_write_empty_dir);
   g_test_add_func ("/cache/write/errors", test_write_errors);
   g_test_add_func ("/cache/write/again", test_write_again);

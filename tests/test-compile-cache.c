@@ -4,11 +4,16 @@
  */
 
 #include <math.h>
+#include <unistd.h>
 
 #include <reg.h>
 
 #include "test-backend.h"
+#include "test-files.h"
 #include "test-objects.h"
+
+#define FIXTURE_BUILDDIR TEST_BUILDDIR G_DIR_SEPARATOR_S "modules"
+#define SHIPPED_MODULES_DIR TEST_BUILDDIR G_DIR_SEPARATOR_S ".." G_DIR_SEPARATOR_S "modules"
 
 static const char *neg_text =
   "graph(x):\n"
@@ -455,6 +460,138 @@ test_shipped_backends (void)
     }
 }
 
+/* ---- What a module's manifest says: Shareable= ------------------------- */
+
+/* Writes into @dir the verify_ok fixture module, whose compiler does not
+ * say it shares its functions (the eager interpreter under another name),
+ * with a manifest whose [Backend verify_ok] group holds @keys.  Each call
+ * is a copy of its own, loaded anew.  Returns a registry that searches
+ * @dir first. */
+static RegRegistry *
+registry_with_fixture (const char *dir,
+                       const char *keys)
+{
+  const char *module = "libfixture-verify-ok.so";
+  g_autofree char *source = g_build_filename (FIXTURE_BUILDDIR, module, NULL);
+  g_autofree char *manifest = NULL;
+  g_autofree char *contents = NULL;
+  g_autoptr(GError) error = NULL;
+  RegRegistry *registry;
+  gsize length;
+
+  g_file_get_contents (source, &contents, &length, &error);
+  g_assert_no_error (error);
+  write_file_mode (dir, module, contents, length, 0755);
+  manifest = g_strdup_printf ("[Reg Module]\nModule=%s\nAbiVersion=%d\n\n[Backend verify_ok]\n%s",
+                              module, REG_MODULE_ABI_VERSION, keys);
+  write_file (dir, "verify-ok.backend", manifest, -1);
+
+  registry = reg_registry_new ();
+  reg_registry_add_search_path (registry, dir);
+  return registry;
+}
+
+static RegCompilerFlags
+info_flags (RegRegistry *registry,
+            const char  *name,
+            gboolean     loaded)
+{
+  g_autoptr(RegBackendInfo) info = reg_registry_get_backend_info (registry, name);
+  RegCompilerFlags by_property;
+
+  g_assert_nonnull (info);
+  g_assert_cmpint (reg_backend_info_get_loaded (info), ==, loaded);
+  g_object_get (info, "compiler-flags", &by_property, NULL);
+  g_assert_cmpint (by_property, ==, reg_backend_info_get_compiler_flags (info));
+
+  return reg_backend_info_get_compiler_flags (info);
+}
+
+/* A module backend whose compiler says nothing, but whose manifest says
+ * Shareable=true, has its compiles cached; its info says so before and
+ * after its module is loaded. */
+static void
+test_manifest_shareable (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autoptr(RegRegistry) registry = registry_with_fixture (dir, "Shareable=true\n");
+  g_autoptr(GPtrArray) inputs = tensor_array_new ();
+  g_autoptr(RegCompiler) compiler = NULL;
+  g_autoptr(RegCompiledFn) a = NULL;
+  g_autoptr(RegCompiledFn) b = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpint (info_flags (registry, "verify_ok", FALSE), ==, REG_COMPILER_FLAGS_SHAREABLE);
+
+  compiler = reg_registry_lookup_backend (registry, "verify_ok", &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (reg_compiler_get_flags (compiler), ==, REG_COMPILER_FLAGS_NONE);
+  g_assert_cmpint (info_flags (registry, "verify_ok", TRUE), ==, REG_COMPILER_FLAGS_SHAREABLE);
+
+  g_ptr_array_add (inputs, reg_tensor_new ((const gint64[]) { 3 }, 1));
+  a = compile_ok (registry, "verify_ok", neg_text, inputs, NULL);
+  b = compile_ok (registry, "verify_ok", neg_text, inputs, NULL);
+  g_assert_true (a == b);
+  assert_counters (registry, 1, 1, 0);
+
+  remove_tmp_dir (dir);
+}
+
+/* The same backend with Shareable=false, or without the key, compiles
+ * afresh every time. */
+static void
+test_manifest_not_shareable (gconstpointer data)
+{
+  const char *keys = data;
+  g_autofree char *dir = make_tmp_dir ();
+  g_autoptr(RegRegistry) registry = registry_with_fixture (dir, keys);
+  g_autoptr(GPtrArray) inputs = tensor_array_new ();
+  g_autoptr(RegCompiledFn) a = NULL;
+  g_autoptr(RegCompiledFn) b = NULL;
+
+  g_assert_cmpint (info_flags (registry, "verify_ok", FALSE), ==, REG_COMPILER_FLAGS_NONE);
+
+  g_ptr_array_add (inputs, reg_tensor_new ((const gint64[]) { 3 }, 1));
+  a = compile_ok (registry, "verify_ok", neg_text, inputs, NULL);
+  b = compile_ok (registry, "verify_ok", neg_text, inputs, NULL);
+  g_assert_true (a != b);
+  assert_counters (registry, 0, 0, 0);
+  g_assert_cmpint (info_flags (registry, "verify_ok", TRUE), ==, REG_COMPILER_FLAGS_NONE);
+
+  remove_tmp_dir (dir);
+}
+
+/* The flags of an info: the manifest's, ORed with the compiler's once it
+ * exists.  eager's compiler says it shares its functions; declared by a
+ * manifest that does not say it (its module reached through a symbolic
+ * link), it is not known to share them until it is loaded. */
+static void
+test_info_compiler_flags (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *eager = g_build_filename (SHIPPED_MODULES_DIR, "libreg-eager.so", NULL);
+  g_autofree char *link = g_build_filename (dir, "libreg-eager.so", NULL);
+  g_autoptr(RegCompiler) compiler = NULL;
+  g_autoptr(GError) error = NULL;
+
+  /* Registered at run time: the compiler's own. */
+  g_assert_cmpint (info_flags (f->registry, "shared", TRUE), ==, REG_COMPILER_FLAGS_SHAREABLE);
+  g_assert_cmpint (info_flags (f->registry, "private", TRUE), ==, REG_COMPILER_FLAGS_NONE);
+
+  g_assert_no_errno (symlink (eager, link));
+  write_file (dir, "eager.backend",
+              "[Reg Module]\nModule=libreg-eager.so\nAbiVersion=2\n\n[Backend eager]\nOptions=\n", -1);
+  reg_registry_add_search_path (f->registry, dir);
+
+  g_assert_cmpint (info_flags (f->registry, "eager", FALSE), ==, REG_COMPILER_FLAGS_NONE);
+  compiler = reg_registry_lookup_backend (f->registry, "eager", &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (info_flags (f->registry, "eager", TRUE), ==, REG_COMPILER_FLAGS_SHAREABLE);
+
+  remove_tmp_dir (dir);
+}
+
 static void
 test_size_from_environment (void)
 {
@@ -500,7 +637,13 @@ main (int   argc,
   ADD ("/compile-cache/memory-bound", test_memory_bound);
   ADD ("/compile-cache/concurrent-compiles", test_concurrent_compiles);
   ADD ("/compile-cache/failure-not-cached", test_failure_not_cached);
+  ADD ("/compile-cache/info-compiler-flags", test_info_compiler_flags);
 #undef ADD
+  g_test_add_func ("/compile-cache/manifest/shareable", test_manifest_shareable);
+  g_test_add_data_func ("/compile-cache/manifest/not-shareable/false", "Shareable=false\n",
+                        test_manifest_not_shareable);
+  g_test_add_data_func ("/compile-cache/manifest/not-shareable/absent", "Description=No word of it\n",
+                        test_manifest_not_shareable);
   g_test_add_func ("/compile-cache/shipped-backends", test_shipped_backends);
   g_test_add_func ("/compile-cache/size-from-environment", test_size_from_environment);
 

@@ -778,6 +778,8 @@ class TestInfo(RegctlTestCase):
         self.assertEqual(fields['Default'], 'no')
         self.assertTrue(fields['Module'].endswith('libreg-eager.so'))
         self.assertEqual(fields['Description'], 'Reference interpreter, one node at a time')
+        self.assertEqual(fields['Shareable'], 'yes')
+        self.assertIn('Default:      no\nShareable:    yes\n', result.stdout)
         self.assertNotIn('Compiler', fields)
 
     def test_json_matches_list(self):
@@ -834,10 +836,32 @@ class TestInfo(RegctlTestCase):
         self.assertEqual(fields['Authors'], 'Ada L., Grace H. <g@example.org>')
         self.assertEqual(fields['Website'], 'https://example.org/x')
         self.assertEqual(fields['License'], 'MIT OR Apache-2.0')
+        self.assertEqual(fields['Shareable'], 'no')
         info = json.loads(regctl('info', 'x', '--json', env=env).stdout)
         self.assertEqual(info['authors'], ['Ada L.', 'Grace H. <g@example.org>'])
         self.assertEqual(info['website'], 'https://example.org/x')
         self.assertIsNone(info['options'])
+        self.assertIs(info['shareable'], False)
+
+    def test_shareable(self):
+        # What the manifest says, the module not loaded (there is none).
+        d = self.mkdir('shareable')
+        self.write('shareable/x.backend',
+                   '[Reg Module]\nModule=libx.so\nAbiVersion=2\n\n'
+                   '[Backend yes_]\nShareable=true\n\n'
+                   '[Backend no_]\nShareable=false\n\n'
+                   '[Backend unsaid]\nDescription=Says nothing of it\n')
+        env = {'REG_BACKEND_PATH': d}
+        for name, expected in [('yes_', True), ('no_', False), ('unsaid', False)]:
+            with self.subTest(backend=name):
+                fields = self.info_fields(regctl('info', name, env=env).stdout)
+                self.assertEqual(fields['Shareable'], 'yes' if expected else 'no')
+                info = json.loads(regctl('info', name, '--json', env=env).stdout)
+                self.assertIs(info['shareable'], expected)
+        # The shipped backends say so in their manifests.
+        for name in ['eager'] + (['inductor'] if 'inductor' in all_backend_names() else []):
+            with self.subTest(backend=name):
+                self.assertIs(json.loads(regctl('info', name, '--json').stdout)['shareable'], True)
 
     def test_load(self):
         result = regctl('info', 'eager', '--load')
@@ -1277,9 +1301,9 @@ class TestBench(RegctlTestCase):
             self.assertGreaterEqual(compile_ms, 0)
             self.assertGreaterEqual(again_ms, 0)
             self.assertGreater(ratio, 0)
-        # eager shares its functions: its second compile was a hit; the
-        # testing backend's functions are not shared.
-        self.assertEqual(lines[-1], 'compile cache: 1 hits, 1 misses, 0 evictions '
+        # Both share their functions (their manifests say Shareable=true):
+        # each second compile was a hit.
+        self.assertEqual(lines[-1], 'compile cache: 2 hits, 2 misses, 0 evictions '
                                     '(AGAIN_MS: the same compile again)')
 
     def test_inputs(self):

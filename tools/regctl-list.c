@@ -123,6 +123,15 @@ state_of (RegBackendInfo *info,
   return verdict != NULL && reg_verdict_get_quarantines (verdict) ? "quarantined" : "declared";
 }
 
+/* Whether the registry caches the backend's compiled functions: its
+ * manifest says Shareable=true, or its compiler (when it exists) says
+ * so. */
+static gboolean
+is_shareable (RegBackendInfo *info)
+{
+  return (reg_backend_info_get_compiler_flags (info) & REG_COMPILER_FLAGS_SHAREABLE) != 0;
+}
+
 static const char *
 description_of (RegBackendInfo *info)
 {
@@ -449,6 +458,7 @@ print_info_text (RegRegistry    *registry,
     regctl_print ("Default:      yes (%s)\n", default_source_text (registry));
   else
     regctl_print ("Default:      no\n");
+  regctl_print ("Shareable:    %s\n", is_shareable (info) ? "yes" : "no");
   for (gsize i = 0; i < G_N_ELEMENTS (about); i++)
     if (about[i].value != NULL)
       {
@@ -483,6 +493,7 @@ print_info_json (RegBackendInfo *info,
   g_autoptr(GString) out = g_string_new (NULL);
 
   append_info_json (out, info, "  ");
+  g_string_append_printf (out, ",\n  \"shareable\": %s", is_shareable (info) ? "true" : "false");
   g_string_append (out, ",\n  \"manifest_path\": ");
   regctl_json_append_string (out, reg_backend_info_get_manifest_path (info));
   g_string_append (out, ",\n  \"shadowed_manifests\": ");

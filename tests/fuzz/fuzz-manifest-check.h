@@ -21,8 +21,11 @@ fuzz_check_details (const char        *backend,
   g_autoptr(GHashTable) names = g_hash_table_new (g_str_hash, g_str_equal);
 
   FUZZ_ASSERT (details->options != NULL || details->version != NULL ||
-               details->authors != NULL || details->website != NULL || details->license != NULL,
+               details->authors != NULL || details->website != NULL || details->license != NULL ||
+               details->compiler_flags != 0,
                "details of '%s' that say nothing", backend);
+  FUZZ_ASSERT ((details->compiler_flags & ~REG_BACKEND_MANIFEST_FLAGS) == 0,
+               "compiler flags 0x%x of '%s'", (guint) details->compiler_flags, backend);
   FUZZ_ASSERT (details->version == NULL ||
                (details->version[0] != '\0' && strlen (details->version) <= REG_BACKEND_VERSION_MAX),
                "version of '%s'", backend);

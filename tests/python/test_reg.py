@@ -543,6 +543,9 @@ class TestRegistry(RegTestCase):
         self.assertTrue(os.path.exists(path))
         self.assertFalse(info.get_loaded())
         self.assertFalse(info.props.loaded)
+        # eager's manifest says Shareable=true: known before loading.
+        self.assertEqual(info.get_compiler_flags(), Reg.CompilerFlags.SHAREABLE)
+        self.assertEqual(info.props.compiler_flags, Reg.CompilerFlags.SHAREABLE)
         # A snapshot: it does not change when the backend loads.
         r.lookup_backend("eager")
         self.assertFalse(info.props.loaded)
@@ -561,9 +564,13 @@ class TestRegistry(RegTestCase):
         self.assertIsNone(info.props.module_path)
         self.assertTrue(info.props.loaded)
         self.assertEqual(info.props.origin, Reg.BackendOrigin.RUNTIME)
+        # A compiler without get_flags promises nothing.
+        self.assertEqual(info.get_compiler_flags(), Reg.CompilerFlags.NONE)
+        self.assertEqual(info.props.compiler_flags, Reg.CompilerFlags.NONE)
         self.assertIsNone(r.get_backend_info("no_such_backend"))
         # Immutable: the properties are construct-only.
-        for prop in ("name", "tags", "description", "module-path", "loaded", "origin"):
+        for prop in ("name", "tags", "description", "module-path", "loaded", "origin",
+                     "compiler-flags"):
             pspec = Reg.BackendInfo.find_property(prop)
             self.assertTrue(pspec.flags & GObject.ParamFlags.CONSTRUCT_ONLY, prop)
 
