@@ -22,9 +22,9 @@ G_BEGIN_DECLS
 /* Returns what _reg_manifest_scan_dir() would return for @dir, read from
  * @dir's cache file, or NULL (with a g_debug() saying why) when there is
  * no cache or it is not usable: unreadable, truncated, corrupt, of another
- * format version or ABI, or stale (a manifest or module file changed, a
- * manifest added or removed).  Never warns: the caller falls back to
- * reading the manifests, which reports what is wrong with them. */
+ * format version or ABI, or stale (a manifest changed, added or
+ * removed).  Never warns: the caller falls back to reading the manifests,
+ * which reports what is wrong with them. */
 GPtrArray *_reg_manifest_cache_load   (const char  *dir);
 
 /* Checks @contents as the cache file of @dir, everything but whether it is

@@ -4,12 +4,15 @@
  *
  * A module directory may hold `backends.cache`, written by
  * reg_backend_cache_write() (`regctl cache`): every good manifest's
- * declarations and the stat data of each manifest and of its module file,
- * so that discovery opens one file instead of every manifest.  It is the
- * counterpart of GIO's giomodule.cache and GStreamer's registry cache, in
- * a form that needs no parsing: the file is read into memory whole (by
- * _reg_file_read(): copied, not mapped, so that another process rewriting
- * it cannot make a reader fault) and used in place.
+ * declarations and the stat data of each manifest, so that discovery
+ * opens one file instead of every manifest.  Module files are named (by
+ * Module=) but not stamped: discovery never reads them (a lookup opens
+ * the module when it loads it, and the verdict store identifies the
+ * module file itself then).  It is the counterpart of GIO's
+ * giomodule.cache and GStreamer's registry cache, in a form that needs no
+ * parsing: the file is read into memory whole (by _reg_file_read():
+ * copied, not mapped, so that another process rewriting it cannot make a
+ * reader fault) and used in place.
  *
  * The file is a 32-byte header (CacheHeader) followed by one serialised
  * GVariant of type CACHE_BODY_TYPE in normal form:
@@ -22,7 +25,7 @@
  *     s                    a string table: every string, back to back,
  *                          without separators; everything below refers to
  *                          strings by (offset, length) in it
- *     a(xxxxxxxxxxuuuuu)   one CacheManifest per manifest, sorted by file
+ *     a(xxxxxuuuuu)        one CacheManifest per manifest, sorted by file
  *                          name in byte order (as discovery reads them)
  *     a(uuuuu)             one CacheBackend per declared backend, those of
  *                          each manifest together and in manifest order
@@ -52,10 +55,10 @@
  * details member, whose elements are not of a fixed size, is checked for
  * normal form as a whole).
  * Then the cache is compared with the directory: the same set of
- * `*.backend` names, and for each manifest and each module file the same
- * device and inode (what the name leads to, symbolic links followed: a
- * link switched to another file of the same size and times is another
- * file), size, mtime and ctime (in nanoseconds).  Last, as the manifests
+ * `*.backend` names, and for each manifest the same device and inode
+ * (what the name leads to, symbolic links followed: a link switched to
+ * another file of the same size and times is another file), size, mtime
+ * and ctime (in nanoseconds).  Last, as the manifests
  * are made from it, every backend name and tag is checked against the
  * naming rules, and for repeats.  Any difference and the cache is ignored,
  * with a g_debug() saying why, and discovery reads the manifests as if
@@ -99,9 +102,10 @@
 #include "reg-name-private.h"
 
 #define CACHE_MAGIC "RegBkCch"
-#define CACHE_VERSION 4
+#define CACHE_VERSION 5
 #define CACHE_DETAILS_TYPE "a(u" REG_BACKEND_DETAILS_TYPE ")"
-#define CACHE_BODY_TYPE "(uxxsa(xxxxxxxxxxuuuuu)a(uuuuu)a(uu)" CACHE_DETAILS_TYPE ")"
+#define CACHE_MANIFEST_TYPE "(xxxxxuuuuu)"
+#define CACHE_BODY_TYPE "(uxxsa" CACHE_MANIFEST_TYPE "a(uuuuu)a(uu)" CACHE_DETAILS_TYPE ")"
 #define MANIFEST_SUFFIX ".backend"
 
 /* The offset of "no string" (a backend without Description=). */
@@ -129,8 +133,7 @@ typedef struct
 } CacheHeader;
 
 /* A file's stat data is a RegFileStamp (dev, ino, size, mtime, ctime),
- * recorded as five x; all -1 when the file did not exist (a module file
- * need not exist for its manifest to declare backends). */
+ * recorded as five x; all -1 when the file could not be stat'ed. */
 typedef RegFileStamp FileStamp;
 
 /* A string of the string table. */
@@ -140,12 +143,11 @@ typedef struct
   guint32 length;  /* in bytes */
 } StringRef;
 
-/* One element of a(xxxxxxxxxxuuuuu), laid out as GVariant lays out that
- * fixed-size tuple: 10 * 8 + 5 * 4 bytes, padded with zeros to 104. */
+/* One element of a(xxxxxuuuuu), laid out as GVariant lays out that
+ * fixed-size tuple: 5 * 8 + 5 * 4 bytes, padded with zeros to 64. */
 typedef struct
 {
   FileStamp manifest;
-  FileStamp module;
   StringRef file_name;    /* the manifest's file name */
   StringRef module_name;  /* its Module= (a bare file name) */
   guint32   n_backends;   /* its backends follow those of the manifest before */
@@ -165,7 +167,7 @@ G_STATIC_ASSERT (sizeof (FileStamp) == 40);
 G_STATIC_ASSERT (G_STRUCT_OFFSET (FileStamp, dev) == 0 && G_STRUCT_OFFSET (FileStamp, ino) == 8 &&
                  G_STRUCT_OFFSET (FileStamp, size) == 16 && G_STRUCT_OFFSET (FileStamp, mtime_ns) == 24 &&
                  G_STRUCT_OFFSET (FileStamp, ctime_ns) == 32);
-G_STATIC_ASSERT (sizeof (CacheManifest) == 104);
+G_STATIC_ASSERT (sizeof (CacheManifest) == 64);
 G_STATIC_ASSERT (sizeof (CacheBackend) == 20);
 G_STATIC_ASSERT (sizeof (StringRef) == 8);
 
@@ -329,13 +331,11 @@ cache_builder_add_manifest (CacheBuilder      *builder,
                             const char        *file_name,
                             const FileStamp   *manifest_stamp,
                             const char        *module_name,
-                            const FileStamp   *module_stamp,
                             const RegManifest *manifest)
 {
   CacheManifest record = { { 0, }, };
 
   record.manifest = *manifest_stamp;
-  record.module = *module_stamp;
   record.file_name = cache_builder_add_string (builder, file_name);
   record.module_name = cache_builder_add_string (builder, module_name);
   record.n_backends = manifest->n_backends;
@@ -379,12 +379,12 @@ cache_builder_end (CacheBuilder *builder,
   guint8 *data;
   gsize body_size;
 
-  body = g_variant_ref_sink (g_variant_new ("(uxxs@a(xxxxxxxxxxuuuuu)@a(uuuuu)@a(uu)@" CACHE_DETAILS_TYPE ")",
+  body = g_variant_ref_sink (g_variant_new ("(uxxs@a" CACHE_MANIFEST_TYPE "@a(uuuuu)@a(uu)@" CACHE_DETAILS_TYPE ")",
     (guint32) REG_MODULE_ABI_VERSION,
     reference_ns,
     (gint64) reference_dev,
     builder->strings->str,
-    g_variant_new_fixed_array (G_VARIANT_TYPE ("(xxxxxxxxxxuuuuu)"), builder->manifests->data,
+    g_variant_new_fixed_array (G_VARIANT_TYPE (CACHE_MANIFEST_TYPE), builder->manifests->data,
                                builder->manifests->len, sizeof (CacheManifest)),
     g_variant_new_fixed_array (G_VARIANT_TYPE ("(uuuuu)"), builder->backends->data,
                                builder->backends->len, sizeof (CacheBackend)),
@@ -409,11 +409,11 @@ cache_builder_end (CacheBuilder *builder,
 }
 
 /* Reads the manifests of @dir and returns the cache file's contents.
- * Sets @unsettled (to a file's name) when a manifest or a module file
- * changed so recently, against the reference time, that a change made
- * after reading it might not show in its stamp; the contents are then
- * not to be written.  The warnings about broken manifests go to
- * @warnings, for the caller to log once, whichever read is the last. */
+ * Sets @unsettled (to a file's name) when a manifest changed so recently,
+ * against the reference time, that a change made after reading it might
+ * not show in its stamp; the contents are then not to be written.  The
+ * warnings about broken manifests go to @warnings, for the caller to log
+ * once, whichever read is the last. */
 static GBytes *
 build_cache (const char  *dir,
              gint64       reference_ns,
@@ -450,7 +450,7 @@ build_cache (const char  *dir,
       g_autoptr(RegManifest) manifest = NULL;
       g_autoptr(GError) local_error = NULL;
       g_autofree char *module_name = NULL;
-      FileStamp manifest_stamp, module_stamp;
+      FileStamp manifest_stamp;
 
       /* The cache holds names as UTF-8 text.  A manifest whose file name
        * is not is left out like a broken one: it is read, not cached. */
@@ -488,12 +488,9 @@ build_cache (const char  *dir,
           continue;
         }
 
+      /* The module file is not stamped: discovery never reads it. */
       module_name = g_path_get_basename (manifest->module_path);
-      file_stamp (dirfd (dir_stream), module_name, &module_stamp);
-      if (*unsettled == NULL && !file_stamp_is_settled (&module_stamp, reference_ns, reference_dev))
-        *unsettled = g_strdup (module_name);
-      cache_builder_add_manifest (&builder, name, &manifest_stamp,
-                                  module_name, &module_stamp, manifest);
+      cache_builder_add_manifest (&builder, name, &manifest_stamp, module_name, manifest);
     }
 
   closedir (dir_stream);
@@ -568,29 +565,31 @@ fail:
  *
  * Writes the discovery cache of @dir, the file `backends.cache` in @dir:
  * the declarations of every manifest of @dir with what identifies each
- * manifest and each module file (device and inode) and dates it
- * (modification time, change time, size).  Discovery (see
- * [class@Reg.Registry]) then reads that one file instead of every
- * manifest, for as long as the cache is fresh: as soon as a manifest or a
- * module file changes or is replaced, or a manifest is added or removed,
- * discovery ignores the cache and reads the manifests again, until the
- * cache is written anew.  `regctl cache` calls this function, and
+ * manifest (device and inode) and dates it (modification time, change
+ * time, size).  Discovery (see [class@Reg.Registry]) then reads that one
+ * file instead of every manifest, for as long as the cache is fresh: as
+ * soon as a manifest changes or is replaced, or a manifest is added or
+ * removed, discovery ignores the cache and reads the manifests again,
+ * until the cache is written anew.  Module files play no part: discovery
+ * never reads them, so a module file rebuilt, replaced, added or removed
+ * leaves the cache fresh (the module is opened, as it is then, when a
+ * lookup first loads it).  `regctl cache` calls this function, and
  * `meson install` runs `regctl cache` on the installed backend directory.
  *
  * The manifests are read as discovery reads them: a broken one is skipped
  * with a warning naming it and the reason, and left out of the cache; as
  * the directory then holds a manifest that the cache does not, discovery
  * does not use the cache until the manifest is fixed (or removed) and the
- * cache written again.  No module file is opened.
+ * cache written again.  No module file is opened or stat'ed.
  *
  * The file is replaced atomically (written under another name in @dir,
  * then renamed), so a reader sees the old cache or the new one, never a
  * part.  A file system dates files by a clock of limited granularity (a
  * whole second on ext3), and a file changed twice within one of its ticks
- * may keep its dates: a manifest or module file changed within the tick
- * in which it is read delays the writing until that tick has passed (a
- * few milliseconds on most file systems, up to two seconds on the
- * coarsest), so that any later change is sure to show.
+ * may keep its dates: a manifest changed within the tick in which it is
+ * read delays the writing until that tick has passed (a few milliseconds
+ * on most file systems, up to two seconds on the coarsest), so that any
+ * later change is sure to show.
  *
  * Fails with a %G_FILE_ERROR when @dir cannot be listed or the file cannot
  * be written (a directory that is not writable, say), with
@@ -940,8 +939,7 @@ cache_check (GBytes  *contents,
         }
       /* Stamps a change could leave as they are are worth nothing: the
        * writer never records them (see "Freshness"). */
-      if (!file_stamp_is_settled (&record->manifest, cache->reference_ns, cache->reference_dev) ||
-          !file_stamp_is_settled (&record->module, cache->reference_ns, cache->reference_dev))
+      if (!file_stamp_is_settled (&record->manifest, cache->reference_ns, cache->reference_dev))
         {
           *why = g_strdup_printf ("record %" G_GSIZE_FORMAT " holds a stamp not older than "
                                   "the cache (racy)", i);
@@ -1034,10 +1032,10 @@ cache_find_manifest (const Cache *cache,
   return -1;
 }
 
-/* Stamping the files of a cache, by the calling thread and, for large
- * directories, a helper thread: stat() is a system call with a path
+/* Stamping the manifests of a cache, by the calling thread and, for
+ * large directories, a helper thread: stat() is a system call with a path
  * lookup, about a microsecond each on a virtual machine, and a cache of
- * 10,000 manifests has 20,000 files to stamp.  The threads take chunks of
+ * 10,000 manifests has 10,000 files to stamp.  The threads take chunks of
  * manifests from a shared counter until all are done or one finds a
  * difference. */
 #define STAMP_CHUNK 256
@@ -1049,7 +1047,6 @@ typedef struct
   int          dir_fd;
   gint         next;     /* atomic: the first manifest no thread has taken */
   gint         stale;    /* atomic: index + 1 of a manifest that differs */
-  gint         stale_module;
 } StampWork;
 
 static void
@@ -1073,7 +1070,7 @@ stamp_work_run (StampWork *work)
 
           /* Names in the table have no NUL; a file name has at most 255
            * bytes (a longer one cannot name a file, so it differs). */
-          if (record->file_name.length > 255 || record->module_name.length > 255)
+          if (record->file_name.length > 255)
             {
               g_atomic_int_compare_and_exchange (&work->stale, 0, (gint) i + 1);
               return;
@@ -1084,16 +1081,6 @@ stamp_work_run (StampWork *work)
           file_stamp (work->dir_fd, name, &stamp);
           if (!_reg_file_stamp_equal (&stamp, &record->manifest))
             {
-              g_atomic_int_compare_and_exchange (&work->stale, 0, (gint) i + 1);
-              return;
-            }
-
-          memcpy (name, cache->strings + record->module_name.offset, record->module_name.length);
-          name[record->module_name.length] = '\0';
-          file_stamp (work->dir_fd, name, &stamp);
-          if (!_reg_file_stamp_equal (&stamp, &record->module))
-            {
-              g_atomic_int_set (&work->stale_module, 1);
               g_atomic_int_compare_and_exchange (&work->stale, 0, (gint) i + 1);
               return;
             }
@@ -1108,15 +1095,15 @@ stamp_thread_run (gpointer data)
   return NULL;
 }
 
-/* Whether @dir holds the same manifests as @cache, and they and their
- * modules have the stamps the cache recorded.  Otherwise sets @why. */
+/* Whether @dir holds the same manifests as @cache, with the stamps the
+ * cache recorded.  Otherwise sets @why. */
 static gboolean
 cache_is_fresh (const char   *dir,
                 const Cache  *cache,
                 char        **why)
 {
   g_autofree guint8 *listed = NULL;
-  StampWork work = { cache, -1, 0, 0, 0 };
+  StampWork work = { cache, -1, 0, 0 };
   GThread *helper = NULL;
   struct dirent *entry;
   gsize n_listed = 0;
@@ -1191,13 +1178,11 @@ cache_is_fresh (const char   *dir,
 
   if (fresh && work.stale != 0)
     {
-      const CacheManifest *record = &cache->manifests[work.stale - 1];
-      StringRef ref = work.stale_module ? record->module_name : record->file_name;
-
+      StringRef ref = cache->manifests[work.stale - 1].file_name;
       g_autofree char *shown = _reg_text_for_message (cache->strings + ref.offset, ref.length,
                                                       REG_MESSAGE_TEXT_MAX);
 
-      *why = g_strdup_printf ("%s%s changed", work.stale_module ? "module " : "", shown);
+      *why = g_strdup_printf ("%s changed", shown);
       fresh = FALSE;
     }
 
