@@ -183,6 +183,69 @@ median_ms (BenchFunc func,
   return n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
 }
 
+/* Calls @func until @slice_ms are spent (once at least) and returns the
+ * mean ms per call. */
+static double
+mean_ms (BenchFunc func,
+         gpointer  data,
+         double    slice_ms)
+{
+  gint64 start = g_get_monotonic_time ();
+  double spent;
+  guint n = 0;
+
+  do
+    {
+      func (data);
+      n++;
+      spent = (g_get_monotonic_time () - start) / 1000.0;
+    }
+  while (spent < slice_ms);
+
+  return spent / n;
+}
+
+/* Times @a and @b in turns, in rounds of @budget_ms each share: a change
+ * in the machine's state (another process, the clock speed) then weighs
+ * on both alike, where two figures taken one after the other can differ
+ * by 10% for the same code.  Sets the median of the rounds' ms per call
+ * of each and the median of the rounds' ratios b / a. */
+static void
+paired_ms (BenchFunc  func,
+           gpointer   a,
+           gpointer   b,
+           double     budget_ms,
+           double    *ms_a,
+           double    *ms_b,
+           double    *ratio)
+{
+  double ta[15], tb[15], ratios[15];
+  gint64 t0;
+  double first;
+  guint rounds;
+
+  /* a warm-up call each; the first tells how many rounds fit */
+  t0 = g_get_monotonic_time ();
+  func (a);
+  first = (g_get_monotonic_time () - t0) / 1000.0;
+  func (b);
+  rounds = (guint) CLAMP (budget_ms / MAX (2 * first, 1e-3), 3, G_N_ELEMENTS (ta));
+
+  for (guint r = 0; r < rounds; r++)
+    {
+      ta[r] = mean_ms (func, a, budget_ms / (2 * rounds));
+      tb[r] = mean_ms (func, b, budget_ms / (2 * rounds));
+      ratios[r] = tb[r] / ta[r];
+    }
+
+  qsort (ta, rounds, sizeof (double), compare_doubles);
+  qsort (tb, rounds, sizeof (double), compare_doubles);
+  qsort (ratios, rounds, sizeof (double), compare_doubles);
+  *ms_a = ta[rounds / 2];
+  *ms_b = tb[rounds / 2];
+  *ratio = ratios[rounds / 2];
+}
+
 typedef struct
 {
   RegCompiledFn *fn;
@@ -465,7 +528,9 @@ chain_inputs_new (gsize n)
 
 /* --child GRAPH:SIZE:THREADS[:MATMUL] (GRAPH layer with SIZE MxKxN, or
  * chain8 with SIZE elements; MATMUL the option matmul, auto by default):
- * one contender of a table, in a process of its own; prints `ms MEDIAN`. */
+ * one contender of a table, in a process of its own; prints `ms MEDIAN`.
+ * THREADS `1/2` times 1 and 2 threads in turns (paired_ms()) and prints
+ * `pair MS1 MS2 RATIO`. */
 static int
 child_main (RegRegistry *registry,
             const char  *spec,
@@ -481,8 +546,10 @@ child_main (RegRegistry *registry,
   guint64 threads;
   CallData cd;
 
+  gboolean pair = g_strv_length (parts) >= 3 && g_str_equal (parts[2], "1/2");
+
   if (g_strv_length (parts) < 3 ||
-      !g_ascii_string_to_unsigned (parts[2], 10, 1, 256, &threads, NULL))
+      (!pair && !g_ascii_string_to_unsigned (parts[2], 10, 1, 256, &threads, NULL)))
     {
       g_printerr ("--child: expected GRAPH:SIZE:THREADS[:MATMUL], got %s\n", spec);
       return 2;
@@ -505,6 +572,26 @@ child_main (RegRegistry *registry,
     }
   g_assert_no_error (error);
 
+  if (pair)
+    {
+      g_autoptr(RegCompiledFn) fn2 = NULL;
+      CallData cd2;
+      double ms1, ms2, ratio;
+
+      options = g_strdup_printf ("{'threads': <uint32 1>, 'matmul': <'%s'>}",
+                                 parts[3] != NULL ? parts[3] : "auto");
+      fn = compile (registry, "inductor", graph, inputs, options);
+      g_free (options);
+      options = g_strdup_printf ("{'threads': <uint32 2>, 'matmul': <'%s'>}",
+                                 parts[3] != NULL ? parts[3] : "auto");
+      fn2 = compile (registry, "inductor", graph, inputs, options);
+      cd = (CallData) { fn, inputs };
+      cd2 = (CallData) { fn2, inputs };
+      paired_ms (call_fn, &cd, &cd2, quick ? 600 : 4000, &ms1, &ms2, &ratio);
+      printf ("pair %.5f %.5f %.4f\n", ms1, ms2, ratio);
+      return 0;
+    }
+
   options = g_strdup_printf ("{'threads': <uint32 %u>, 'matmul': <'%s'>}", (guint) threads,
                              parts[3] != NULL ? parts[3] : "auto");
   fn = compile (registry, "inductor", graph, inputs, options);
@@ -517,13 +604,15 @@ child_main (RegRegistry *registry,
 /* Runs `SELF --child SPEC` with OpenBLAS on @blas_threads threads (NULL:
  * its default) and returns its median ms (a negative number if it
  * failed); *@matmul (if not NULL) gets what the inductor's plan says it
- * does with products. */
+ * does with products.  For a SPEC of threads `1/2`, @pair gets the 1- and
+ * 2-thread ms and their ratio, and the 1-thread ms is returned. */
 static double
 child_ms (const char  *self,
           const char  *spec,
           const char  *blas_threads,
           gboolean     quick,
-          char       **matmul)
+          char       **matmul,
+          double       pair[3])
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *out = NULL, *err = NULL;
@@ -550,6 +639,14 @@ child_ms (const char  *self,
 
       if (g_str_has_prefix (lines[i], "ms "))
         ms = g_ascii_strtod (lines[i] + 3, NULL);
+      else if (g_str_has_prefix (lines[i], "pair ") && pair != NULL)
+        {
+          char *end = lines[i] + 5;
+
+          for (guint j = 0; j < 3; j++)
+            pair[j] = g_ascii_strtod (end, &end);
+          ms = pair[0];
+        }
       else if (m != NULL && matmul != NULL && *matmul == NULL)
         {
           *matmul = g_strdup (m + strlen (", matmul "));
@@ -692,7 +789,7 @@ bench_layer (RegRegistry *registry,
       g_autofree char *matmul = NULL;
       g_autofree char *note = NULL;
 
-      ms[r] = child_ms (self, spec, rows[r].blas_threads, quick, &matmul);
+      ms[r] = child_ms (self, spec, rows[r].blas_threads, quick, &matmul, NULL);
       note = g_strdup_printf ("OPENBLAS_NUM_THREADS=%s; matmul %s", rows[r].blas_threads,
                               matmul != NULL ? matmul : "?");
       print_layer_row (rows[r].name, ms[r], flops, rows[r].numpy == 1 ? np1 : np2, note);
@@ -716,9 +813,10 @@ bench_layer (RegRegistry *registry,
           ms[1] / ms[0], ms[0] / loop_ms, diff);
 }
 
-/* Threads against one thread over the cost model's range, each figure in
+/* Threads against one thread over the cost model's range, each size in
  * a child process with OpenBLAS single-threaded (the inductor's threads
- * split the work). */
+ * split the work) that times 1 and 2 threads in turns: the ratio is the
+ * median of the rounds' ratios. */
 static void
 bench_sweep (const char *self,
              gboolean    quick)
@@ -741,14 +839,14 @@ bench_sweep (const char *self,
 
       for (guint i = 0; i < n; i++)
         {
-          g_autofree char *spec1 = g_strdup_printf ("%s:%s:1", g == 0 ? "layer" : "chain8", sizes[i]);
-          g_autofree char *spec2 = g_strdup_printf ("%s:%s:2", g == 0 ? "layer" : "chain8", sizes[i]);
+          g_autofree char *spec = g_strdup_printf ("%s:%s:1/2", g == 0 ? "layer" : "chain8", sizes[i]);
           g_autofree char *name = g_strdup_printf ("%s %s", g == 0 ? "layer" : "chain8", sizes[i]);
-          double t1 = child_ms (self, spec1, "1", quick, NULL);
-          double t2 = child_ms (self, spec2, "1", quick, NULL);
+          double pair[3] = { -1, -1, -1 };
 
-          printf ("  %-28s %10.4f %10.4f %8.2f\n", name, t1, t2, t2 / t1);
-          worst = MAX (worst, t2 / t1);
+          if (child_ms (self, spec, "1", quick, NULL, pair) < 0)
+            continue;
+          printf ("  %-28s %10.4f %10.4f %8.2f\n", name, pair[0], pair[1], pair[2]);
+          worst = MAX (worst, pair[2]);
           fflush (stdout);
         }
     }

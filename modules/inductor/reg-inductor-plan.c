@@ -18,13 +18,16 @@
  * a chunk of an elementwise kernel is at least CHUNK_WORK elements times
  * instructions (about 80 us on one core here: chain8 on 2^17 elements), a
  * chunk of a product at least CHUNK_MADDS multiply-adds of the in-tree
- * loops.  Fewer threads than asked run a product whose threads would get
- * less than MIN_WORKER_MADDS each (about 100 us).  Below these, waking a
- * thread (15 to 50 us here) and moving the operands to its cache cost more
- * than the thread saves: with chunks of a quarter of these sizes, chain8
- * on 2^16 elements and a 256^3 layer took 1.2 to 1.4 times as long on 2
- * threads as on one. */
+ * loops.  Fewer threads than asked run an elementwise kernel whose threads
+ * would get less than MIN_WORKER_CHUNKS chunks each, and a product whose
+ * threads would get less than MIN_WORKER_MADDS each (about 100 us).  Below
+ * these, waking a thread (15 to 50 us here) and moving the operands to its
+ * cache cost more than the thread saves: with chunks of a quarter of these
+ * sizes, chain8 on 2^16 elements and a 256^3 layer took 1.2 to 1.4 times
+ * as long on 2 threads as on one, and with one chunk per thread chain8 on
+ * 2^18 elements took 0.87 to 1.11 times as long. */
 #define CHUNK_WORK        (1 << 20)
+#define MIN_WORKER_CHUNKS 2
 #define CHUNK_MADDS       (1 << 20)
 #define MIN_WORKER_MADDS  (1 << 24)
 
@@ -1796,7 +1799,7 @@ run_kernel (const IndPlan  *plan,
 
       run.chunk_len = MAX (div_up (CHUNK_WORK, kernel->block_len * MAX (kernel->n_instrs, 1)), 1);
       n_chunks = div_up (n_blocks, run.chunk_len);
-      workers = (guint) MIN ((gsize) threads, MAX (n_chunks, 1));
+      workers = (guint) MIN ((gsize) threads, MAX (n_chunks / MIN_WORKER_CHUNKS, 1));
     }
   else
     {
