@@ -3367,8 +3367,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (Source, source_free)
  * Fails with %REG_REGISTRY_ERROR_INVALID_BACKEND for an unknown name,
  * %G_IO_ERROR_NOT_SUPPORTED for a backend registered at run time (there is
  * no module to check), %G_IO_ERROR_INVALID_ARGUMENT for bad @options,
- * %G_IO_ERROR_CANCELLED, or the error of starting the checker or of
- * writing the store.  Blocks the calling thread for as long as the check
+ * %G_IO_ERROR_CANCELLED, the error of starting the checker (in the
+ * %G_SPAWN_ERROR domain), or that of writing the store.  Blocks the calling thread for as long as the check
  * takes.  This function is thread-safe.
  *
  * Returns: (transfer full): the verdict, or %NULL with @error set

@@ -1830,6 +1830,16 @@ class TestVerify(RegctlTestCase):
         self.assertUsageError(regctl('verify', '--memory-limit', '-1', 'verify_ok', env=env), 'verify',
                               '--memory-limit must be a number of MiB, 0 for no limit')
 
+    def test_checker_missing(self):
+        d, env = self.fixtures('verify-ok', 'verify-unsupported')
+        env['REG_VERIFY_HELPER'] = os.path.join(d, 'no-such-checker')
+        result = regctl('verify', 'verify_ok', 'verify_unsupported', env=env)
+        self.assertExit(result, 1)
+        # Said once: the next backend's check would fail the same way.
+        self.assertEqual(result.stderr.count('cannot be started'), 1, result.stderr)
+        self.assertIn('no-such-checker', result.stderr)
+        self.assertIn('REG_VERIFY_HELPER', result.stderr)
+
     def test_quarantine_across_processes(self):
         d, env = self.fixtures('verify-crash', 'verify-ok')
         result, checked = self.verify_json('verify_crash', env=env)

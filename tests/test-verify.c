@@ -817,6 +817,7 @@ test_errors (Fixture       *f,
     else
       g_unsetenv ("REG_VERIFY_HELPER");
     g_assert_nonnull (error);
+    g_assert_true (error->domain == G_SPAWN_ERROR);
     g_assert_null (verdict);
     g_assert_nonnull (strstr (error->message, "/nonexistent/reg-verify-helper"));
     g_assert_nonnull (strstr (error->message, "REG_VERIFY_HELPER"));

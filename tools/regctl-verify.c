@@ -219,12 +219,20 @@ regctl_verify (const RegctlCommand  *command,
       c.verdict = reg_registry_verify_backend (registry, names[i], options_value, NULL, &error);
       if (c.verdict == NULL)
         {
+          /* A checker that cannot be started cannot check the others
+           * either: said once, not once per backend. */
+          gboolean no_checker = error->domain == G_SPAWN_ERROR;
+
           regctl_print_error (error);
           g_clear_error (&error);
           failed = TRUE;
+          g_array_append_val (checked, c);
+          if (no_checker)
+            break;
+          continue;
         }
-      else if (reg_verdict_get_kind (c.verdict) != REG_VERDICT_KIND_OK &&
-               reg_verdict_get_kind (c.verdict) != REG_VERDICT_KIND_UNSUPPORTED)
+      if (reg_verdict_get_kind (c.verdict) != REG_VERDICT_KIND_OK &&
+          reg_verdict_get_kind (c.verdict) != REG_VERDICT_KIND_UNSUPPORTED)
         failed = TRUE;
 
       g_array_append_val (checked, c);
