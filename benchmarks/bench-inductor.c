@@ -526,6 +526,20 @@ chain_inputs_new (gsize n)
   return inputs;
 }
 
+/* @graph compiled on inductor with the options threads and matmul. */
+static RegCompiledFn *
+compile_threads (RegRegistry *registry,
+                 RegGraph    *graph,
+                 GPtrArray   *inputs,
+                 guint        threads,
+                 const char  *matmul)
+{
+  g_autofree char *options = g_strdup_printf ("{'threads': <uint32 %u>, 'matmul': <'%s'>}",
+                                              threads, matmul);
+
+  return compile (registry, "inductor", graph, inputs, options);
+}
+
 /* --child GRAPH:SIZE:THREADS[:MATMUL] (GRAPH layer with SIZE MxKxN, or
  * chain8 with SIZE elements; MATMUL the option matmul, auto by default):
  * one contender of a table, in a process of its own; prints `ms MEDIAN`.
@@ -540,8 +554,8 @@ child_main (RegRegistry *registry,
   g_autoptr(GPtrArray) inputs = NULL;
   g_autoptr(RegGraph) graph = NULL;
   g_autoptr(RegCompiledFn) fn = NULL;
-  g_autofree char *options = NULL;
   g_autoptr(GError) error = NULL;
+  const char *matmul;
   gsize dims[3];
   guint64 threads;
   CallData cd;
@@ -571,30 +585,22 @@ child_main (RegRegistry *registry,
       return 2;
     }
   g_assert_no_error (error);
+  matmul = parts[3] != NULL ? parts[3] : "auto";
 
   if (pair)
     {
-      g_autoptr(RegCompiledFn) fn2 = NULL;
-      CallData cd2;
+      g_autoptr(RegCompiledFn) fn2 = compile_threads (registry, graph, inputs, 2, matmul);
+      CallData cd2 = { fn2, inputs };
       double ms1, ms2, ratio;
 
-      options = g_strdup_printf ("{'threads': <uint32 1>, 'matmul': <'%s'>}",
-                                 parts[3] != NULL ? parts[3] : "auto");
-      fn = compile (registry, "inductor", graph, inputs, options);
-      g_free (options);
-      options = g_strdup_printf ("{'threads': <uint32 2>, 'matmul': <'%s'>}",
-                                 parts[3] != NULL ? parts[3] : "auto");
-      fn2 = compile (registry, "inductor", graph, inputs, options);
+      fn = compile_threads (registry, graph, inputs, 1, matmul);
       cd = (CallData) { fn, inputs };
-      cd2 = (CallData) { fn2, inputs };
       paired_ms (call_fn, &cd, &cd2, quick ? 600 : 4000, &ms1, &ms2, &ratio);
       printf ("pair %.5f %.5f %.4f\n", ms1, ms2, ratio);
       return 0;
     }
 
-  options = g_strdup_printf ("{'threads': <uint32 %u>, 'matmul': <'%s'>}", (guint) threads,
-                             parts[3] != NULL ? parts[3] : "auto");
-  fn = compile (registry, "inductor", graph, inputs, options);
+  fn = compile_threads (registry, graph, inputs, (guint) threads, matmul);
   cd = (CallData) { fn, inputs };
   printf ("ms %.4f\n", median_ms (call_fn, &cd, quick ? 3 : 5, quick ? 300 : 2000));
 

@@ -132,6 +132,23 @@ def open_pty(test):
         test.skipTest('no pseudo-terminal can be opened here (%s)' % e)
 
 
+def read_terminal(master, timeout):
+    """What the other side writes to the pseudo-terminal @master until it
+    closes it, or until nothing comes for @timeout seconds."""
+    output = b''
+    while True:
+        ready, _, _ = select.select([master], [], [], timeout)
+        if not ready:
+            return output
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # EIO: the other side is closed
+            return output
+        if not chunk:
+            return output
+        output += chunk
+
+
 def example(name):
     return os.path.join(EXAMPLES, name)
 
@@ -506,7 +523,7 @@ class TestList(RegctlTestCase):
         import fcntl
         import struct
         import termios
-        master, slave = pty.openpty()
+        master, slave = open_pty(self)
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack('HHHH', 24, columns, 0, 0))
         full_env = dict(os.environ)
         full_env.update(env or {})
@@ -515,18 +532,7 @@ class TestList(RegctlTestCase):
                                        stderr=subprocess.PIPE, env=full_env)
             os.close(slave)
             slave = None
-            output = b''
-            while True:
-                ready, _, _ = select.select([master], [], [], 60)
-                if not ready:
-                    break
-                try:
-                    chunk = os.read(master, 4096)
-                except OSError:  # EIO: the other side is closed
-                    break
-                if not chunk:
-                    break
-                output += chunk
+            output = read_terminal(master, 60)
             _, stderr = process.communicate(timeout=600)
         finally:
             if slave is not None:
@@ -963,18 +969,7 @@ class TestRun(RegctlTestCase):
                                        stdout=subprocess.PIPE, stderr=slave, text=True)
             os.close(slave)
             slave = None
-            progress = b''
-            while True:
-                ready, _, _ = select.select([master], [], [], 120)
-                if not ready:
-                    break
-                try:
-                    chunk = os.read(master, 4096)
-                except OSError:  # EIO: the other side is closed
-                    break
-                if not chunk:
-                    break
-                progress += chunk
+            progress = read_terminal(master, 120)
             stdout, _ = process.communicate(timeout=600)
         finally:
             if slave is not None:
@@ -1433,18 +1428,7 @@ class TestBench(RegctlTestCase):
                                        stdout=subprocess.PIPE, stderr=slave, text=True)
             os.close(slave)
             slave = None
-            progress = b''
-            while True:
-                ready, _, _ = select.select([master], [], [], 60)
-                if not ready:
-                    break
-                try:
-                    chunk = os.read(master, 4096)
-                except OSError:  # EIO: the other side is closed
-                    break
-                if not chunk:
-                    break
-                progress += chunk
+            progress = read_terminal(master, 60)
             stdout, _ = process.communicate(timeout=600)
         finally:
             if slave is not None:
