@@ -42,8 +42,10 @@
 #endif
 
 /* Debug messages of the "Reg" domain, captured: the store says there why
- * it ignores a file. */
+ * it ignores a file.  Several threads may log at once (the concurrent
+ * store test), hence the lock. */
 static GPtrArray *debug_messages;
+G_LOCK_DEFINE_STATIC (debug_messages);
 
 static void
 capture_debug (const char     *log_domain,
@@ -51,17 +53,30 @@ capture_debug (const char     *log_domain,
                const char     *message,
                gpointer        user_data)
 {
+  G_LOCK (debug_messages);
   g_ptr_array_add (debug_messages, g_strdup (message));
+  G_UNLOCK (debug_messages);
+}
+
+static void
+forget_debug (void)
+{
+  G_LOCK (debug_messages);
+  g_ptr_array_set_size (debug_messages, 0);
+  G_UNLOCK (debug_messages);
 }
 
 static gboolean
 debug_logged (const char *pattern)
 {
-  for (guint i = 0; i < debug_messages->len; i++)
-    if (g_pattern_match_simple (pattern, g_ptr_array_index (debug_messages, i)))
-      return TRUE;
+  gboolean found = FALSE;
 
-  return FALSE;
+  G_LOCK (debug_messages);
+  for (guint i = 0; i < debug_messages->len && !found; i++)
+    found = g_pattern_match_simple (pattern, g_ptr_array_index (debug_messages, i));
+  G_UNLOCK (debug_messages);
+
+  return found;
 }
 
 /* Fixtures */
@@ -79,7 +94,7 @@ fixture_setup (Fixture       *f,
   f->dir = make_tmp_dir ();
   f->registry = reg_registry_new ();
   reg_registry_add_search_path (f->registry, f->dir);
-  g_ptr_array_set_size (debug_messages, 0);
+  forget_debug ();
 }
 
 static void
@@ -520,7 +535,7 @@ test_store_corrupt (Fixture       *f,
       g_autoptr(RegVerdict) found = NULL;
 
       g_test_message ("corruption %u", i);
-      g_ptr_array_set_size (debug_messages, 0);
+      forget_debug ();
       if (i < G_N_ELEMENTS (corrupt))
         write_file (dir, "verdicts", corrupt[i].contents, -1);
       else if (i == G_N_ELEMENTS (corrupt))
