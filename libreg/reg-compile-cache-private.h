@@ -29,18 +29,21 @@ void             _reg_compile_cache_get_counters     (RegCompileCache  *cache,
 
 /* The key of a compile: the graph's canonical structure, the shapes of the
  * example inputs, and the options with their keys in order (so that two
- * dictionaries of the same entries are one key).  @graph must be valid. */
-GBytes          *_reg_compile_cache_key              (RegGraph         *graph,
+ * dictionaries of the same entries are one key), @size bytes.  @graph must
+ * be valid.  The bytes are the calling thread's, valid until its next
+ * call. */
+const guint8    *_reg_compile_cache_key              (RegGraph         *graph,
                                                       GPtrArray        *example_inputs,
-                                                      GVariant         *options);
+                                                      GVariant         *options,
+                                                      gsize            *size);
 
 /* The estimated memory of a function compiled for @graph: the bytes of
- * every node's value (@shapes, one per node) and of @key. */
+ * every node's value (@shapes, one per node) and of its key. */
 gsize            _reg_compile_cache_cost             (RegGraph         *graph,
                                                       const RegShape   *shapes,
-                                                      GBytes           *key);
+                                                      gsize             key_size);
 
-/* Starts a compile of @key by @compiler.  A hit returns the cached
+/* Starts a compile of @key (@key_size bytes) by @compiler.  A hit returns the cached
  * function (a new reference).  A miss returns NULL: the caller compiles
  * and then calls _reg_compile_cache_settle() with the result, which it
  * must do whenever *@must_settle is TRUE (also when the compile failed).
@@ -53,14 +56,16 @@ gsize            _reg_compile_cache_cost             (RegGraph         *graph,
  * which _reg_compile_cache_drop_default() drops. */
 RegCompiledFn   *_reg_compile_cache_begin            (RegCompileCache  *cache,
                                                       RegCompiler      *compiler,
-                                                      GBytes           *key,
+                                                      const guint8     *key,
+                                                      gsize             key_size,
                                                       gboolean          by_default,
                                                       gboolean          wait,
                                                       GCancellable     *cancellable,
                                                       gboolean         *must_settle);
 void             _reg_compile_cache_settle           (RegCompileCache  *cache,
                                                       RegCompiler      *compiler,
-                                                      GBytes           *key,
+                                                      const guint8     *key,
+                                                      gsize             key_size,
                                                       RegCompiledFn    *fn,
                                                       gsize             cost);
 

@@ -23,7 +23,8 @@
 typedef struct
 {
   RegCompiler   *compiler;    /* a reference */
-  GBytes        *key;
+  guint8        *key;         /* owned, except in a probe */
+  gsize          key_size;
   guint          hash;
   RegCompiledFn *fn;          /* NULL while in flight */
   gboolean       by_default;
@@ -45,50 +46,46 @@ struct _RegCompileCache
   guint64     evictions;
 };
 
-/* A hash of the key 32 bytes at a time, in four independent lanes:
- * g_bytes_hash() goes byte by byte, and a cache hit is mostly hashing. */
-static guint
-key_hash (GBytes *key)
+static inline guint64
+mix (guint64 x)
 {
-  gsize size;
-  const guint8 *p = g_bytes_get_data (key, &size);
-  guint64 lane[4] = { 0x9e3779b97f4a7c15ull ^ size, 0xbf58476d1ce4e5b9ull,
-                      0x94d049bb133111ebull, 0x2545f4914f6cdd1dull };
+  x *= 0xff51afd7ed558ccdull;
+  return x ^ (x >> 32);
+}
+
+/* A hash of the key 32 bytes at a time, in four independent lanes, one
+ * variable each (g_bytes_hash() goes byte by byte, and a cache hit is
+ * mostly hashing; as an array, GCC turns the lanes into vector code that
+ * emulates the 64-bit multiplications, three times slower). */
+static guint
+key_hash (const guint8 *p,
+          gsize         size)
+{
+  guint64 a = 0x9e3779b97f4a7c15ull ^ size, b = 0xbf58476d1ce4e5b9ull;
+  guint64 c = 0x94d049bb133111ebull, d = 0x2545f4914f6cdd1dull;
   guint64 tail[4] = { 0, 0, 0, 0 };
   guint64 h;
 
-  for (; size >= sizeof lane; p += sizeof lane, size -= sizeof lane)
+  for (; size >= sizeof tail; p += sizeof tail, size -= sizeof tail)
     {
-      guint64 words[4];
+      guint64 w0, w1, w2, w3;
 
-      memcpy (words, p, sizeof words);
-      for (guint i = 0; i < 4; i++)
-        {
-          lane[i] = (lane[i] ^ words[i]) * 0xff51afd7ed558ccdull;
-          lane[i] ^= lane[i] >> 32;
-        }
+      memcpy (&w0, p, sizeof w0);
+      memcpy (&w1, p + 8, sizeof w1);
+      memcpy (&w2, p + 16, sizeof w2);
+      memcpy (&w3, p + 24, sizeof w3);
+      a = mix (a ^ w0);
+      b = mix (b ^ w1);
+      c = mix (c ^ w2);
+      d = mix (d ^ w3);
     }
   memcpy (tail, p, size);
-  h = lane[0];
-  for (guint i = 0; i < 4; i++)
-    {
-      h = (h ^ lane[i] ^ tail[i]) * 0xc4ceb9fe1a85ec53ull;
-      h ^= h >> 29;
-    }
+  h = mix (a ^ tail[0]);
+  h = mix (h ^ b ^ tail[1]);
+  h = mix (h ^ c ^ tail[2]);
+  h = mix (h ^ d ^ tail[3]);
 
   return (guint) h;
-}
-
-/* An entry's own copy of a key: the caller's is freed by the caller's
- * thread, the entry's under the lock only, so no reference count is
- * shared between threads (ThreadSanitizer cannot see GLib's). */
-static GBytes *
-bytes_copy (GBytes *bytes)
-{
-  gsize size;
-  gconstpointer data = g_bytes_get_data (bytes, &size);
-
-  return g_bytes_new (data, size);
 }
 
 static guint
@@ -103,7 +100,8 @@ entry_equal (gconstpointer a,
 {
   const Entry *x = a, *y = b;
 
-  return x->compiler == y->compiler && x->hash == y->hash && g_bytes_equal (x->key, y->key);
+  return x->compiler == y->compiler && x->hash == y->hash && x->key_size == y->key_size &&
+         memcmp (x->key, y->key, x->key_size) == 0;
 }
 
 static void
@@ -112,7 +110,7 @@ entry_free (gpointer data)
   Entry *entry = data;
 
   g_object_unref (entry->compiler);
-  g_bytes_unref (entry->key);
+  g_free (entry->key);
   g_clear_object (&entry->fn);
   g_free (entry);
 }
@@ -221,15 +219,25 @@ compare_option_keys (gconstpointer a,
   return strcmp (*(const char * const *) a, *(const char * const *) b);
 }
 
-GBytes *
+/* Each thread writes its keys into a buffer of its own, kept: a cache
+ * hit then allocates nothing. */
+static GPrivate key_buffer = G_PRIVATE_INIT ((GDestroyNotify) g_byte_array_unref);
+
+const guint8 *
 _reg_compile_cache_key (RegGraph  *graph,
                         GPtrArray *example_inputs,
-                        GVariant  *options)
+                        GVariant  *options,
+                        gsize     *size)
 {
-  /* About what a node of a builder's graph takes (see
-   * _reg_graph_append_key()), so that the array seldom grows. */
-  GByteArray *out = g_byte_array_sized_new (64 + 24 * reg_graph_get_n_nodes (graph));
+  GByteArray *out = g_private_get (&key_buffer);
   guint32 n;
+
+  if (out == NULL)
+    {
+      out = g_byte_array_new ();
+      g_private_set (&key_buffer, out);
+    }
+  g_byte_array_set_size (out, 0);
 
   _reg_graph_append_key (graph, out);
 
@@ -287,15 +295,16 @@ _reg_compile_cache_key (RegGraph  *graph,
         }
     }
 
-  return g_byte_array_free_to_bytes (out);
+  *size = out->len;
+  return out->data;
 }
 
 gsize
 _reg_compile_cache_cost (RegGraph       *graph,
                          const RegShape *shapes,
-                         GBytes         *key)
+                         gsize           key_size)
 {
-  gsize cost = g_bytes_get_size (key) + sizeof (Entry);
+  gsize cost = key_size + sizeof (Entry);
   guint n_nodes = reg_graph_get_n_nodes (graph);
 
   for (guint i = 0; i < n_nodes; i++)
@@ -313,16 +322,46 @@ _reg_compile_cache_cost (RegGraph       *graph,
   return cost;
 }
 
+/* An entry to look @key up with, which borrows it. */
+static Entry
+probe_new (RegCompiler  *compiler,
+           const guint8 *key,
+           gsize         key_size)
+{
+  return (Entry) { .compiler = compiler, .key = (guint8 *) key, .key_size = key_size,
+                   .hash = key_hash (key, key_size) };
+}
+
+/* A new entry for what @probe looks up, with its own copy of the key (the
+ * caller's is the caller's thread's, the entry's is touched under the
+ * lock only). */
+static Entry *
+entry_new (const Entry *probe,
+           gboolean     by_default)
+{
+  Entry *entry = g_new0 (Entry, 1);
+
+  entry->compiler = g_object_ref (probe->compiler);
+  entry->key = g_memdup2 (probe->key, probe->key_size);
+  entry->key_size = probe->key_size;
+  entry->hash = probe->hash;
+  entry->by_default = by_default;
+  entry->link.data = entry;
+
+  return entry;
+}
+
 RegCompiledFn *
 _reg_compile_cache_begin (RegCompileCache *cache,
                           RegCompiler     *compiler,
-                          GBytes          *key,
+                          const guint8    *key,
+                          gsize            key_size,
                           gboolean         by_default,
                           gboolean         wait,
                           GCancellable    *cancellable,
                           gboolean        *must_settle)
 {
-  Entry probe = { .compiler = compiler, .key = key, .hash = key_hash (key) };
+  Entry probe = probe_new (compiler, key, key_size);
   RegCompiledFn *fn = NULL;
   Entry *entry;
 
@@ -358,15 +397,7 @@ _reg_compile_cache_begin (RegCompileCache *cache,
       cache->misses++;
       *must_settle = TRUE;
       if (entry == NULL && wait)
-        {
-          entry = g_new0 (Entry, 1);
-          entry->compiler = g_object_ref (compiler);
-          entry->key = bytes_copy (key);
-          entry->hash = probe.hash;
-          entry->by_default = by_default;
-          entry->link.data = entry;
-          g_hash_table_add (cache->entries, entry);
-        }
+        g_hash_table_add (cache->entries, entry_new (&probe, by_default));
       break;
     }
 
@@ -378,11 +409,12 @@ _reg_compile_cache_begin (RegCompileCache *cache,
 void
 _reg_compile_cache_settle (RegCompileCache *cache,
                            RegCompiler     *compiler,
-                           GBytes          *key,
+                           const guint8    *key,
+                           gsize            key_size,
                            RegCompiledFn   *fn,
                            gsize            cost)
 {
-  Entry probe = { .compiler = compiler, .key = key, .hash = key_hash (key) };
+  Entry probe = probe_new (compiler, key, key_size);
   g_autoptr(GPtrArray) garbage = garbage_new ();
   Entry *entry;
 
@@ -410,13 +442,9 @@ _reg_compile_cache_settle (RegCompileCache *cache,
   else if (entry == NULL && fn != NULL && cache->max_entries > 0)
     {
       /* A compile that did not wait (a thread-bound compiler). */
-      entry = g_new0 (Entry, 1);
-      entry->compiler = g_object_ref (compiler);
-      entry->key = bytes_copy (key);
-      entry->hash = probe.hash;
+      entry = entry_new (&probe, FALSE);
       entry->fn = g_object_ref (fn);
       entry->cost = cost;
-      entry->link.data = entry;
       g_hash_table_add (cache->entries, entry);
       cache->bytes += cost;
       g_queue_push_head_link (&cache->lru, &entry->link);

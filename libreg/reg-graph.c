@@ -72,6 +72,7 @@ typedef struct
   guint       args[MAX_ARITY];
   double      value;    /* REG_NODE_CONSTANT */
   char       *name;     /* inputs; op nodes parsed from text; else NULL */
+  gsize       name_length;  /* of name, for the compile cache's key */
 } Node;
 
 struct _RegGraph
@@ -195,9 +196,13 @@ static guint
 append_node (RegGraph   *self,
              const Node *node)
 {
-  g_array_append_vals (self->nodes, node, 1);
+  guint id = self->nodes->len;
 
-  return self->nodes->len - 1;
+  g_array_append_vals (self->nodes, node, 1);
+  if (node->name != NULL)
+    g_array_index (self->nodes, Node, id).name_length = strlen (node->name);
+
+  return id;
 }
 
 static gboolean looks_generated (const char *name);
@@ -2048,15 +2053,17 @@ reg_graph_infer_shapes (RegGraph   *self,
 
 /* ---- Compile cache key -------------------------------------------------- */
 
-/* Writes a key into a GByteArray grown ahead by reserve(): the key of a
- * large graph is written a few bytes at a time, and a call per field
- * would be most of its time. */
+/* Writes a key into a GByteArray grown ahead by key_reserve(), for a
+ * whole node at a time: the key of a large graph is written a few bytes
+ * at a time, and a call or a bounds check per field would be most of its
+ * time. */
 typedef struct
 {
   GByteArray *out;
   gsize       used;
 } KeyWriter;
 
+/* Room for @n more bytes; the caller writes them and advances w->used. */
 static inline guint8 *
 key_reserve (KeyWriter *w,
              gsize      n)
@@ -2067,23 +2074,26 @@ key_reserve (KeyWriter *w,
   return w->out->data + w->used;
 }
 
-static inline void
-key_u32 (KeyWriter *w,
-         guint32    value)
+static inline guint8 *
+put_u32 (guint8  *p,
+         guint32  value)
 {
-  memcpy (key_reserve (w, sizeof value), &value, sizeof value);
-  w->used += sizeof value;
+  memcpy (p, &value, sizeof value);
+  return p + sizeof value;
 }
 
-static inline void
-key_bytes (KeyWriter  *w,
+static inline guint8 *
+put_bytes (guint8     *p,
            const void *data,
            gsize       length)
 {
-  key_u32 (w, (guint32) length);
-  memcpy (key_reserve (w, length), data, length);
-  w->used += length;
+  p = put_u32 (p, (guint32) length);
+  memcpy (p, data, length);
+  return p + length;
 }
+
+/* The most an operand takes: a marker and a double. */
+#define KEY_OPERAND_MAX (sizeof (guint32) + sizeof (double))
 
 /* Whether @name is one that name_nodes() could generate (`v`, digits,
  * then any underscores), so that an explicit name might push a generated
@@ -2128,9 +2138,10 @@ format_generated_name (char  *buffer,
 
 /* An operand as the text form has it: a constant by value (every NaN
  * prints `nan`, other doubles print as themselves, -0.0 included), a node
- * by its line (inputs first, then the operator calls in order). */
-static inline void
-key_operand (KeyWriter   *w,
+ * by its line (inputs first, then the operator calls in order).  Writes
+ * at most KEY_OPERAND_MAX bytes. */
+static inline guint8 *
+put_operand (guint8      *p,
              RegGraph    *self,
              const guint *line_of,
              guint        id)
@@ -2141,26 +2152,30 @@ key_operand (KeyWriter   *w,
     {
       double value = isnan (node->value) ? NAN : node->value;
 
-      key_u32 (w, G_MAXUINT32);
-      memcpy (key_reserve (w, sizeof value), &value, sizeof value);
-      w->used += sizeof value;
+      p = put_u32 (p, G_MAXUINT32);
+      memcpy (p, &value, sizeof value);
+      return p + sizeof value;
     }
-  else
-    {
-      key_u32 (w, line_of[id]);
-    }
+
+  return put_u32 (p, line_of[id]);
 }
 
 void
 _reg_graph_append_key (RegGraph   *self,
                        GByteArray *out)
 {
-  g_autofree guint *line_of = g_new (guint, MAX (self->nodes->len, 1));
+  guint line_of_small[128];
+  g_autofree guint *line_of_large = NULL;
+  guint *line_of = line_of_small;
   g_autoptr(GStringChunk) chunk = NULL;
   g_autofree const char **names = NULL;
   KeyWriter w = { out, out->len };
   char generated[16];
   guint line = 0;
+  guint8 *p;
+
+  if (self->nodes->len > G_N_ELEMENTS (line_of_small))
+    line_of = line_of_large = g_new (guint, self->nodes->len);
 
   /* The names of the text form (see name_nodes()).  Unless an explicit
    * name looks like a generated one, node N's generated name is `vN`. */
@@ -2176,36 +2191,59 @@ _reg_graph_append_key (RegGraph   *self,
     if (get_node (self, i)->kind == REG_NODE_OP)
       line_of[i] = line++;
 
-  key_u32 (&w, self->inputs->len);
+  p = put_u32 (key_reserve (&w, sizeof (guint32)), self->inputs->len);
+  w.used = p - out->data;
   for (guint i = 0; i < self->inputs->len; i++)
     {
       const Node *node = get_node (self, g_array_index (self->inputs, guint, i));
 
-      key_bytes (&w, node->name, strlen (node->name));
+      p = put_bytes (key_reserve (&w, sizeof (guint32) + node->name_length),
+                     node->name, node->name_length);
+      w.used = p - out->data;
     }
 
   for (guint i = 0; i < self->nodes->len; i++)
     {
       const Node *node = get_node (self, i);
+      const char *name;
+      gsize name_length;
 
       if (node->kind != REG_NODE_OP)
         continue;
 
       if (names != NULL)
-        key_bytes (&w, names[i], strlen (names[i]));
+        {
+          name = names[i];
+          name_length = strlen (name);
+        }
       else if (node->name != NULL)
-        key_bytes (&w, node->name, strlen (node->name));
+        {
+          name = node->name;
+          name_length = node->name_length;
+        }
       else
-        key_bytes (&w, generated, format_generated_name (generated, i));
+        {
+          name = generated;
+          name_length = format_generated_name (generated, i);
+        }
 
-      key_u32 (&w, (guint32) node->op | node->n_args << 24);
+      /* The name, the operator and its arity, the operands. */
+      p = key_reserve (&w, 2 * sizeof (guint32) + name_length + MAX_ARITY * KEY_OPERAND_MAX);
+      p = put_bytes (p, name, name_length);
+      p = put_u32 (p, (guint32) node->op | node->n_args << 24);
       for (guint j = 0; j < node->n_args; j++)
-        key_operand (&w, self, line_of, node->args[j]);
+        p = put_operand (p, self, line_of, node->args[j]);
+      w.used = p - out->data;
     }
 
-  key_u32 (&w, self->outputs->len);
+  p = put_u32 (key_reserve (&w, sizeof (guint32)), self->outputs->len);
+  w.used = p - out->data;
   for (guint i = 0; i < self->outputs->len; i++)
-    key_operand (&w, self, line_of, g_array_index (self->outputs, guint, i));
+    {
+      p = put_operand (key_reserve (&w, KEY_OPERAND_MAX), self, line_of,
+                       g_array_index (self->outputs, guint, i));
+      w.used = p - out->data;
+    }
 
   g_byte_array_set_size (out, w.used);
 }

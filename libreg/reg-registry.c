@@ -2595,8 +2595,9 @@ attempt_end (Attempt       *attempt,
   if (!attempt->must_settle)
     return;
 
-  _reg_compile_cache_settle (attempt->registry->cache, attempt->compiler, attempt->key, fn,
-                             attempt->cost);
+  _reg_compile_cache_settle (attempt->registry->cache, attempt->compiler,
+                             g_bytes_get_data (attempt->key, NULL), g_bytes_get_size (attempt->key),
+                             fn, attempt->cost);
   attempt->must_settle = FALSE;
 }
 
@@ -2662,13 +2663,17 @@ attempt_begin (Chain         *chain,
       may_look_up_first (graph, example_inputs, options))
     {
       gboolean wait = !_reg_binding_is_thread_bound (G_OBJECT_TYPE (attempt->compiler));
+      gsize key_size;
+      const guint8 *key = _reg_compile_cache_key (graph, example_inputs, options, &key_size);
 
-      attempt->key = _reg_compile_cache_key (graph, example_inputs, options);
-      attempt->hit = _reg_compile_cache_begin (self->cache, attempt->compiler, attempt->key,
+      attempt->hit = _reg_compile_cache_begin (self->cache, attempt->compiler, key, key_size,
                                                by_default, wait, cancellable,
                                                &attempt->must_settle);
       if (attempt->hit != NULL)
         return g_steal_pointer (&attempt);
+      /* The key outlives this thread's next one: the compile may run in
+       * another thread. */
+      attempt->key = g_bytes_new (key, key_size);
     }
 
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
@@ -2685,7 +2690,7 @@ attempt_begin (Chain         *chain,
       return NULL;
     }
   if (attempt->key != NULL)
-    attempt->cost = _reg_compile_cache_cost (graph, attempt->shapes, attempt->key);
+    attempt->cost = _reg_compile_cache_cost (graph, attempt->shapes, g_bytes_get_size (attempt->key));
 
   return g_steal_pointer (&attempt);
 }

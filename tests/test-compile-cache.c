@@ -98,6 +98,42 @@ test_equal_graph (Fixture       *f,
   assert_counters (f->registry, 1, 1, 0);
 }
 
+/* A chain of @n_ops negations of x, the last one's argument @last (a
+ * node name or a constant). */
+static char *
+chain_text (guint       n_ops,
+            const char *last)
+{
+  GString *text = g_string_new ("graph(x):\n  t0 = neg(x)\n");
+
+  for (guint i = 1; i + 1 < n_ops; i++)
+    g_string_append_printf (text, "  t%u = neg(t%u)\n", i, i - 1);
+  g_string_append_printf (text, "  t%u = add(t%u, %s)\n  return (t%u,)\n",
+                          n_ops - 1, n_ops - 2, last, n_ops - 1);
+
+  return g_string_free (text, FALSE);
+}
+
+/* Keys far longer than a small graph's: equal graphs still meet, and a
+ * difference in the last operand is still seen. */
+static void
+test_large_graph (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autofree char *text = chain_text (2000, "x");
+  g_autofree char *other = chain_text (2000, "1.5");
+  g_autoptr(RegCompiledFn) first = compile_ok (f->registry, "shared", text, f->inputs, NULL);
+  g_autoptr(RegCompiledFn) small = compile_ok (f->registry, "shared", neg_text, f->inputs, NULL);
+  g_autoptr(RegCompiledFn) again = compile_ok (f->registry, "shared", text, f->inputs, NULL);
+  g_autoptr(RegCompiledFn) different = compile_ok (f->registry, "shared", other, f->inputs, NULL);
+
+  g_assert_true (first == again);
+  g_assert_true (first != small);
+  g_assert_true (different != first);
+  g_assert_cmpint (test_backend_get_compiles (f->shared), ==, 3);
+  assert_counters (f->registry, 1, 3, 0);
+}
+
 /* The key is the canonical text form: a graph built node by node equals
  * the one parsed from its text, and only what the text shows counts. */
 static void
@@ -626,6 +662,7 @@ main (int   argc,
   g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
   ADD ("/compile-cache/equal-graph", test_equal_graph);
   ADD ("/compile-cache/canonical-form", test_canonical_form);
+  ADD ("/compile-cache/large-graph", test_large_graph);
   ADD ("/compile-cache/nan-payloads", test_nan_payloads);
   ADD ("/compile-cache/options", test_options);
   ADD ("/compile-cache/shapes", test_shapes);
