@@ -1068,11 +1068,17 @@ test_random_elementwise_vector (void)
     }
 }
 
-/* Sums of random trees, and 0-d arithmetic on the sums. */
+/* Sums of random trees, and 0-d arithmetic on the sums.  The sums agree
+ * to their last bit, and a sum of a thousand elements reaches the
+ * hundreds: exp of it (or of a product of two) would turn that last bit
+ * into a relative error of 1e-5 and more, so exp is left out of the
+ * arithmetic on the sums (the other operators keep a relative error of a
+ * few ulp, or saturate). */
 static void
 test_random_reductions (void)
 {
   static const char * const bounded_unary[] = { "neg", "relu", "tanh", "sigmoid", "abs", "exp" };
+  static const char * const scalar_unary[] = { "neg", "relu", "tanh", "sigmoid", "abs" };
   static const char * const bounded_binary[] = { "add", "mul", "maximum", "minimum", "sub" };
 
   for (guint iteration = 0; iteration < 40; iteration++)
@@ -1107,7 +1113,7 @@ test_random_reductions (void)
           g_array_append_val (scalars, id);
         }
       add_random_elementwise (graph, scalars, g_test_rand_int_range (0, 5),
-                              bounded_unary, G_N_ELEMENTS (bounded_unary),
+                              scalar_unary, G_N_ELEMENTS (scalar_unary),
                               bounded_binary, G_N_ELEMENTS (bounded_binary), FALSE);
       set_random_outputs (graph, scalars);
 
