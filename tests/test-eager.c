@@ -1090,14 +1090,7 @@ test_matmul_of_empty_operands (void)
 static void
 test_concurrent_calls (void)
 {
-  g_autoptr(RegGraph) graph = graph_new_from_string (
-    "graph(x, w):\n"
-    "  a = exp(x)\n"
-    "  b = mul(a, 0.5)\n"
-    "  c = matmul(b, w)\n"
-    "  d = tanh(c)\n"
-    "  s = sum(d)\n"
-    "  return (d, s)\n");
+  g_autoptr(RegGraph) graph = concurrent_calls_graph_new ();
   g_autoptr(GPtrArray) inputs = tensor_array_new ();
   g_autoptr(RegCompiledFn) fn = NULL;
   g_autoptr(GError) error = NULL;

@@ -1635,14 +1635,7 @@ test_threads_split (void)
 static void
 test_threads_concurrent_calls (void)
 {
-  g_autoptr(RegGraph) graph = graph_new_from_string (
-    "graph(x, w):\n"
-    "  a = exp(x)\n"
-    "  b = mul(a, 0.5)\n"
-    "  c = matmul(b, w)\n"
-    "  d = tanh(c)\n"
-    "  s = sum(d)\n"
-    "  return (d, s)\n");
+  g_autoptr(RegGraph) graph = concurrent_calls_graph_new ();
   g_autoptr(GPtrArray) inputs = tensor_array_new ();
   g_autoptr(RegCompiledFn) fn = NULL;
 

@@ -96,6 +96,20 @@ concurrent_caller_run (gpointer data)
   return NULL;
 }
 
+/* A graph for check_concurrent_calls() with an operator of each kind
+ * (elementwise, matmul, reduction): inputs x [M, 40] and w [40, 30]. */
+static inline RegGraph *
+concurrent_calls_graph_new (void)
+{
+  return graph_new_from_string ("graph(x, w):\n"
+                                "  a = exp(x)\n"
+                                "  b = mul(a, 0.5)\n"
+                                "  c = matmul(b, w)\n"
+                                "  d = tanh(c)\n"
+                                "  s = sum(d)\n"
+                                "  return (d, s)\n");
+}
+
 /* Four threads call @fn at once, ten times each: every call gives, bit for
  * bit, what a single call gave.  A backend that declares its functions
  * shareable (the compile cache hands one function to every caller) must
