@@ -31,7 +31,8 @@ void             _reg_compile_cache_get_counters     (RegCompileCache  *cache,
  * example inputs, and the options with their keys in order (so that two
  * dictionaries of the same entries are one key), @size bytes.  @graph must
  * be valid.  The bytes are the calling thread's, valid until its next
- * call. */
+ * call.  NULL for a key longer than REG_COMPILE_CACHE_MAX_BYTES: an entry
+ * of it could never be kept, and its compile is not cached. */
 const guint8    *_reg_compile_cache_key              (RegGraph         *graph,
                                                       GPtrArray        *example_inputs,
                                                       GVariant         *options,

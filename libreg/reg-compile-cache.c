@@ -219,9 +219,46 @@ compare_option_keys (gconstpointer a,
   return strcmp (*(const char * const *) a, *(const char * const *) b);
 }
 
-/* Each thread writes its keys into a buffer of its own, kept: a cache
- * hit then allocates nothing. */
+/* Each thread writes its keys into a buffer of its own, kept while its
+ * keys are small: a cache hit then allocates nothing, and a large key's
+ * buffer is let go at the thread's next key. */
 static GPrivate key_buffer = G_PRIVATE_INIT ((GDestroyNotify) g_byte_array_unref);
+
+#define KEPT_KEY_BUFFER (1024 * 1024)
+
+/* A key longer than an entry may cost is not made: its compile would
+ * never be kept. */
+#define MAX_KEY_SIZE REG_COMPILE_CACHE_MAX_BYTES
+
+G_STATIC_ASSERT (MAX_KEY_SIZE <= G_MAXUINT);
+
+static gboolean
+append_bounded (GByteArray *out,
+                const void *data,
+                gsize       length)
+{
+  if (length > MAX_KEY_SIZE - out->len)
+    return FALSE;
+
+  g_byte_array_append (out, data, length);
+  return TRUE;
+}
+
+static gboolean
+append_u32 (GByteArray *out,
+            guint32     value)
+{
+  return append_bounded (out, &value, sizeof value);
+}
+
+/* Length-prefixed, as long as the length fits its 32 bits. */
+static gboolean
+append_sized (GByteArray *out,
+              const void *data,
+              gsize       length)
+{
+  return length <= G_MAXUINT32 && append_u32 (out, length) && append_bounded (out, data, length);
+}
 
 const guint8 *
 _reg_compile_cache_key (RegGraph  *graph,
@@ -230,8 +267,12 @@ _reg_compile_cache_key (RegGraph  *graph,
                         gsize     *size)
 {
   GByteArray *out = g_private_get (&key_buffer);
-  guint32 n;
 
+  if (out != NULL && out->len > KEPT_KEY_BUFFER)
+    {
+      g_private_replace (&key_buffer, NULL);
+      out = NULL;
+    }
   if (out == NULL)
     {
       out = g_byte_array_new ();
@@ -239,26 +280,24 @@ _reg_compile_cache_key (RegGraph  *graph,
     }
   g_byte_array_set_size (out, 0);
 
-  _reg_graph_append_key (graph, out);
-
-  n = example_inputs->len;
-  g_byte_array_append (out, (const guint8 *) &n, sizeof n);
+  if (!_reg_graph_append_key (graph, out, MAX_KEY_SIZE) ||
+      !append_u32 (out, example_inputs->len))
+    return NULL;
   for (guint i = 0; i < example_inputs->len; i++)
     {
       guint n_dims;
       const gint64 *dims = reg_tensor_get_shape (g_ptr_array_index (example_inputs, i), &n_dims);
 
-      n = n_dims;
-      g_byte_array_append (out, (const guint8 *) &n, sizeof n);
-      g_byte_array_append (out, (const guint8 *) dims, sizeof (gint64) * n_dims);
+      if (!append_sized (out, dims, sizeof (gint64) * n_dims))
+        return NULL;
     }
 
   /* NULL and an empty dictionary are different options for a backend; a
    * repeated key counts once, as a GVariantDict reads it. */
   if (options == NULL)
     {
-      n = G_MAXUINT32;
-      g_byte_array_append (out, (const guint8 *) &n, sizeof n);
+      if (!append_u32 (out, G_MAXUINT32))
+        return NULL;
     }
   else
     {
@@ -274,24 +313,18 @@ _reg_compile_cache_key (RegGraph  *graph,
         if (n_keys == 0 || strcmp (keys[i], keys[n_keys - 1]) != 0)
           keys[n_keys++] = keys[i];
 
-      n = n_keys;
-      g_byte_array_append (out, (const guint8 *) &n, sizeof n);
+      if (n_keys > G_MAXUINT32 || !append_u32 (out, n_keys))
+        return NULL;
       for (gsize i = 0; i < n_keys; i++)
         {
           g_autoptr(GVariant) value = g_variant_dict_lookup_value (dict, keys[i], NULL);
           g_autoptr(GVariant) normal = g_variant_get_normal_form (value);
           const char *type = g_variant_get_type_string (normal);
-          guint32 length;
 
-          length = strlen (keys[i]);
-          g_byte_array_append (out, (const guint8 *) &length, sizeof length);
-          g_byte_array_append (out, (const guint8 *) keys[i], length);
-          length = strlen (type);
-          g_byte_array_append (out, (const guint8 *) &length, sizeof length);
-          g_byte_array_append (out, (const guint8 *) type, length);
-          length = g_variant_get_size (normal);
-          g_byte_array_append (out, (const guint8 *) &length, sizeof length);
-          g_byte_array_append (out, g_variant_get_data (normal), length);
+          if (!append_sized (out, keys[i], strlen (keys[i])) ||
+              !append_sized (out, type, strlen (type)) ||
+              !append_sized (out, g_variant_get_data (normal), g_variant_get_size (normal)))
+            return NULL;
         }
     }
 

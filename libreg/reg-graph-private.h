@@ -31,9 +31,12 @@ gboolean _reg_graph_infer_shapes (RegGraph   *graph,
 /* Appends to @out bytes that are equal for two graphs exactly when their
  * canonical text forms (reg_graph_to_string()) are equal, in time linear
  * in the size of the graph, without printing it: the compile cache's key.
- * @self must be valid (reg_graph_validate()). */
-void     _reg_graph_append_key   (RegGraph    *self,
-                                  GByteArray  *out);
+ * Returns FALSE, @out holding part of it, when @out would pass @max_size
+ * bytes (at most G_MAXUINT, what a GByteArray holds).  @self must be valid
+ * (reg_graph_validate()). */
+gboolean _reg_graph_append_key   (RegGraph    *self,
+                                  GByteArray  *out,
+                                  gsize        max_size);
 
 /* Whether a tensor of shape @dims can be addressed: no negative dimension,
  * and an element count whose size in bytes (4 per element) is at most

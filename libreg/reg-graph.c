@@ -2061,15 +2061,27 @@ typedef struct
 {
   GByteArray *out;
   gsize       used;
+  gsize       max_size;
 } KeyWriter;
 
-/* Room for @n more bytes; the caller writes them and advances w->used. */
+/* The least the array grows by: the key of a small graph then grows it
+ * once. */
+#define KEY_MIN_GROWTH 4096
+
+/* Room for @n more bytes, which the caller writes before it advances
+ * w->used; NULL when the key would pass w->max_size. */
 static inline guint8 *
 key_reserve (KeyWriter *w,
              gsize      n)
 {
+  if (n > w->max_size - w->used)
+    return NULL;
   if (w->used + n > w->out->len)
-    g_byte_array_set_size (w->out, MAX (w->out->len * 2, w->used + n));
+    {
+      gsize length = MAX (MAX ((gsize) w->out->len * 2, w->used + n), KEY_MIN_GROWTH);
+
+      g_byte_array_set_size (w->out, MIN (length, w->max_size));
+    }
 
   return w->out->data + w->used;
 }
@@ -2160,19 +2172,22 @@ put_operand (guint8      *p,
   return put_u32 (p, line_of[id]);
 }
 
-void
+gboolean
 _reg_graph_append_key (RegGraph   *self,
-                       GByteArray *out)
+                       GByteArray *out,
+                       gsize       max_size)
 {
   guint line_of_small[128];
   g_autofree guint *line_of_large = NULL;
   guint *line_of = line_of_small;
   g_autoptr(GStringChunk) chunk = NULL;
   g_autofree const char **names = NULL;
-  KeyWriter w = { out, out->len };
+  KeyWriter w = { out, out->len, max_size };
   char generated[16];
   guint line = 0;
   guint8 *p;
+
+  g_return_val_if_fail (out->len <= max_size && max_size <= G_MAXUINT, FALSE);
 
   if (self->nodes->len > G_N_ELEMENTS (line_of_small))
     line_of = line_of_large = g_new (guint, self->nodes->len);
@@ -2191,15 +2206,16 @@ _reg_graph_append_key (RegGraph   *self,
     if (get_node (self, i)->kind == REG_NODE_OP)
       line_of[i] = line++;
 
-  p = put_u32 (key_reserve (&w, sizeof (guint32)), self->inputs->len);
-  w.used = p - out->data;
+  if ((p = key_reserve (&w, sizeof (guint32))) == NULL)
+    return FALSE;
+  w.used = put_u32 (p, self->inputs->len) - out->data;
   for (guint i = 0; i < self->inputs->len; i++)
     {
       const Node *node = get_node (self, g_array_index (self->inputs, guint, i));
 
-      p = put_bytes (key_reserve (&w, sizeof (guint32) + node->name_length),
-                     node->name, node->name_length);
-      w.used = p - out->data;
+      if ((p = key_reserve (&w, sizeof (guint32) + node->name_length)) == NULL)
+        return FALSE;
+      w.used = put_bytes (p, node->name, node->name_length) - out->data;
     }
 
   for (guint i = 0; i < self->nodes->len; i++)
@@ -2229,6 +2245,8 @@ _reg_graph_append_key (RegGraph   *self,
 
       /* The name, the operator and its arity, the operands. */
       p = key_reserve (&w, 2 * sizeof (guint32) + name_length + MAX_ARITY * KEY_OPERAND_MAX);
+      if (p == NULL)
+        return FALSE;
       p = put_bytes (p, name, name_length);
       p = put_u32 (p, (guint32) node->op | node->n_args << 24);
       for (guint j = 0; j < node->n_args; j++)
@@ -2236,14 +2254,17 @@ _reg_graph_append_key (RegGraph   *self,
       w.used = p - out->data;
     }
 
-  p = put_u32 (key_reserve (&w, sizeof (guint32)), self->outputs->len);
-  w.used = p - out->data;
+  if ((p = key_reserve (&w, sizeof (guint32))) == NULL)
+    return FALSE;
+  w.used = put_u32 (p, self->outputs->len) - out->data;
   for (guint i = 0; i < self->outputs->len; i++)
     {
-      p = put_operand (key_reserve (&w, KEY_OPERAND_MAX), self, line_of,
-                       g_array_index (self->outputs, guint, i));
-      w.used = p - out->data;
+      if ((p = key_reserve (&w, KEY_OPERAND_MAX)) == NULL)
+        return FALSE;
+      w.used = put_operand (p, self, line_of, g_array_index (self->outputs, guint, i)) - out->data;
     }
 
   g_byte_array_set_size (out, w.used);
+
+  return TRUE;
 }

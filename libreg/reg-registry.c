@@ -2416,13 +2416,15 @@ reg_registry_get_compile_cache_counters (RegRegistry *self,
  * then the fallbacks that were not tried yet; and what each failure said. */
 typedef struct
 {
-  char     *asked;         /* nullable: the default */
-  char    **fallbacks;
-  guint     position;      /* 0: the backend asked for; else fallbacks[position - 1] */
-  char     *name;          /* the name of the backend at position, once known */
-  char     *first_name;    /* the name of the backend asked for, once known */
-  GError   *first_error;   /* why the backend asked for failed */
-  GString  *reasons;       /* why each fallback failed, for the final message */
+  char       *asked;         /* nullable: the default */
+  char      **fallbacks;
+  guint       position;      /* 0: the backend asked for; else fallbacks[position - 1] */
+  char       *default_name;  /* the default's name, once known, when asked is NULL */
+  const char *name;          /* the name of the backend at position, once known: asked,
+                              * default_name or a fallback */
+  const char *first_name;    /* the name of the backend asked for, once known */
+  GError     *first_error;   /* why the backend asked for failed */
+  GString    *reasons;       /* why each fallback failed, for the final message */
 } Chain;
 
 static void
@@ -2442,8 +2444,9 @@ chain_clear (Chain *chain)
 {
   g_clear_pointer (&chain->asked, g_free);
   g_clear_pointer (&chain->fallbacks, g_strfreev);
-  g_clear_pointer (&chain->name, g_free);
-  g_clear_pointer (&chain->first_name, g_free);
+  g_clear_pointer (&chain->default_name, g_free);
+  chain->name = NULL;
+  chain->first_name = NULL;
   g_clear_error (&chain->first_error);
   if (chain->reasons != NULL)
     g_string_free (g_steal_pointer (&chain->reasons), TRUE);
@@ -2460,21 +2463,20 @@ chain_resolve (Chain        *chain,
 {
   RegCompiler *compiler;
 
-  g_clear_pointer (&chain->name, g_free);
-
   if (chain->position == 0 && chain->asked == NULL)
     {
-      compiler = resolve_default (self, &chain->name, error);
+      g_clear_pointer (&chain->default_name, g_free);
+      compiler = resolve_default (self, &chain->default_name, error);
+      chain->name = chain->default_name;
     }
   else
     {
-      chain->name = g_strdup (chain->position == 0 ? chain->asked
-                                                   : chain->fallbacks[chain->position - 1]);
+      chain->name = chain->position == 0 ? chain->asked : chain->fallbacks[chain->position - 1];
       compiler = reg_registry_lookup_backend (self, chain->name, error);
     }
 
-  if (chain->position == 0 && chain->name != NULL)
-    chain->first_name = g_strdup (chain->name);
+  if (chain->position == 0)
+    chain->first_name = chain->name;
 
   return compiler;
 }
@@ -2666,14 +2668,17 @@ attempt_begin (Chain         *chain,
       gsize key_size;
       const guint8 *key = _reg_compile_cache_key (graph, example_inputs, options, &key_size);
 
-      attempt->hit = _reg_compile_cache_begin (self->cache, attempt->compiler, key, key_size,
-                                               by_default, wait, cancellable,
-                                               &attempt->must_settle);
-      if (attempt->hit != NULL)
-        return g_steal_pointer (&attempt);
-      /* The key outlives this thread's next one: the compile may run in
-       * another thread. */
-      attempt->key = g_bytes_new (key, key_size);
+      if (key != NULL)
+        {
+          attempt->hit = _reg_compile_cache_begin (self->cache, attempt->compiler, key, key_size,
+                                                   by_default, wait, cancellable,
+                                                   &attempt->must_settle);
+          if (attempt->hit != NULL)
+            return g_steal_pointer (&attempt);
+          /* The key outlives this thread's next one: the compile may run
+           * in another thread. */
+          attempt->key = g_bytes_new (key, key_size);
+        }
     }
 
   if (g_cancellable_set_error_if_cancelled (cancellable, error))

@@ -134,6 +134,40 @@ test_large_graph (Fixture       *f,
   assert_counters (f->registry, 1, 3, 0);
 }
 
+/* A compile whose key would be longer than the cache may hold (an option
+ * larger than REG_COMPILE_CACHE_MAX_BYTES here) is not cached, and not
+ * counted as a miss: each such compile compiles. */
+static void
+test_key_too_large (Fixture       *f,
+                    gconstpointer  data)
+{
+  gsize size = (gsize) 256 * 1024 * 1024 + 1;
+  g_autoptr(GBytes) blob = g_bytes_new_take (g_malloc0 (size), size);
+  g_autoptr(GVariant) value = g_variant_ref_sink (
+    g_variant_new_from_bytes (G_VARIANT_TYPE_BYTESTRING, blob, TRUE));
+  g_autoptr(RegCompiledFn) first = NULL;
+  g_autoptr(RegCompiledFn) again = NULL;
+  g_autoptr(RegCompiledFn) small = NULL;
+  GVariantDict dict;
+
+  g_variant_dict_init (&dict, NULL);
+  g_variant_dict_insert_value (&dict, "blob", value);
+  first = compile_ok (f->registry, "shared", neg_text, f->inputs, g_variant_dict_end (&dict));
+  g_variant_dict_init (&dict, NULL);
+  g_variant_dict_insert_value (&dict, "blob", value);
+  again = compile_ok (f->registry, "shared", neg_text, f->inputs, g_variant_dict_end (&dict));
+
+  g_assert_true (first != again);
+  g_assert_cmpint (test_backend_get_compiles (f->shared), ==, 2);
+  assert_counters (f->registry, 0, 0, 0);
+
+  /* The cache still works after it. */
+  small = compile_ok (f->registry, "shared", neg_text, f->inputs, NULL);
+  g_clear_object (&small);
+  small = compile_ok (f->registry, "shared", neg_text, f->inputs, NULL);
+  assert_counters (f->registry, 1, 1, 0);
+}
+
 /* The key is the canonical text form: a graph built node by node equals
  * the one parsed from its text, and only what the text shows counts. */
 static void
@@ -663,6 +697,7 @@ main (int   argc,
   ADD ("/compile-cache/equal-graph", test_equal_graph);
   ADD ("/compile-cache/canonical-form", test_canonical_form);
   ADD ("/compile-cache/large-graph", test_large_graph);
+  ADD ("/compile-cache/key-too-large", test_key_too_large);
   ADD ("/compile-cache/nan-payloads", test_nan_payloads);
   ADD ("/compile-cache/options", test_options);
   ADD ("/compile-cache/shapes", test_shapes);
