@@ -92,7 +92,8 @@
  * [property@Reg.Registry:compile-cache-size] functions (0 disables it;
  * `REG_COMPILE_CACHE_SIZE` sets it from the environment) and at most
  * 256 MiB of estimated memory (the bytes of every node's value in the
- * compiled graphs), evicting the least recently used.  It drops a
+ * compiled graphs), evicting the least recently used; a compile whose
+ * graph and options alone would pass that is not cached.  It drops a
  * backend's functions when the backend is unregistered, everything on a
  * rescan, and the default backend's compiles when the default changes.
  * [method@Reg.Registry.get_compile_cache_counters] counts its hits, misses
