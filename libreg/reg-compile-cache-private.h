@@ -44,17 +44,18 @@ gsize            _reg_compile_cache_cost             (RegGraph         *graph,
                                                       const RegShape   *shapes,
                                                       gsize             key_size);
 
-/* Starts a compile of @key (@key_size bytes) by @compiler.  A hit returns the cached
- * function (a new reference).  A miss returns NULL: the caller compiles
- * and then calls _reg_compile_cache_settle() with the result, which it
- * must do whenever *@must_settle is TRUE (also when the compile failed).
- * While one caller compiles a key, the other callers of that key wait for
- * it when @wait is TRUE (never pass TRUE from a thread the compile needs:
- * see _reg_binding_is_thread_bound()); they compile themselves if it
- * fails.  A wait ends early, as a miss that needs no settling, when
- * @cancellable is cancelled.  With the cache disabled (0 entries) every call is a miss that
- * needs no settling.  @by_default marks compiles of the default backend,
- * which _reg_compile_cache_drop_default() drops. */
+/* Starts a compile of @key (@key_size bytes) by @compiler.  A hit
+ * returns the cached function (a new reference).  A miss returns NULL:
+ * the caller compiles and then calls _reg_compile_cache_settle() with the
+ * result, which it must do whenever *@must_settle is TRUE (also when the
+ * compile failed).  While one caller compiles a key, the other callers of
+ * that key wait for it when @wait is TRUE (never pass TRUE from a thread
+ * the compile needs: see _reg_binding_is_thread_bound()); they compile
+ * themselves if it fails.  A wait ends early, as a miss that needs no
+ * settling, when @cancellable is cancelled.  With the cache disabled (0
+ * entries) every call is a miss that needs no settling.  @by_default
+ * marks compiles of the default backend, which
+ * _reg_compile_cache_drop_default() drops. */
 RegCompiledFn   *_reg_compile_cache_begin            (RegCompileCache  *cache,
                                                       RegCompiler      *compiler,
                                                       const guint8     *key,

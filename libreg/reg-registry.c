@@ -2696,7 +2696,8 @@ attempt_begin (Chain         *chain,
       return NULL;
     }
   if (attempt->key != NULL)
-    attempt->cost = _reg_compile_cache_cost (graph, attempt->shapes, g_bytes_get_size (attempt->key));
+    attempt->cost = _reg_compile_cache_cost (graph, attempt->shapes,
+                                             g_bytes_get_size (attempt->key));
 
   return g_steal_pointer (&attempt);
 }
@@ -3379,8 +3380,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (Source, source_free)
  * %G_IO_ERROR_NOT_SUPPORTED for a backend registered at run time (there is
  * no module to check), %G_IO_ERROR_INVALID_ARGUMENT for bad @options,
  * %G_IO_ERROR_CANCELLED, the error of starting the checker (in the
- * %G_SPAWN_ERROR domain), or that of writing the store.  Blocks the calling thread for as long as the check
- * takes.  This function is thread-safe.
+ * %G_SPAWN_ERROR domain), or that of writing the store.  Blocks the
+ * calling thread for as long as the check takes.  This function is
+ * thread-safe.
  *
  * Returns: (transfer full): the verdict, or %NULL with @error set
  */

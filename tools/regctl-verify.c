@@ -217,6 +217,7 @@ regctl_verify (const RegctlCommand  *command,
       Checked c = { g_strdup (names[i]), NULL };
 
       c.verdict = reg_registry_verify_backend (registry, names[i], options_value, NULL, &error);
+      g_array_append_val (checked, c);
       if (c.verdict == NULL)
         {
           /* A checker that cannot be started cannot check the others
@@ -226,16 +227,12 @@ regctl_verify (const RegctlCommand  *command,
           regctl_print_error (error);
           g_clear_error (&error);
           failed = TRUE;
-          g_array_append_val (checked, c);
           if (no_checker)
             break;
-          continue;
         }
-      if (reg_verdict_get_kind (c.verdict) != REG_VERDICT_KIND_OK &&
-          reg_verdict_get_kind (c.verdict) != REG_VERDICT_KIND_UNSUPPORTED)
+      else if (reg_verdict_get_kind (c.verdict) != REG_VERDICT_KIND_OK &&
+               reg_verdict_get_kind (c.verdict) != REG_VERDICT_KIND_UNSUPPORTED)
         failed = TRUE;
-
-      g_array_append_val (checked, c);
     }
 
   if (json)
