@@ -13,12 +13,10 @@
  *  - the same with 2 threads, on one name and on distinct names: total
  *    throughput and its ratio to one thread's;
  *  - discovery of 100, 1,000 and 10,000 generated manifests, each in a
- *    fresh process (this program run again with --child), without and with
- *    the discovery cache, beside the floors: g_key_file_load_from_file() on
- *    each manifest in a loop, and on one key file holding them all, and
- *    the listing of the directory with a stat() of each manifest (the
- *    cache's floor); the peak RSS of that process and the heap bytes per
- *    declared backend;
+ *    fresh process (this program run again with --child), beside the
+ *    floors: g_key_file_load_from_file() on each manifest in a loop, and
+ *    on one key file holding them all; the peak RSS of that process and
+ *    the heap bytes per declared backend;
  *  - list_backends() with 1,000 and 10,000 names;
  *  - the first lookup of a module backend (eager, inductor), each in a fresh
  *    process: without module checks, with the quarantine (the default),
@@ -666,7 +664,6 @@ typedef struct
   gint64 heap_bytes;
   gint64 peak_rss_kb;
   guint  n_backends;
-  gboolean cache_ignored;
 } ChildResult;
 
 /* Runs this program with --child MODE DIR N in a fresh process; best time
@@ -685,8 +682,6 @@ run_child (const char  *mode,
 
   env = g_environ_setenv (env, "REG_BACKEND_PATH", "", TRUE);
   env = g_environ_setenv (env, "REG_BACKEND_SYSTEM_DIR", "", TRUE);
-  /* Discovery says in a debug message why it ignores a cache. */
-  env = g_environ_setenv (env, "G_MESSAGES_DEBUG", "Reg", TRUE);
 
   memset (result, 0, sizeof *result);
   result->ns = G_MAXINT64;
@@ -707,51 +702,19 @@ run_child (const char  *mode,
           g_printerr ("registry: child %s failed: %s\n%s", mode, error->message, err != NULL ? err : "");
           return FALSE;
         }
-      /* Debug messages go to stdout, before the figures. */
-      line = g_str_has_prefix (out, "ns=") ? out : strstr (out, "\nns=");
-      if (line == NULL ||
-          sscanf (line + (line[0] == '\n'), "ns=%" G_GINT64_FORMAT " heap=%" G_GINT64_FORMAT
+      line = out;
+      if (sscanf (line, "ns=%" G_GINT64_FORMAT " heap=%" G_GINT64_FORMAT
                   " hwm=%" G_GINT64_FORMAT " backends=%u",
                   &one.ns, &one.heap_bytes, &one.peak_rss_kb, &one.n_backends) != 4)
         {
           g_printerr ("registry: child %s printed: %s\n", mode, out);
           return FALSE;
         }
-      one.cache_ignored = (strstr (out, "discovery cache") != NULL && strstr (out, "not used") != NULL) ||
-                          (strstr (err, "discovery cache") != NULL && strstr (err, "not used") != NULL);
-
       if (one.ns < result->ns)
         *result = one;
-      result->cache_ignored |= one.cache_ignored;
     }
 
   return TRUE;
-}
-
-/* stat() of every name of @names, relative to @dir_fd, by the threads
- * that run this, taking names from a shared counter. */
-typedef struct
-{
-  GPtrArray *names;
-  int        dir_fd;
-  gint       next;  /* atomic */
-} StatWork;
-
-static gpointer
-stat_work_run (gpointer data)
-{
-  StatWork *work = data;
-  guint i;
-
-  while ((i = (guint) g_atomic_int_add (&work->next, 1)) < work->names->len)
-    {
-      struct stat st;
-
-      if (fstatat (work->dir_fd, g_ptr_array_index (work->names, i), &st, 0) != 0)
-        g_error ("stat %s: %s", (char *) g_ptr_array_index (work->names, i), g_strerror (errno));
-    }
-
-  return NULL;
 }
 
 /* In the fresh process: one discovery of @dir (@n manifests), by @mode:
@@ -760,11 +723,6 @@ stat_work_run (gpointer data)
  *   keyfile-loop   list @dir, g_key_file_load_from_file() each manifest
  *   one-keyfile    g_key_file_load_from_file() of @dir itself, a key file
  *                  holding all the manifests
- *   list-stat      list @dir, then stat() every manifest (`*.backend`)
- *                  in it, on 2 threads from 2,048 manifests on as
- *                  discovery does: the least that the cache's freshness
- *                  rule (every manifest unchanged, none added or removed)
- *                  lets a cached discovery do
  * Prints the time, the heap it left allocated, the peak RSS and the number
  * of backends found. */
 static int
@@ -815,31 +773,6 @@ child_main (const char *mode,
           }
       end = now_ns ();
       heap_after = heap_in_use ();
-    }
-  else if (g_str_equal (mode, "list-stat"))
-    {
-      g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-      StatWork work = { names, -1, 0 };
-      struct dirent *entry;
-      GThread *helper;
-      DIR *dir_stream;
-
-      start = now_ns ();
-      dir_stream = opendir (dir);
-      if (dir_stream == NULL)
-        return 1;
-      while ((entry = readdir (dir_stream)) != NULL)
-        if (g_str_has_suffix (entry->d_name, ".backend"))
-          g_ptr_array_add (names, g_strdup (entry->d_name));
-      work.dir_fd = dirfd (dir_stream);
-      helper = n >= 2048 ? g_thread_new ("stat", stat_work_run, &work) : NULL;
-      stat_work_run (&work);
-      if (helper != NULL)
-        g_thread_join (helper);
-      closedir (dir_stream);
-      end = now_ns ();
-      heap_after = heap_in_use ();
-      n_backends = names->len;
     }
   else if (g_str_equal (mode, "one-keyfile"))
     {
@@ -892,58 +825,41 @@ bench_discovery (void)
     g_error ("%s", error->message);
 
   g_print ("\nDiscovery of generated manifests (1 backend each, each with a module file),\n"
-           "each run in a fresh process, best of %u: milliseconds.  \"list + stat\" lists the\n"
-           "directory and stats every manifest in it (on 2 threads from 2,048 manifests, as\n"
-           "discovery does): the least a cached discovery can do under the freshness rule\n"
-           "(every manifest unchanged, none added or removed)\n\n", reps);
-  g_print ("%9s %9s %9s %9s %9s %9s %9s %7s %9s %7s\n",
-           "manifests", "keyfile", "one", "list +", "registry", "registry", "no cache", "bound",
-           "cache /", "bound");
-  g_print ("%9s %9s %9s %9s %9s %9s %9s %7s %9s %7s\n",
-           "", "loop", "keyfile", "stat", "no cache", "cache", "/ loop", "<=1.5x", "list+stat",
-           "<=1.2x");
+           "each run in a fresh process, best of %u: milliseconds\n\n", reps);
+  g_print ("%9s %9s %9s %9s %9s %7s\n",
+           "manifests", "keyfile", "one", "registry", "registry", "bound");
+  g_print ("%9s %9s %9s %9s %9s %7s\n",
+           "", "loop", "keyfile", "", "/ loop", "<=1.2x");
 
   for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
     {
       g_autofree char *dir = g_strdup_printf ("%s/dir-%u", root, sizes[s]);
       g_autofree char *all = g_strdup_printf ("%s/all-%u.keyfile", root, sizes[s]);
-      ChildResult loop, one, listing, plain, cached;
-      double r_plain, r_cached;
+      ChildResult loop, one, discovered;
+      double ratio;
 
       generate_manifests (dir, sizes[s], all);
 
       if (!run_child ("keyfile-loop", dir, sizes[s], reps, &loop) ||
           !run_child ("one-keyfile", all, sizes[s], reps, &one) ||
-          !run_child ("list-stat", dir, sizes[s], reps, &listing) ||
-          !run_child ("registry", dir, sizes[s], reps, &plain))
+          !run_child ("registry", dir, sizes[s], reps, &discovered))
         continue;
 
-      if (!reg_backend_cache_write (dir, &error))
-        g_error ("%s", error->message);
-      if (!run_child ("registry", dir, sizes[s], reps, &cached))
-        continue;
-
-      r_plain = (double) plain.ns / loop.ns;
-      r_cached = (double) cached.ns / listing.ns;
-      g_print ("%9u %9.2f %9.2f %9.2f %9.2f %9.2f %8.2fx %7s %8.2fx %7s%s\n",
-               sizes[s], loop.ns / 1e6, one.ns / 1e6, listing.ns / 1e6, plain.ns / 1e6,
-               cached.ns / 1e6, r_plain, verdict (r_plain <= 1.5), r_cached, verdict (r_cached <= 1.2),
-               cached.cache_ignored ? "  (cache NOT used!)" : "");
+      ratio = (double) discovered.ns / loop.ns;
+      g_print ("%9u %9.2f %9.2f %9.2f %8.2fx %7s\n",
+               sizes[s], loop.ns / 1e6, one.ns / 1e6, discovered.ns / 1e6,
+               ratio, verdict (ratio <= 1.2));
 
       if (s == G_N_ELEMENTS (sizes) - 1)
         {
-          double per_plain = (double) plain.heap_bytes / plain.n_backends;
-          double per_cached = (double) cached.heap_bytes / cached.n_backends;
+          double per_backend = (double) discovered.heap_bytes / discovered.n_backends;
 
           g_print ("\nMemory after discovering %u manifests (%u backends), in the same processes:\n",
-                   sizes[s], plain.n_backends);
+                   sizes[s], discovered.n_backends);
           g_print ("  %-22s %12s %14s %14s\n", "", "peak RSS", "heap kept", "bytes/backend");
-          g_print ("  %-22s %9" G_GINT64_FORMAT " kB %11.0f kB %14.0f   bound <=512 %s\n",
-                   "registry, no cache", plain.peak_rss_kb, plain.heap_bytes / 1024.0,
-                   per_plain, verdict (per_plain <= 512));
-          g_print ("  %-22s %9" G_GINT64_FORMAT " kB %11.0f kB %14.0f   bound <=512 %s\n",
-                   "registry, cache", cached.peak_rss_kb, cached.heap_bytes / 1024.0,
-                   per_cached, verdict (per_cached <= 512));
+          g_print ("  %-22s %9" G_GINT64_FORMAT " kB %11.0f kB %14.0f   bound <=400 %s\n",
+                   "registry", discovered.peak_rss_kb, discovered.heap_bytes / 1024.0,
+                   per_backend, verdict (per_backend <= 400));
           g_print ("  %-22s %9" G_GINT64_FORMAT " kB %11.0f kB %14.0f\n",
                    "one key file (floor)", one.peak_rss_kb, one.heap_bytes / 1024.0,
                    (double) one.heap_bytes / sizes[s]);

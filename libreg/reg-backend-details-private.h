@@ -23,8 +23,8 @@ G_BEGIN_DECLS
 /* The compiler flags a manifest can declare (Shareable=). */
 #define REG_BACKEND_MANIFEST_FLAGS REG_COMPILER_FLAGS_SHAREABLE
 
-/* Immutable once made, shared by the manifest that read it, the registry's
- * backend and the cache writer.  A backend whose manifest says none of it
+/* Immutable once made, shared by the manifest that read it and the registry's
+ * backend.  A backend whose manifest says none of it
  * has no details at all (NULL), the common case. */
 typedef struct
 {
@@ -57,15 +57,6 @@ gboolean           _reg_backend_details_check_groups (const char * const *groups
                                                       const char * const *backends,
                                                       RegBackendDetails * const *details,
                                                       guint               n,
-                                                      GError            **error);
-
-/* The discovery cache's form of @details: a GVariant of
- * REG_BACKEND_DETAILS_TYPE, read back by _reg_backend_details_from_variant()
- * with every check the manifest reader makes. */
-#define REG_BACKEND_DETAILS_TYPE "(msmasmsmsma(ssmvmsmvmvmas)u)"
-
-GVariant          *_reg_backend_details_to_variant   (RegBackendDetails  *details);
-RegBackendDetails *_reg_backend_details_from_variant (GVariant           *variant,
                                                       GError            **error);
 
 /* Both nullable. */

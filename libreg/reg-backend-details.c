@@ -27,9 +27,8 @@
  *   Choices=fast;small       optional, strings and string lists only
  *   Description=...          optional, one line
  *
- * Everything goes through the checks of _reg_option_new_full() and of
- * check_text() below, from a manifest and from the discovery cache alike,
- * so a cache can only ever hold what a manifest could declare.
+ * Every value goes through the checks of _reg_option_new_full() and of
+ * check_text() below.
  */
 
 #include <string.h>
@@ -69,7 +68,7 @@ _reg_backend_details_unref (RegBackendDetails *details)
 
 /* @value, the value of @key, is at most @max_len bytes of visible text:
  * no control, format or line-separating character (the whole manifest is
- * UTF-8 already; a cache's strings are too). */
+ * UTF-8 already). */
 static gboolean
 check_text (const char  *value,
             const char  *key,
@@ -500,125 +499,6 @@ _reg_backend_details_check_groups (const char * const       *groups,
     }
 
   return TRUE;
-}
-
-/* The cache form */
-
-static GVariant *
-maybe_string (const char *string)
-{
-  return g_variant_new_maybe (G_VARIANT_TYPE_STRING,
-                              string != NULL ? g_variant_new_string (string) : NULL);
-}
-
-static GVariant *
-maybe_variant (GVariant *value)
-{
-  return g_variant_new_maybe (G_VARIANT_TYPE_VARIANT,
-                              value != NULL ? g_variant_new_variant (value) : NULL);
-}
-
-GVariant *
-_reg_backend_details_to_variant (RegBackendDetails *details)
-{
-  GVariantBuilder options;
-  GVariant *options_value = NULL;
-
-  if (details->options != NULL)
-    {
-      guint n = g_list_model_get_n_items (details->options);
-
-      g_variant_builder_init (&options, G_VARIANT_TYPE ("a(ssmvmsmvmvmas)"));
-      for (guint i = 0; i < n; i++)
-        {
-          g_autoptr(RegOption) option = g_list_model_get_item (details->options, i);
-          const char * const *choices = reg_option_get_choices (option);
-
-          g_variant_builder_add (&options, "(ss@mv@ms@mv@mv@mas)",
-                                 reg_option_get_name (option),
-                                 reg_option_get_type_string (option),
-                                 maybe_variant (reg_option_get_default_value (option)),
-                                 maybe_string (reg_option_get_description (option)),
-                                 maybe_variant (reg_option_get_minimum (option)),
-                                 maybe_variant (reg_option_get_maximum (option)),
-                                 g_variant_new_maybe (G_VARIANT_TYPE_STRING_ARRAY,
-                                                      choices != NULL ? g_variant_new_strv (choices, -1) : NULL));
-        }
-      options_value = g_variant_builder_end (&options);
-    }
-
-  return g_variant_new ("(@ms@mas@ms@ms@ma(ssmvmsmvmvmas)u)",
-                        maybe_string (details->version),
-                        g_variant_new_maybe (G_VARIANT_TYPE_STRING_ARRAY,
-                                             details->authors != NULL
-                                               ? g_variant_new_strv ((const char * const *) details->authors, -1)
-                                               : NULL),
-                        maybe_string (details->website),
-                        maybe_string (details->license),
-                        g_variant_new_maybe (G_VARIANT_TYPE ("a(ssmvmsmvmvmas)"), options_value),
-                        (guint32) details->compiler_flags);
-}
-
-RegBackendDetails *
-_reg_backend_details_from_variant (GVariant  *variant,
-                                   GError   **error)
-{
-  g_autofree char *version = NULL;
-  g_auto(GStrv) authors = NULL;
-  g_autofree char *website = NULL;
-  g_autofree char *license = NULL;
-  g_autoptr(GVariantIter) options_iter = NULL;
-  g_autoptr(GPtrArray) options = NULL;
-  RegBackendDetails *details = NULL;
-  guint32 compiler_flags;
-
-  g_return_val_if_fail (g_variant_is_of_type (variant, G_VARIANT_TYPE (REG_BACKEND_DETAILS_TYPE)), NULL);
-
-  g_variant_get (variant, "(msm^asmsmsma(ssmvmsmvmvmas)u)",
-                 &version, &authors, &website, &license, &options_iter, &compiler_flags);
-
-  if (options_iter != NULL)
-    {
-      const char *name, *type_string;
-      GVariant *default_value, *minimum, *maximum;
-      char *description;
-      char **choices;
-
-      options = g_ptr_array_new_with_free_func (g_object_unref);
-      while (g_variant_iter_next (options_iter, "(&s&smvmsmvmvm^as)", &name, &type_string,
-                                  &default_value, &description, &minimum, &maximum, &choices))
-        {
-          g_autoptr(GVariant) owned_default = default_value;
-          g_autoptr(GVariant) owned_minimum = minimum;
-          g_autoptr(GVariant) owned_maximum = maximum;
-          g_autofree char *owned_description = description;
-          g_auto(GStrv) owned_choices = choices;
-          RegOption *option;
-
-          if (options->len >= REG_OPTION_MAX_OPTIONS)
-            {
-              g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
-                           "more than %d options", REG_OPTION_MAX_OPTIONS);
-              return NULL;
-            }
-          option = _reg_option_new_full (name, type_string, default_value, description,
-                                         minimum, maximum, (const char * const *) choices, error);
-          if (option == NULL)
-            return NULL;
-          g_ptr_array_add (options, option);
-        }
-    }
-
-  if (!details_new (g_steal_pointer (&version), g_steal_pointer (&authors),
-                    g_steal_pointer (&website), g_steal_pointer (&license),
-                    options, compiler_flags, &details, error))
-    return NULL;
-
-  if (details == NULL)
-    g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
-                 "details that say nothing");
-
-  return details;
 }
 
 static gboolean

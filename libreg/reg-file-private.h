@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Every file libreg and regctl read (manifests, discovery caches, graph
+ * Every file libreg and regctl read (manifests, verdict stores, graph
  * files) is read through here: copied into memory by read(), never mapped
  * (a mapped file that another process truncates kills the reader with
  * SIGBUS), bounded in size, refused unread when it is not a regular file

@@ -44,7 +44,7 @@ _reg_file_stamp_from_stat (const struct stat *st,
   stamp->mtime_ns = (gint64) st->st_mtim.tv_sec * NS_PER_SECOND + st->st_mtim.tv_nsec;
   stamp->ctime_ns = (gint64) st->st_ctim.tv_sec * NS_PER_SECOND + st->st_ctim.tv_nsec;
 #else
-  /* Whole seconds: a coarse clock, which the cache's writer allows for. */
+  /* Whole seconds: a coarse clock. */
   stamp->mtime_ns = (gint64) st->st_mtime * NS_PER_SECOND;
   stamp->ctime_ns = (gint64) st->st_ctime * NS_PER_SECOND;
 #endif

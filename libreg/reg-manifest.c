@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "reg-file-private.h"
-#include "reg-manifest-cache-private.h"
 #include "reg-manifest-private.h"
 #include "reg-message-private.h"
 #include "reg-module.h"
@@ -465,13 +464,6 @@ _reg_manifest_scan_dir (const char *dir,
   g_autoptr(GError) error = NULL;
   g_autoptr(GDir) gdir = NULL;
   const char *name;
-
-  /* A fresh discovery cache (reg-manifest-cache.c) holds exactly what
-   * reading the manifests would give; anything else about it, and the
-   * manifests are read. */
-  manifests = _reg_manifest_cache_load (dir);
-  if (manifests != NULL)
-    return manifests;
 
   manifests = g_ptr_array_new_with_free_func ((GDestroyNotify) _reg_manifest_free);
   names = g_ptr_array_new_with_free_func (g_free);

@@ -18,8 +18,8 @@ G_BEGIN_DECLS
 #define REG_OPTION_MAX_CHOICES     256
 #define REG_OPTION_MAX_DESCRIPTION 1024
 
-/* The one validating constructor: every public constructor, the manifest
- * reader and the discovery cache make options through it.  Takes floating
+/* The one validating constructor: every public constructor and the
+ * manifest reader make options through it.  Takes floating
  * references of the variants (sunk even on failure). */
 RegOption  *_reg_option_new_full           (const char          *name,
                                             const char          *type_string,

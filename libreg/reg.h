@@ -22,5 +22,4 @@
 # include "reg-close-matches.h"
 # include "reg-registry.h"
 # include "reg-backend-list.h"
-# include "reg-backend-cache.h"
 #undef REG_INSIDE

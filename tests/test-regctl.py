@@ -666,11 +666,6 @@ class TestOutputSafety(RegctlTestCase):
         self.assertEqual(invisible_characters(result.stdout), [])
         self.assertIn(shown(os.path.realpath(d)), result.stdout)
 
-        result = regctl('cache', d, env=env)
-        self.assertExit(result, 0)
-        self.assertEqual(invisible_characters(result.stdout + result.stderr), [])
-        self.assertEqual(result.stdout, 'Wrote %s\n' % shown(os.path.join(d, 'backends.cache')))
-
 
 class TestOutputErrors(RegctlTestCase):
     """Every command checks that its output was written; a closed pipe
@@ -1566,160 +1561,34 @@ class TestPaths(RegctlTestCase):
 
 
 
-class TestCache(RegctlTestCase):
-    """regctl cache: the discovery cache of module directories."""
+class TestNoDiscoveryCache(RegctlTestCase):
+    """Discovery reads the manifests themselves: there is no `regctl cache`,
+    and a `backends.cache` file an older libreg left in a directory is
+    ignored."""
 
     ENV = {'REG_BACKEND_PATH': '', 'REG_BACKEND_SYSTEM_DIR': ''}
 
-    def make_modules(self, name='mods'):
-        d = self.mkdir(name)
-        write_manifest(d, 'one.backend', 'libone.so',
-                       [('c_one', ['gpu'], 'First'), ('c_two', ['debug'], None)])
-        write_manifest(d, 'two.backend', 'libtwo.so', [('c_three', [], 'Third')])
-        with open(os.path.join(d, 'libone.so'), 'w') as f:
-            f.write('not a module')
-        return d
-
-    def listing(self, d, extra_env=None):
-        env = dict(self.ENV)
-        env.update(extra_env or {})
-        result = regctl('list', '--all', '--json', '-A', d, env=env)
+    def listing(self, d):
+        result = regctl('list', '--all', '--json', '-A', d, env=self.ENV)
         self.assertExit(result, 0)
+        self.assertEqual(result.stderr, '')
         return json.loads(result.stdout)
 
-    def rejection(self, d):
-        """The debug message saying why discovery ignored @d's cache, or
-        None.  (GLib 2.74 prints debug messages on stdout.)"""
-        env = dict(self.ENV, G_MESSAGES_DEBUG='Reg')
-        result = regctl('list', '--all', '-A', d, env=env)
-        self.assertExit(result, 0)
-        for line in (result.stdout + result.stderr).splitlines():
-            if 'discovery cache' in line and 'not used' in line:
-                return line
-        return None
+    def test_no_cache_command(self):
+        self.assertUsageError(regctl('cache'), message="unknown command 'cache'")
+        self.assertNotRegex(regctl('--help').stdout, r'(?m)^  cache\s')
 
-    def test_help_and_man_page(self):
-        result = regctl('--help')
-        self.assertRegex(result.stdout, r'(?m)^  cache\s+\S')
-        result = regctl('cache', '--help')
-        self.assertExit(result, 0)
-        self.assertIn('regctl cache', result.stdout)
-        self.assertIn('--add-path', result.stdout)
-        self.assertEqual(regctl('help', 'cache').stdout, result.stdout)
-        with open(MAN_PAGE, encoding='utf-8') as f:
-            man = f.read()
-        self.assertRegex(man, r'\.SS "cache')
-        self.assertIn('backends.cache', man)
-
-    def test_unknown_option(self):
-        self.assertUsageError(regctl('cache', '--frobnicate'), 'cache', 'Unknown option --frobnicate')
-
-    def test_writes_cache_that_is_used(self):
-        d = self.make_modules()
+    def test_leftover_cache_file_is_ignored(self):
+        d = self.mkdir('mods')
+        write_manifest(d, 'one.backend', 'libone.so', [('c_one', ['gpu'], 'First')])
         before = self.listing(d)
-        self.assertEqual([b['name'] for b in before], ['c_one', 'c_three', 'c_two'])
-
-        result = regctl('cache', d, env=self.ENV)
-        self.assertExit(result, 0)
-        self.assertEqual(result.stdout, 'Wrote %s\n' % os.path.join(d, 'backends.cache'))
-        self.assertEqual(result.stderr, '')
-        with open(os.path.join(d, 'backends.cache'), 'rb') as f:
-            self.assertEqual(f.read(8), b'RegBkCch')
-
-        self.assertIsNone(self.rejection(d))
+        self.assertEqual([b['name'] for b in before], ['c_one'])
+        # What an older libreg wrote, and what it could have declared.
+        with open(os.path.join(d, 'backends.cache'), 'wb') as f:
+            f.write(b'RegBkCch' + b'\0' * 56 + b'[Backend c_ghost]\n')
         self.assertEqual(self.listing(d), before)
-
-    def test_stale_cache_is_ignored(self):
-        d = self.make_modules()
-        self.assertExit(regctl('cache', d, env=self.ENV), 0)
-        write_manifest(d, 'three.backend', 'libthree.so', [('c_four', [], 'Fourth')])
-        self.assertIn('three.backend is not in the cache', self.rejection(d))
-        self.assertIn('c_four', [b['name'] for b in self.listing(d)])
-
-        self.assertExit(regctl('cache', d, env=self.ENV), 0)
-        self.assertIsNone(self.rejection(d))
-        os.unlink(os.path.join(d, 'one.backend'))
-        self.assertIn('one.backend was removed', self.rejection(d))
-        self.assertEqual([b['name'] for b in self.listing(d)], ['c_four', 'c_three'])
-
-    def test_damaged_cache_is_ignored(self):
-        d = self.make_modules()
-        before = self.listing(d)
-        self.assertExit(regctl('cache', d, env=self.ENV), 0)
-        path = os.path.join(d, 'backends.cache')
-        with open(path, 'rb') as f:
-            data = bytearray(f.read())
-        data[len(data) // 2] ^= 0xff
-        with open(path, 'wb') as f:
-            f.write(data)
-        self.assertIn('checksum', self.rejection(d))
-        self.assertEqual(self.listing(d), before)
-        with open(path, 'wb') as f:
-            f.write(data[:20])
-        self.assertIn('shorter than a cache header', self.rejection(d))
-        self.assertEqual(self.listing(d), before)
-
-    def test_several_directories(self):
-        a = self.make_modules('a')
-        b = self.make_modules('b')
-        result = regctl('cache', a, b, env=self.ENV)
-        self.assertExit(result, 0)
-        self.assertEqual(result.stdout.splitlines(),
-                         ['Wrote %s' % os.path.join(a, 'backends.cache'),
-                          'Wrote %s' % os.path.join(b, 'backends.cache')])
-
-    def test_default_is_the_search_path(self):
-        a = self.make_modules('a')
-        b = self.make_modules('b')
-        added = self.make_modules('added')
-        missing = os.path.join(self.tmp, 'missing')
-        env = {'REG_BACKEND_PATH': '%s:%s' % (a, missing), 'REG_BACKEND_SYSTEM_DIR': b}
-        result = regctl('cache', '--add-path', added, env=env)
-        self.assertExit(result, 0)
-        self.assertEqual(result.stdout.splitlines(), [
-            'Wrote %s' % os.path.join(os.path.realpath(added), 'backends.cache'),
-            'Wrote %s' % os.path.join(os.path.realpath(a), 'backends.cache'),
-            'Skipped %s (missing)' % os.path.realpath(missing),
-            'Wrote %s' % os.path.join(os.path.realpath(b), 'backends.cache'),
-        ])
-        for d in (a, b, added):
-            self.assertTrue(os.path.exists(os.path.join(d, 'backends.cache')))
-
-    def test_missing_directory_argument_fails(self):
-        d = self.make_modules()
-        missing = os.path.join(self.tmp, 'missing')
-        result = regctl('cache', missing, d, env=self.ENV)
-        self.assertExit(result, 1)
-        self.assertIn('regctl cache: ', result.stderr)
-        self.assertIn(missing, result.stderr)
-        # The other directory is still written.
-        self.assertEqual(result.stdout, 'Wrote %s\n' % os.path.join(d, 'backends.cache'))
-
-    def test_unwritable_directory_fails(self):
-        d = self.make_modules()
-        # A directory where the cache's name is taken by a directory: the
-        # rename fails whoever runs the test (root ignores permissions).
-        os.mkdir(os.path.join(d, 'backends.cache'))
-        result = regctl('cache', d, env=self.ENV)
-        self.assertExit(result, 1)
-        self.assertIn('regctl cache: ', result.stderr)
-        self.assertEqual(result.stdout, '')
-
-    def test_broken_manifest_is_reported_and_left_out(self):
-        d = self.make_modules()
-        with open(os.path.join(d, 'broken.backend'), 'w') as f:
-            f.write('[Reg Module]\nModule=../escape.so\nAbiVersion=2\n\n[Backend bad]\n')
-        result = regctl('cache', d, env=self.ENV)
-        self.assertExit(result, 0)
-        self.assertIn('broken.backend skipped', result.stderr)
-        self.assertIn('Wrote ', result.stdout)
-        # The cache is not used while the broken manifest is there ...
-        self.assertIn('broken.backend is not in the cache', self.rejection(d))
-        self.assertEqual([b['name'] for b in self.listing(d)], ['c_one', 'c_three', 'c_two'])
-        # ... and is once it is gone and the cache written again.
-        os.unlink(os.path.join(d, 'broken.backend'))
-        self.assertExit(regctl('cache', d, env=self.ENV), 0)
-        self.assertIsNone(self.rejection(d))
+        write_manifest(d, 'two.backend', 'libtwo.so', [('c_two', [], 'Second')])
+        self.assertEqual([b['name'] for b in self.listing(d)], ['c_one', 'c_two'])
 
 
 VERIFY_KEYS = {'name', 'verdict', 'reason', 'unsupported_ops', 'quarantined', 'time', 'module_path'}

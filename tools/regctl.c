@@ -121,20 +121,6 @@ static const char paths_description[] =
   "backend and the fallback backends, and where they come from (built in, or\n"
   "REG_DEFAULT_BACKEND and REG_FALLBACK_BACKENDS).";
 
-static const char cache_description[] =
-  "Writes the discovery cache of each DIR (default: every directory of the\n"
-  "search path, see `regctl paths`): the file backends.cache in DIR, holding\n"
-  "the declarations of DIR's manifests and the times and sizes of the\n"
-  "manifests.  Discovery then reads that one file instead of every manifest,\n"
-  "for as long as no manifest of DIR changes and none is added or removed;\n"
-  "after such a change it reads the manifests again, until the cache is\n"
-  "written anew.  Module files do not count: a lookup opens the module file\n"
-  "that is there when it loads it.\n"
-  "\n"
-  "Broken manifests are reported and left out, and the cache is not used\n"
-  "while they are there.  Without DIR, directories that do not exist are\n"
-  "skipped; a DIR that cannot be listed or written is an error (exit status 1).";
-
 static const char verify_description[] =
   "Checks each backend NAME (or, with --all, every backend a module declares)\n"
   "in a process of its own: loads its module there, makes its compiler, then\n"
@@ -172,9 +158,6 @@ static const RegctlCommand commands[] = {
   { "paths", "[--json]",
     "Show the backend search path and the manifests in it",
     paths_description, regctl_paths },
-  { "cache", "[DIR...]",
-    "Write the discovery cache of module directories",
-    cache_description, regctl_cache },
   { "verify", "[NAME...] [--all] [--json] [--timeout=SECONDS] [--system]",
     "Check backends in a process of their own; quarantine those that crash",
     verify_description, regctl_verify },

@@ -175,9 +175,6 @@ int             regctl_run                  (const RegctlCommand  *command,
 int             regctl_bench                (const RegctlCommand  *command,
                                              int                   argc,
                                              char                **argv);
-int             regctl_cache                (const RegctlCommand  *command,
-                                             int                   argc,
-                                             char                **argv);
 int             regctl_verify               (const RegctlCommand  *command,
                                              int                   argc,
                                              char                **argv);

@@ -59,8 +59,7 @@ fuzz_check_details (const char        *backend,
     }
 }
 
-/* A manifest read from the directory @dir, by the manifest reader or from
- * a discovery cache, declares backends that follow the rules a registry
+/* A manifest read from the directory @dir declares backends that follow the rules a registry
  * relies on: it is a `.backend` file of @dir, its module a bare file name
  * in @dir, and its backends (at least one) have valid names, each once,
  * normalized tags and UTF-8 descriptions. */
