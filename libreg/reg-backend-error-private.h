@@ -7,7 +7,7 @@
 
 #include <glib-object.h>
 
-#include "reg-compiler.h"
+#include "reg-error.h"
 
 G_BEGIN_DECLS
 

@@ -7,9 +7,8 @@
 
 #include "reg-backend-error-private.h"
 #include "reg-binding-private.h"
-#include "reg-graph.h"
+#include "reg-error.h"
 #include "reg-message-private.h"
-#include "reg-tensor.h"
 
 /* A backend's message is cut after this many bytes: enough for any
  * message meant to be read. */

@@ -180,15 +180,6 @@
  * Returns: (transfer full) (nullable): the options, or %NULL for no schema
  */
 
-/**
- * reg_compiler_error_quark:
- *
- * The error domain of compiling and calling; see %REG_COMPILER_ERROR.
- *
- * Returns: the quark
- */
-G_DEFINE_QUARK (reg-compiler-error-quark, reg_compiler_error)
-
 G_DEFINE_INTERFACE (RegCompiler, reg_compiler, G_TYPE_OBJECT)
 
 /* What an asynchronous compile works on. */

@@ -11,42 +11,12 @@
 
 #include <gio/gio.h>
 
+#include "reg-error.h"
 #include "reg-version-macros.h"
 #include "reg-compiled-fn.h"
 #include "reg-graph.h"
 
 G_BEGIN_DECLS
-
-/**
- * REG_COMPILER_ERROR:
- *
- * The error domain of compiling and calling.  Its codes are
- * [enum@Reg.CompilerError].
- */
-#define REG_COMPILER_ERROR (reg_compiler_error_quark ())
-
-/**
- * RegCompilerError:
- * @REG_COMPILER_ERROR_FAILED: compiling failed (also: a compiler returned
- *   nothing and said nothing)
- * @REG_COMPILER_ERROR_UNSUPPORTED_OP: the graph uses an operator the backend
- *   does not support
- * @REG_COMPILER_ERROR_BAD_INPUTS: a call's inputs differ in count or shape
- *   from the example inputs the function was compiled for
- * @REG_COMPILER_ERROR_BAD_OPTION: an option key the backend does not know,
- *   a value of the wrong type or out of its range or choices, or an option
- *   declaration (a [class@Reg.Option]) that is not valid
- * @REG_COMPILER_ERROR_RUNTIME: a call failed while running
- *
- * Errors in the %REG_COMPILER_ERROR domain.
- */
-typedef enum {
-  REG_COMPILER_ERROR_FAILED,
-  REG_COMPILER_ERROR_UNSUPPORTED_OP,
-  REG_COMPILER_ERROR_BAD_INPUTS,
-  REG_COMPILER_ERROR_BAD_OPTION,
-  REG_COMPILER_ERROR_RUNTIME,
-} RegCompilerError;
 
 /**
  * RegCompilerFlags:
@@ -109,9 +79,6 @@ struct _RegCompilerInterface
   RegCompilerFlags (*get_flags)    (RegCompiler          *self);
   GListModel    *(*dup_options)    (RegCompiler          *self);
 };
-
-REG_AVAILABLE_IN_ALL
-GQuark         reg_compiler_error_quark (void);
 
 REG_AVAILABLE_IN_ALL
 RegCompiledFn *reg_compiler_compile     (RegCompiler  *self,

@@ -96,15 +96,6 @@ struct _RegGraph
 
 G_DEFINE_FINAL_TYPE (RegGraph, reg_graph, G_TYPE_OBJECT)
 
-/**
- * reg_graph_error_quark:
- *
- * Gets the quark of the %REG_GRAPH_ERROR error domain.
- *
- * Returns: the error domain
- */
-G_DEFINE_QUARK (reg-graph-error-quark, reg_graph_error)
-
 static void
 node_clear (gpointer data)
 {

@@ -12,41 +12,10 @@
 #include <glib-object.h>
 
 #include "reg-op.h"
+#include "reg-error.h"
 #include "reg-version-macros.h"
 
 G_BEGIN_DECLS
-
-/**
- * REG_GRAPH_ERROR:
- *
- * The error domain of graph construction, parsing and shape checking.
- * Its codes are [enum@Reg.GraphError].
- */
-#define REG_GRAPH_ERROR (reg_graph_error_quark ())
-
-/**
- * RegGraphError:
- * @REG_GRAPH_ERROR_PARSE: the text is not a graph (syntax, bad name or number)
- * @REG_GRAPH_ERROR_UNKNOWN_OP: an operator libreg does not know
- * @REG_GRAPH_ERROR_ARITY: an operator called with the wrong number of arguments
- * @REG_GRAPH_ERROR_UNDEFINED: a reference to a name or node that does not exist
- * @REG_GRAPH_ERROR_REDEFINED: a name defined twice
- * @REG_GRAPH_ERROR_SHAPE: shapes that do not fit (graph against its inputs,
- *   or a tensor's data against its shape), or a shape no tensor can hold
- *   (more elements than memory can address): shapes are one concern,
- *   whether they come from a graph or a tensor
- *
- * Errors in the %REG_GRAPH_ERROR domain.  Messages from the text form start
- * with `LINE:COLUMN: `.
- */
-typedef enum {
-  REG_GRAPH_ERROR_PARSE,
-  REG_GRAPH_ERROR_UNKNOWN_OP,
-  REG_GRAPH_ERROR_ARITY,
-  REG_GRAPH_ERROR_UNDEFINED,
-  REG_GRAPH_ERROR_REDEFINED,
-  REG_GRAPH_ERROR_SHAPE,
-} RegGraphError;
 
 /**
  * RegNodeKind:
@@ -75,9 +44,6 @@ typedef enum {
 
 REG_AVAILABLE_IN_ALL
 G_DECLARE_FINAL_TYPE (RegGraph, reg_graph, REG, GRAPH, GObject)
-
-REG_AVAILABLE_IN_ALL
-GQuark         reg_graph_error_quark          (void);
 
 REG_AVAILABLE_IN_ALL
 RegGraph      *reg_graph_new                  (void);

@@ -8,7 +8,7 @@
 #include "reg-file-private.h"
 #include "reg-manifest-private.h"
 #include "reg-message-private.h"
-#include "reg-module.h"
+#include "reg-version.h"
 #include "reg-name-private.h"
 
 #define MODULE_GROUP "Reg Module"

@@ -42,7 +42,7 @@
 #include "reg-file-private.h"
 #include "reg-message-private.h"
 #include "reg-module-private.h"
-#include "reg-registry.h"
+#include "reg-error.h"
 
 /**
  * RegModule:

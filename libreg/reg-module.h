@@ -9,20 +9,13 @@
 # error "Only <reg.h> can be included directly."
 #endif
 
+#include <gmodule.h>
 #include <glib-object.h>
 
+#include "reg-version.h"
 #include "reg-version-macros.h"
 
 G_BEGIN_DECLS
-
-/**
- * REG_MODULE_ABI_VERSION:
- *
- * The module ABI this libreg speaks.  A module exports
- * `const guint32 reg_module_abi_version = REG_MODULE_ABI_VERSION;` and its
- * manifest says `AbiVersion=2`.
- */
-#define REG_MODULE_ABI_VERSION 2
 
 #define REG_TYPE_MODULE (reg_module_get_type ())
 
@@ -35,5 +28,14 @@ void         reg_module_add_backend (RegModule  *module,
                                      GType       type);
 REG_AVAILABLE_IN_ALL
 const char  *reg_module_get_path    (RegModule  *module);
+
+/* The entry points a module defines and exports (see RegModule): declared
+ * here so that a module's definitions have their prototypes.  Not part of
+ * libreg itself, so not introspected. */
+#ifndef __GI_SCANNER__
+G_MODULE_EXPORT extern const guint32 reg_module_abi_version;
+G_MODULE_EXPORT void reg_module_load   (RegModule *module);
+G_MODULE_EXPORT void reg_module_unload (RegModule *module);
+#endif
 
 G_END_DECLS

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "reg-name-private.h"
-#include "reg-registry.h"
+#include "reg-error.h"
 
 #define NAME_MAX_BYTES 255
 

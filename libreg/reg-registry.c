@@ -206,15 +206,6 @@ static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE (RegRegistry, reg_registry, G_TYPE_OBJECT)
 
-/**
- * reg_registry_error_quark:
- *
- * The error domain of the registry; see %REG_REGISTRY_ERROR.
- *
- * Returns: the quark
- */
-G_DEFINE_QUARK (reg-registry-error-quark, reg_registry_error)
-
 /* A backend named @name with copies of @tags (already normalized) and
  * @description, in one block; the rest of its fields are zero. */
 static Backend *

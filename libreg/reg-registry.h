@@ -11,6 +11,7 @@
 
 #include <gio/gio.h>
 
+#include "reg-error.h"
 #include "reg-version-macros.h"
 #include "reg-backend-info.h"
 #include "reg-compiled-fn.h"
@@ -42,30 +43,6 @@ G_BEGIN_DECLS
  * [method@Reg.Registry.list_backends].
  */
 #define REG_TAG_EXPERIMENTAL "experimental"
-
-/**
- * REG_REGISTRY_ERROR:
- *
- * The error domain of the registry.  Its codes are [enum@Reg.RegistryError].
- */
-#define REG_REGISTRY_ERROR (reg_registry_error_quark ())
-
-/**
- * RegRegistryError:
- * @REG_REGISTRY_ERROR_INVALID_BACKEND: no backend has that name
- * @REG_REGISTRY_ERROR_DUPLICATE_NAME: a backend of that name is registered already
- * @REG_REGISTRY_ERROR_INVALID_NAME: a name or tag breaks the naming rules
- * @REG_REGISTRY_ERROR_LOAD_FAILED: the module declaring the backend could not
- *   provide it
- *
- * Errors in the %REG_REGISTRY_ERROR domain.
- */
-typedef enum {
-  REG_REGISTRY_ERROR_INVALID_BACKEND,
-  REG_REGISTRY_ERROR_DUPLICATE_NAME,
-  REG_REGISTRY_ERROR_INVALID_NAME,
-  REG_REGISTRY_ERROR_LOAD_FAILED,
-} RegRegistryError;
 
 /**
  * RegModuleChecks:
@@ -119,9 +96,6 @@ typedef enum {
 
 REG_AVAILABLE_IN_ALL
 G_DECLARE_FINAL_TYPE (RegRegistry, reg_registry, REG, REGISTRY, GObject)
-
-REG_AVAILABLE_IN_ALL
-GQuark          reg_registry_error_quark                 (void);
 
 REG_AVAILABLE_IN_ALL
 RegRegistry    *reg_registry_get_default                 (void);

@@ -48,15 +48,6 @@ struct _RegTensor
 
 G_DEFINE_FINAL_TYPE (RegTensor, reg_tensor, G_TYPE_OBJECT)
 
-/**
- * reg_tensor_error_quark:
- *
- * The error domain of tensor allocation; see %REG_TENSOR_ERROR.
- *
- * Returns: the quark
- */
-G_DEFINE_QUARK (reg-tensor-error-quark, reg_tensor_error)
-
 static void
 reg_tensor_finalize (GObject *object)
 {

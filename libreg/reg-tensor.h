@@ -11,34 +11,10 @@
 
 #include <glib-object.h>
 
+#include "reg-error.h"
 #include "reg-version-macros.h"
 
 G_BEGIN_DECLS
-
-/**
- * REG_TENSOR_ERROR:
- *
- * The error domain of tensor allocation.  Its codes are
- * [enum@Reg.TensorError].
- *
- * A shape that is wrong (a negative dimension, too many dimensions, more
- * elements than memory can address, data that does not fill it) is not in
- * this domain but in %REG_GRAPH_ERROR, as %REG_GRAPH_ERROR_SHAPE: shapes
- * are one concern, whether they come from a graph or a tensor.
- */
-#define REG_TENSOR_ERROR (reg_tensor_error_quark ())
-
-/**
- * RegTensorError:
- * @REG_TENSOR_ERROR_NO_MEMORY: the memory for a tensor of a valid shape
- *   could not be allocated; the message says the shape and how many bytes
- *   that is
- *
- * Errors in the %REG_TENSOR_ERROR domain.
- */
-typedef enum {
-  REG_TENSOR_ERROR_NO_MEMORY,
-} RegTensorError;
 
 /**
  * REG_TENSOR_MAX_DIMS:
@@ -51,9 +27,6 @@ typedef enum {
 
 REG_AVAILABLE_IN_ALL
 G_DECLARE_FINAL_TYPE (RegTensor, reg_tensor, REG, TENSOR, GObject)
-
-REG_AVAILABLE_IN_ALL
-GQuark         reg_tensor_error_quark     (void);
 
 REG_AVAILABLE_IN_ALL
 RegTensor     *reg_tensor_new             (const gint64  *shape,

@@ -9,6 +9,7 @@
 # include "reg-version.h"
 # include "reg-version-macros.h"
 # include "reg-enums.h"
+# include "reg-error.h"
 # include "reg-tensor.h"
 # include "reg-op.h"
 # include "reg-graph.h"

@@ -10,7 +10,7 @@
  * fallback be tested on their own.
  *
  * Tolerances (docs/inductor.md, "Accuracy"; the bounds are those of
- * reg-tolerance-private.h, which `regctl verify` holds every backend to):
+ * reg-tolerance.h, which `regctl verify` holds every backend to):
  * - elementwise graphs with vector-math off are bit-identical to eager
  *   (NaN compared as NaN: the payload is not specified);
  * - with vector math, exp and log are within 1 ulp of glibc, sigmoid
@@ -26,7 +26,7 @@
 
 #include <reg.h>
 
-#include "reg-tolerance-private.h"
+#include "reg-tolerance.h"
 #include "test-objects.h"
 
 #define RTOL REG_TOLERANCE_RTOL

@@ -23,7 +23,7 @@
  * The operators are those of the library's table (RegOp), so a new one is
  * covered with the bound of its kind.  The inputs are the same on every
  * run (a GRand with a fixed seed), so a verdict can be reproduced.  Each case's bound comes from
- * reg-tolerance-private.h, the bounds the test suite holds the inductor to.
+ * reg-tolerance.h, the bounds the test suite holds the inductor to.
  */
 
 #include <math.h>
@@ -31,7 +31,7 @@
 #include <string.h>
 
 #include "reg-conformance.h"
-#include "reg-tolerance-private.h"
+#include "reg-tolerance.h"
 
 #define SEED 20240601
 #define SWEEP_STRIDE 32771  /* prime: every exponent and many mantissas */

@@ -10,7 +10,7 @@
 G_BEGIN_DECLS
 
 /* One graph of the set, with its inputs and the bound its outputs are
- * held to (reg-tolerance-private.h). */
+ * held to (reg-tolerance.h). */
 typedef struct
 {
   char       *name;     /* "op/tanh", "shape/8d"... */

@@ -364,10 +364,6 @@ reg_inductor_compiler_init (RegInductorCompiler *self)
 
 G_MODULE_EXPORT const guint32 reg_module_abi_version = REG_MODULE_ABI_VERSION;
 
-/* The prototype keeps -Wmissing-prototypes quiet: the loader finds this
- * function with g_module_symbol(), not through a header. */
-G_MODULE_EXPORT void reg_module_load (RegModule *module);
-
 G_MODULE_EXPORT void
 reg_module_load (RegModule *module)
 {

@@ -399,9 +399,6 @@ example_compiler_init (ExampleCompiler *self)
  * is refused. */
 G_MODULE_EXPORT const guint32 reg_module_abi_version = REG_MODULE_ABI_VERSION;
 
-/* Declared for -Wmissing-prototypes: libreg finds it with g_module_symbol(). */
-G_MODULE_EXPORT void reg_module_load (RegModule *module);
-
 /* Called once, the first time a backend of the module is looked up:
  * registers every type of the module on it, then offers each backend that
  * the manifest declares.  The registry makes the compiler itself, with

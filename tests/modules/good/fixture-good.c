@@ -21,8 +21,6 @@ G_MODULE_EXPORT gint fixture_good_n_constructed;
 static const FixtureCompilerSpec fixture_a = { "fixture_a", &fixture_good_n_constructed };
 static const FixtureCompilerSpec fixture_b = { "fixture_b", &fixture_good_n_constructed };
 
-G_MODULE_EXPORT void reg_module_load (RegModule *module);
-
 G_MODULE_EXPORT void
 reg_module_load (RegModule *module)
 {

@@ -23,8 +23,6 @@ G_MODULE_EXPORT gint fixture_lookup_n_failed;
 
 static const FixtureCompilerSpec fixture_lookup = { "fixture_lookup", NULL };
 
-G_MODULE_EXPORT void reg_module_load (RegModule *module);
-
 G_MODULE_EXPORT void
 reg_module_load (RegModule *module)
 {

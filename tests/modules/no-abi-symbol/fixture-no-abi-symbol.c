@@ -10,8 +10,6 @@
 #include <gmodule.h>
 #include <reg.h>
 
-G_MODULE_EXPORT void reg_module_load (RegModule *module);
-
 G_MODULE_EXPORT void
 reg_module_load (RegModule *module)
 {

@@ -14,8 +14,6 @@ G_MODULE_EXPORT const guint32 reg_module_abi_version = REG_MODULE_ABI_VERSION;
 
 static const FixtureCompilerSpec other = { "other", NULL };
 
-G_MODULE_EXPORT void reg_module_load (RegModule *module);
-
 G_MODULE_EXPORT void
 reg_module_load (RegModule *module)
 {

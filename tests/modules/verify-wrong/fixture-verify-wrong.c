@@ -76,8 +76,6 @@ compile (RegGraph  *graph,
 
 static const FixtureCompilerSpec spec = { "verify_wrong", NULL, compile };
 
-G_MODULE_EXPORT void reg_module_load (RegModule *module);
-
 G_MODULE_EXPORT void
 reg_module_load (RegModule *module)
 {

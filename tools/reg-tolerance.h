@@ -1,4 +1,4 @@
-/* reg-tolerance-private.h: how close a backend's results must be to eager's
+/* reg-tolerance.h: how close a backend's results must be to eager's
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
