@@ -41,8 +41,8 @@ median (double *values,
 static RegGraph *
 chain_graph (guint n_nodes)
 {
-  static const RegOp unary[] = { REG_OP_NEG, REG_OP_RELU, REG_OP_TANH };
-  static const RegOp binary[] = { REG_OP_ADD, REG_OP_MUL, REG_OP_MAXIMUM };
+  static const char *unary[] = { "neg", "relu", "tanh" };
+  static const char *binary[] = { "add", "mul", "maximum" };
   RegGraph *graph = reg_graph_new ();
   guint x = reg_graph_add_input (graph, "x");
   guint y = reg_graph_add_input (graph, "y");
@@ -57,12 +57,12 @@ chain_graph (guint n_nodes)
         {
           guint k = reg_graph_add_constant (graph, i * 0.25);
 
-          last = reg_graph_add_call (graph, NULL, REG_OP_MUL, (const guint[]) { last, k }, 2, &error);
+          last = reg_graph_add_op (graph, "mul", (const guint[]) { last, k }, 2, &error);
         }
       else if (i % 2)
-        last = reg_graph_add_call (graph, NULL, unary[i % 3], &last, 1, &error);
+        last = reg_graph_add_op (graph, unary[i % 3], &last, 1, &error);
       else
-        last = reg_graph_add_call (graph, NULL, binary[i % 3], (const guint[]) { last, y }, 2, &error);
+        last = reg_graph_add_op (graph, binary[i % 3], (const guint[]) { last, y }, 2, &error);
       g_assert_no_error (error);
     }
   reg_graph_set_outputs (graph, &last, 1);

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * An entry is a (compiler object, key) pair: the key is what makes two
- * compiles equal (reg_compile_cache_key()), the compiler object is held so
+ * compiles equal (_reg_compile_cache_key()), the compiler object is held so
  * that an entry can never be taken for another compiler made at the same
  * address.  An entry is either in flight (one caller is compiling it, the
  * others of the same key wait on `settled`) or ready (it holds the
@@ -13,10 +13,10 @@
  * runs while it is held, and nothing else is locked under it.
  */
 
+#include <math.h>
 #include <string.h>
 
 #include "reg-compile-cache-private.h"
-#include "reg-tensor.h"
 
 #define WAIT_SLICE_US (20 * G_TIME_SPAN_MILLISECOND)
 
@@ -260,6 +260,210 @@ append_sized (GByteArray *out,
   return length <= G_MAXUINT32 && append_u32 (out, length) && append_bounded (out, data, length);
 }
 
+/* Writes a key into a GByteArray grown ahead by key_reserve(), for a
+ * whole node at a time: the key of a large graph is written a few bytes
+ * at a time, and a call or a bounds check per field would be most of its
+ * time. */
+typedef struct
+{
+  GByteArray *out;
+  gsize       used;
+  gsize       max_size;
+} KeyWriter;
+
+/* The least the array grows by: the key of a small graph then grows it
+ * once. */
+#define KEY_MIN_GROWTH 4096
+
+/* Room for @n more bytes, which the caller writes before it advances
+ * w->used; NULL when the key would pass w->max_size. */
+static inline guint8 *
+key_reserve (KeyWriter *w,
+             gsize      n)
+{
+  if (n > w->max_size - w->used)
+    return NULL;
+  if (w->used + n > w->out->len)
+    {
+      gsize length = MAX (MAX ((gsize) w->out->len * 2, w->used + n), KEY_MIN_GROWTH);
+
+      g_byte_array_set_size (w->out, MIN (length, w->max_size));
+    }
+
+  return w->out->data + w->used;
+}
+
+static inline guint8 *
+put_u32 (guint8  *p,
+         guint32  value)
+{
+  memcpy (p, &value, sizeof value);
+  return p + sizeof value;
+}
+
+static inline guint8 *
+put_bytes (guint8     *p,
+           const void *data,
+           gsize       length)
+{
+  p = put_u32 (p, (guint32) length);
+  memcpy (p, data, length);
+  return p + length;
+}
+
+/* The most an operand takes: a marker and a double. */
+#define KEY_OPERAND_MAX (sizeof (guint32) + sizeof (double))
+
+/* Writes `vN` into @buffer (at least 12 bytes), returning its length:
+ * g_snprintf() would be most of the key's time. */
+static gsize
+format_generated_name (char  *buffer,
+                       guint  node)
+{
+  char digits[10];
+  gsize n = 0, length = 0;
+
+  do
+    {
+      digits[n++] = (char) ('0' + node % 10);
+      node /= 10;
+    }
+  while (node > 0);
+
+  buffer[length++] = 'v';
+  while (n > 0)
+    buffer[length++] = digits[--n];
+
+  return length;
+}
+
+/* An operand as the text form has it: a constant by value (every NaN
+ * prints `nan`, other doubles print as themselves, -0.0 included), a node
+ * by its line (inputs first, then the operator calls in order).  Writes
+ * at most KEY_OPERAND_MAX bytes. */
+static inline guint8 *
+put_operand (guint8      *p,
+             RegGraph    *self,
+             const guint *line_of,
+             guint        id)
+{
+  const RegNode *node = _reg_graph_get_node (self, id);
+
+  if (node->kind == REG_NODE_CONSTANT)
+    {
+      double value = isnan (node->value) ? NAN : node->value;
+
+      p = put_u32 (p, G_MAXUINT32);
+      memcpy (p, &value, sizeof value);
+      return p + sizeof value;
+    }
+
+  return put_u32 (p, line_of[id]);
+}
+
+/* Appends to @out bytes that are equal for two graphs exactly when their
+ * canonical text forms (reg_graph_to_string()) are equal, in time linear
+ * in the size of the graph, without printing it.  Returns FALSE, @out
+ * holding part of it, when @out would pass @max_size bytes (at most
+ * G_MAXUINT, what a GByteArray holds).  @self must be valid. */
+static gboolean
+append_graph_key (RegGraph   *self,
+                  GByteArray *out,
+                  gsize       max_size)
+{
+  guint line_of_small[128];
+  g_autofree guint *line_of_large = NULL;
+  guint *line_of = line_of_small;
+  g_autoptr(GStringChunk) chunk = NULL;
+  g_autofree const char **names = NULL;
+  KeyWriter w = { out, out->len, max_size };
+  char generated[16];
+  guint line = 0;
+  guint8 *p;
+
+  g_assert (out->len <= max_size && max_size <= G_MAXUINT);
+
+  if (self->nodes->len > G_N_ELEMENTS (line_of_small))
+    line_of = line_of_large = g_new (guint, self->nodes->len);
+
+  /* The names of the text form (see _reg_graph_name_nodes()).  Unless an explicit
+   * name looks like a generated one, node N's generated name is `vN`. */
+  if (self->names_clash)
+    {
+      chunk = g_string_chunk_new (64);
+      names = _reg_graph_name_nodes (self, chunk);
+    }
+
+  for (guint i = 0; i < self->inputs->len; i++)
+    line_of[g_array_index (self->inputs, guint, i)] = line++;
+  for (guint i = 0; i < self->nodes->len; i++)
+    if (_reg_graph_get_node (self, i)->kind == REG_NODE_OP)
+      line_of[i] = line++;
+
+  if ((p = key_reserve (&w, sizeof (guint32))) == NULL)
+    return FALSE;
+  w.used = put_u32 (p, self->inputs->len) - out->data;
+  for (guint i = 0; i < self->inputs->len; i++)
+    {
+      const RegNode *node = _reg_graph_get_node (self, g_array_index (self->inputs, guint, i));
+
+      if ((p = key_reserve (&w, sizeof (guint32) + node->name_length)) == NULL)
+        return FALSE;
+      w.used = put_bytes (p, node->name, node->name_length) - out->data;
+    }
+
+  for (guint i = 0; i < self->nodes->len; i++)
+    {
+      const RegNode *node = _reg_graph_get_node (self, i);
+      const char *name;
+      gsize name_length;
+
+      if (node->kind != REG_NODE_OP)
+        continue;
+
+      if (names != NULL)
+        {
+          name = names[i];
+          name_length = strlen (name);
+        }
+      else if (node->name != NULL)
+        {
+          name = node->name;
+          name_length = node->name_length;
+        }
+      else
+        {
+          name = generated;
+          name_length = format_generated_name (generated, i);
+        }
+
+      /* The name, the operator and its arity, the operands. */
+      p = key_reserve (&w, 2 * sizeof (guint32) + name_length +
+                           REG_GRAPH_MAX_ARITY * KEY_OPERAND_MAX);
+      if (p == NULL)
+        return FALSE;
+      p = put_bytes (p, name, name_length);
+      p = put_u32 (p, (guint32) node->op | node->n_args << 24);
+      for (guint j = 0; j < node->n_args; j++)
+        p = put_operand (p, self, line_of, node->args[j]);
+      w.used = p - out->data;
+    }
+
+  if ((p = key_reserve (&w, sizeof (guint32))) == NULL)
+    return FALSE;
+  w.used = put_u32 (p, self->outputs->len) - out->data;
+  for (guint i = 0; i < self->outputs->len; i++)
+    {
+      if ((p = key_reserve (&w, KEY_OPERAND_MAX)) == NULL)
+        return FALSE;
+      w.used = put_operand (p, self, line_of, g_array_index (self->outputs, guint, i)) - out->data;
+    }
+
+  g_byte_array_set_size (out, w.used);
+
+  return TRUE;
+}
+
 const guint8 *
 _reg_compile_cache_key (RegGraph  *graph,
                         GPtrArray *example_inputs,
@@ -280,7 +484,7 @@ _reg_compile_cache_key (RegGraph  *graph,
     }
   g_byte_array_set_size (out, 0);
 
-  if (!_reg_graph_append_key (graph, out, MAX_KEY_SIZE) ||
+  if (!append_graph_key (graph, out, MAX_KEY_SIZE) ||
       !append_u32 (out, example_inputs->len))
     return NULL;
   for (guint i = 0; i < example_inputs->len; i++)
