@@ -13,7 +13,6 @@
  * runs while it is held, and nothing else is locked under it.
  */
 
-#include <math.h>
 #include <string.h>
 
 #include "reg-compile-cache-private.h"
@@ -337,10 +336,11 @@ format_generated_name (char  *buffer,
   return length;
 }
 
-/* An operand as the text form has it: a constant by value (every NaN
- * prints `nan`, other doubles print as themselves, -0.0 included), a node
- * by its line (inputs first, then the operator calls in order).  Writes
- * at most KEY_OPERAND_MAX bytes. */
+/* An operand: a constant by its bits, which the backend computes with
+ * (the text form prints every NaN as `nan`, but their signs and payloads
+ * reach the results), a node by its line in the text form (inputs first,
+ * then the operator calls in order).  Writes at most KEY_OPERAND_MAX
+ * bytes. */
 static inline guint8 *
 put_operand (guint8      *p,
              RegGraph    *self,
@@ -351,19 +351,18 @@ put_operand (guint8      *p,
 
   if (node->kind == REG_NODE_CONSTANT)
     {
-      double value = isnan (node->value) ? NAN : node->value;
-
       p = put_u32 (p, G_MAXUINT32);
-      memcpy (p, &value, sizeof value);
-      return p + sizeof value;
+      memcpy (p, &node->value, sizeof node->value);
+      return p + sizeof node->value;
     }
 
   return put_u32 (p, line_of[id]);
 }
 
 /* Appends to @out bytes that are equal for two graphs exactly when their
- * canonical text forms (reg_graph_to_string()) are equal, in time linear
- * in the size of the graph, without printing it.  Returns FALSE, @out
+ * canonical text forms (reg_graph_to_string()) and the bits of their
+ * constants are equal, in time linear in the size of the graph, without
+ * printing it.  Returns FALSE, @out
  * holding part of it, when @out would pass @max_size bytes (at most
  * G_MAXUINT, what a GByteArray holds).  @self must be valid. */
 static gboolean

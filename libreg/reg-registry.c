@@ -85,9 +85,11 @@
  * ([method@Reg.Compiler.get_flags]) or whose module's manifest says
  * `Shareable=true` ([method@Reg.BackendInfo.get_compiler_flags] tells
  * both), as inductor's and eager's do.  Compiling an equal graph (the same
- * canonical text form), for example inputs of the same shapes, with equal
- * options, on the same backend object returns the same function instead
- * of compiling again, whether the graph is the same object or not.
+ * canonical text form, and constants of the same bits: a NaN of another
+ * sign or payload makes another graph), for example inputs of the same
+ * shapes, with equal options, on the same backend object returns the same
+ * function instead of compiling again, whether the graph is the same
+ * object or not.
  * Concurrent compiles of one key compile once.  The cache keeps
  * [property@Reg.Registry:compile-cache-size] functions (0 disables it;
  * `REG_COMPILE_CACHE_SIZE` sets it from the environment) and at most

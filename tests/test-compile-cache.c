@@ -4,6 +4,7 @@
  */
 
 #include <math.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <reg.h>
@@ -169,7 +170,8 @@ test_key_too_large (Fixture       *f,
 }
 
 /* The key is the canonical text form: a graph built node by node equals
- * the one parsed from its text, and only what the text shows counts. */
+ * the one parsed from its text, and only what the text shows counts, but
+ * for the bits of NaN constants (test_nan_bits()). */
 static void
 test_canonical_form (Fixture       *f,
                      gconstpointer  data)
@@ -213,36 +215,82 @@ test_canonical_form (Fixture       *f,
   g_assert_cmpint (test_backend_get_compiles (f->shared), ==, 4);
 }
 
-/* Every NaN prints `nan`: graphs that differ only in a NaN's payload are
- * one text, so one entry. */
+/* A graph of add (x, k), k the double of @bits. */
+static RegGraph *
+add_constant_graph (guint64 bits)
+{
+  RegGraph *graph = reg_graph_new ();
+  g_autoptr(GError) error = NULL;
+  guint x = reg_graph_add_input (graph, "x");
+  double value;
+  guint y;
+
+  memcpy (&value, &bits, sizeof value);
+  y = reg_graph_add_op (graph, "add", (const guint[]) { x, reg_graph_add_constant (graph, value) },
+                        2, &error);
+  g_assert_no_error (error);
+  reg_graph_set_outputs (graph, &y, 1);
+
+  return graph;
+}
+
+/* Every NaN prints `nan`, but the key holds a constant's bits, which the
+ * backend computes with: NaNs of another sign or payload are other
+ * compiles, and each function gives its own NaN. */
+static void
+test_nan_bits (void)
+{
+  static const struct { guint64 bits; guint32 result; } nans[] = {
+    { 0x7ff8000000000000ull, 0x7fc00000u },   /* nan */
+    { 0xfff8000000000000ull, 0xffc00000u },   /* -nan */
+  };
+  g_autoptr(RegRegistry) registry = reg_registry_new ();
+  g_autoptr(GPtrArray) inputs = tensor_array_new ();
+  g_autoptr(RegCompiledFn) first = NULL;
+
+  g_ptr_array_add (inputs, reg_tensor_new ((const gint64[]) { 1 }, 1));
+  for (guint i = 0; i < G_N_ELEMENTS (nans); i++)
+    {
+      g_autoptr(RegGraph) graph = add_constant_graph (nans[i].bits);
+      g_autofree char *text = reg_graph_to_string (graph);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(RegCompiledFn) fn = NULL;
+      g_autoptr(GPtrArray) outputs = NULL;
+      guint32 result;
+
+      g_assert_cmpstr (text, ==, "graph(x):\n  v2 = add(x, nan)\n  return (v2,)\n");
+      fn = reg_registry_compile (registry, "eager", graph, inputs, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_true (fn != first);
+      outputs = reg_compiled_fn_call (fn, inputs, &error);
+      g_assert_no_error (error);
+      memcpy (&result, reg_tensor_get_data (g_ptr_array_index (outputs, 0), NULL), sizeof result);
+      g_assert_cmphex (result, ==, nans[i].result);
+      if (first == NULL)
+        first = g_steal_pointer (&fn);
+    }
+}
+
+/* A payload is part of the bits too. */
 static void
 test_nan_payloads (Fixture       *f,
                    gconstpointer  data)
 {
-  g_autoptr(RegGraph) g1 = reg_graph_new ();
-  g_autoptr(RegGraph) g2 = reg_graph_new ();
+  g_autoptr(RegGraph) g1 = add_constant_graph (0x7ff8000000000000ull);
+  g_autoptr(RegGraph) g2 = add_constant_graph (0x7ff8000000000001ull);
+  g_autoptr(RegGraph) g3 = add_constant_graph (0x7ff8000000000001ull);
   g_autoptr(GError) error = NULL;
   g_autoptr(RegCompiledFn) a = NULL;
   g_autoptr(RegCompiledFn) b = NULL;
-  guint64 bits = 0x7ff8000000000001ull;
-  double payload_nan;
-  RegGraph *graphs[] = { g1, g2 };
-
-  memcpy (&payload_nan, &bits, sizeof bits);
-  for (guint i = 0; i < 2; i++)
-    {
-      guint x = reg_graph_add_input (graphs[i], "x");
-      guint k = reg_graph_add_constant (graphs[i], i == 0 ? NAN : payload_nan);
-      guint y = reg_graph_add_op (graphs[i], "add", (const guint[]) { x, k }, 2, &error);
-
-      g_assert_no_error (error);
-      reg_graph_set_outputs (graphs[i], &y, 1);
-    }
+  g_autoptr(RegCompiledFn) c = NULL;
 
   a = reg_registry_compile (f->registry, "shared", g1, f->inputs, NULL, &error);
   b = reg_registry_compile (f->registry, "shared", g2, f->inputs, NULL, &error);
+  c = reg_registry_compile (f->registry, "shared", g3, f->inputs, NULL, &error);
   g_assert_no_error (error);
-  g_assert_true (a == b);
+  g_assert_true (a != b);
+  g_assert_true (b == c);
+  g_assert_cmpint (test_backend_get_compiles (f->shared), ==, 2);
 }
 
 static GVariant *
@@ -699,6 +747,7 @@ main (int   argc,
   ADD ("/compile-cache/large-graph", test_large_graph);
   ADD ("/compile-cache/key-too-large", test_key_too_large);
   ADD ("/compile-cache/nan-payloads", test_nan_payloads);
+  g_test_add_func ("/compile-cache/nan-bits", test_nan_bits);
   ADD ("/compile-cache/options", test_options);
   ADD ("/compile-cache/shapes", test_shapes);
   ADD ("/compile-cache/not-shareable", test_not_shareable);
