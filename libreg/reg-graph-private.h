@@ -42,6 +42,9 @@ struct _RegGraph
   /* The first failure of a builder call that has no GError of its own
    * (add_input, set_outputs), reported by reg_graph_validate(). */
   GError     *builder_error;
+
+  /* What backends get (_reg_graph_dup_frozen()): builder calls refused. */
+  gboolean    frozen;
 };
 
 static inline const RegNode *
@@ -87,5 +90,10 @@ gboolean     _reg_graph_infer_shapes  (RegGraph     *graph,
                                        GPtrArray    *example_inputs,
                                        RegShape    **shapes,
                                        GError      **error);
+
+/* A graph equal to @self that never changes, for a backend to keep: @self
+ * (a new reference) when it is frozen already, else a frozen copy.
+ * Builder calls on a frozen graph are programmer errors. */
+RegGraph    *_reg_graph_dup_frozen    (RegGraph     *self);
 
 G_END_DECLS

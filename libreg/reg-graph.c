@@ -54,6 +54,9 @@
  *
  * A graph is not locked: build it in one thread.  Once built, any number of
  * threads may read it (inspect, print, compile it) at the same time.
+ * Compiling never depends on the graph staying as it is: a backend is
+ * given a copy that never changes (see [vfunc@Reg.Compiler.compile]), so
+ * the caller may go on building its graph afterwards.
  */
 
 G_DEFINE_FINAL_TYPE (RegGraph, reg_graph, G_TYPE_OBJECT)
@@ -268,6 +271,7 @@ reg_graph_add_input (RegGraph   *self,
   GError *error = NULL;
 
   g_return_val_if_fail (REG_IS_GRAPH (self), REG_GRAPH_INVALID_NODE);
+  g_return_val_if_fail (!self->frozen, REG_GRAPH_INVALID_NODE);
   g_return_val_if_fail (name != NULL, REG_GRAPH_INVALID_NODE);
 
   if (!check_new_name (self, name, "input name", &error))
@@ -294,6 +298,7 @@ reg_graph_add_constant (RegGraph *self,
                         double    value)
 {
   g_return_val_if_fail (REG_IS_GRAPH (self), REG_GRAPH_INVALID_NODE);
+  g_return_val_if_fail (!self->frozen, REG_GRAPH_INVALID_NODE);
 
   return _reg_graph_append (self, REG_NODE_CONSTANT, 0, NULL, value, NULL);
 }
@@ -333,6 +338,7 @@ reg_graph_add_op (RegGraph     *self,
   RegOp value;
 
   g_return_val_if_fail (REG_IS_GRAPH (self), REG_GRAPH_INVALID_NODE);
+  g_return_val_if_fail (!self->frozen, REG_GRAPH_INVALID_NODE);
   g_return_val_if_fail (op != NULL, REG_GRAPH_INVALID_NODE);
   g_return_val_if_fail (args != NULL || n_args == 0, REG_GRAPH_INVALID_NODE);
   g_return_val_if_fail (error == NULL || *error == NULL, REG_GRAPH_INVALID_NODE);
@@ -404,6 +410,7 @@ reg_graph_set_node_name (RegGraph    *self,
   RegNode *n;
 
   g_return_val_if_fail (REG_IS_GRAPH (self), FALSE);
+  g_return_val_if_fail (!self->frozen, FALSE);
   g_return_val_if_fail (node < self->nodes->len, FALSE);
   g_return_val_if_fail (name != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
@@ -443,6 +450,7 @@ reg_graph_set_outputs (RegGraph    *self,
                        guint        n)
 {
   g_return_if_fail (REG_IS_GRAPH (self));
+  g_return_if_fail (!self->frozen);
   g_return_if_fail (nodes != NULL || n == 0);
 
   for (guint i = 0; i < n; i++)
@@ -1170,4 +1178,36 @@ reg_graph_infer_shapes (RegGraph   *self,
     return NULL;
 
   return _reg_shape_list_new_take (shapes, self->nodes->len);
+}
+
+/* ---- Frozen copies ------------------------------------------------------ */
+
+RegGraph *
+_reg_graph_dup_frozen (RegGraph *self)
+{
+  RegGraph *copy;
+
+  if (self->frozen)
+    return g_object_ref (self);
+
+  copy = reg_graph_new ();
+  g_array_append_vals (copy->nodes, self->nodes->data, self->nodes->len);
+  for (guint i = 0; i < copy->nodes->len; i++)
+    {
+      RegNode *node = &g_array_index (copy->nodes, RegNode, i);
+
+      if (node->name != NULL)
+        {
+          node->name = g_memdup2 (node->name, node->name_length + 1);
+          g_hash_table_insert (copy->names, node->name, GUINT_TO_POINTER (i));
+        }
+    }
+  g_array_append_vals (copy->inputs, self->inputs->data, self->inputs->len);
+  _reg_graph_set_outputs (copy, (const guint *) self->outputs->data, self->outputs->len);
+  copy->has_outputs = self->has_outputs;
+  copy->names_clash = self->names_clash;
+  copy->builder_error = self->builder_error != NULL ? g_error_copy (self->builder_error) : NULL;
+  copy->frozen = TRUE;
+
+  return copy;
 }

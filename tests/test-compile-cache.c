@@ -554,6 +554,42 @@ test_failure_not_cached (Fixture       *f,
   g_assert_cmpint (test_backend_get_compiles (f->shared), ==, 2);
 }
 
+/* Two callers build equal graphs and get one function from the cache:
+ * when the first goes on building its graph, the second's function is
+ * unchanged. */
+static void
+test_graph_changed_after_compile (void)
+{
+  g_autoptr(RegRegistry) registry = reg_registry_new ();
+  g_autoptr(GPtrArray) inputs = tensor_array_new ();
+  g_autoptr(RegGraph) mine = NULL;
+  g_autoptr(RegGraph) theirs = NULL;
+  g_autoptr(RegCompiledFn) my_fn = NULL;
+  g_autoptr(RegCompiledFn) their_fn = NULL;
+  g_autoptr(GPtrArray) outputs = NULL;
+  g_autoptr(GError) error = NULL;
+  guint y;
+
+  g_ptr_array_add (inputs, reg_tensor_new ((const gint64[]) { 4 }, 1));
+  mine = add_constant_graph (0x3ff0000000000000ull);    /* add (x, 1.0) */
+  theirs = add_constant_graph (0x3ff0000000000000ull);
+  my_fn = reg_registry_compile (registry, "eager", mine, inputs, NULL, &error);
+  g_assert_no_error (error);
+  their_fn = reg_registry_compile (registry, "eager", theirs, inputs, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (my_fn == their_fn);
+
+  reg_graph_add_input (mine, "late");
+  y = reg_graph_add_op (mine, "neg", (const guint[]) { 0 }, 1, &error);
+  g_assert_no_error (error);
+  reg_graph_set_outputs (mine, (const guint[]) { y, y }, 2);
+
+  outputs = reg_compiled_fn_call (their_fn, inputs, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (outputs->len, ==, 1);
+  g_assert_cmpfloat (reg_tensor_get_data (g_ptr_array_index (outputs, 0), NULL)[3], ==, 1.0f);
+}
+
 /* The shipped backends share their functions. */
 static void
 test_shipped_backends (void)
@@ -748,6 +784,7 @@ main (int   argc,
   ADD ("/compile-cache/key-too-large", test_key_too_large);
   ADD ("/compile-cache/nan-payloads", test_nan_payloads);
   g_test_add_func ("/compile-cache/nan-bits", test_nan_bits);
+  g_test_add_func ("/compile-cache/graph-changed-after-compile", test_graph_changed_after_compile);
   ADD ("/compile-cache/options", test_options);
   ADD ("/compile-cache/shapes", test_shapes);
   ADD ("/compile-cache/not-shareable", test_not_shareable);
