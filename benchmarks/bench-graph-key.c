@@ -5,9 +5,9 @@
  * Prints, measured in one run, for graphs of 1,000 to 100,000 nodes: the
  * time to check the graph against its example inputs (shape inference,
  * what every compile does first), the time to compute its compile cache
- * key (the canonical structure, without printing), the time to print it
- * (reg_graph_to_string, what a key made of text would cost), and the
- * ratio key / check (bound: at most 2 at 100,000 nodes).
+ * key (the graph's nodes as they are, without printing), the time to
+ * print it (reg_graph_to_string, what a key made of text would cost), and
+ * the ratio key / check (bound: at most 2 at 100,000 nodes).
  *
  * Usage: bench-graph-key [--quick]
  * Links libreg's internal library to reach the key function.

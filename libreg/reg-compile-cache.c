@@ -231,43 +231,13 @@ static GPrivate key_buffer = G_PRIVATE_INIT ((GDestroyNotify) g_byte_array_unref
 
 G_STATIC_ASSERT (MAX_KEY_SIZE <= G_MAXUINT);
 
-static gboolean
-append_bounded (GByteArray *out,
-                const void *data,
-                gsize       length)
-{
-  if (length > MAX_KEY_SIZE - out->len)
-    return FALSE;
-
-  g_byte_array_append (out, data, length);
-  return TRUE;
-}
-
-static gboolean
-append_u32 (GByteArray *out,
-            guint32     value)
-{
-  return append_bounded (out, &value, sizeof value);
-}
-
-/* Length-prefixed, as long as the length fits its 32 bits. */
-static gboolean
-append_sized (GByteArray *out,
-              const void *data,
-              gsize       length)
-{
-  return length <= G_MAXUINT32 && append_u32 (out, length) && append_bounded (out, data, length);
-}
-
-/* Writes a key into a GByteArray grown ahead by key_reserve(), for a
- * whole node at a time: the key of a large graph is written a few bytes
- * at a time, and a call or a bounds check per field would be most of its
- * time. */
+/* Writes a key into a GByteArray grown ahead by key_reserve(), a whole
+ * node at a time: the key of a large graph is written a few bytes at a
+ * time, and a call or a bounds check per field would be most of its time. */
 typedef struct
 {
   GByteArray *out;
   gsize       used;
-  gsize       max_size;
 } KeyWriter;
 
 /* The least the array grows by: the key of a small graph then grows it
@@ -275,18 +245,18 @@ typedef struct
 #define KEY_MIN_GROWTH 4096
 
 /* Room for @n more bytes, which the caller writes before it advances
- * w->used; NULL when the key would pass w->max_size. */
+ * w->used; NULL when the key would pass MAX_KEY_SIZE. */
 static inline guint8 *
 key_reserve (KeyWriter *w,
              gsize      n)
 {
-  if (n > w->max_size - w->used)
+  if (n > MAX_KEY_SIZE - w->used)
     return NULL;
   if (w->used + n > w->out->len)
     {
       gsize length = MAX (MAX ((gsize) w->out->len * 2, w->used + n), KEY_MIN_GROWTH);
 
-      g_byte_array_set_size (w->out, MIN (length, w->max_size));
+      g_byte_array_set_size (w->out, MIN (length, MAX_KEY_SIZE));
     }
 
   return w->out->data + w->used;
@@ -300,6 +270,7 @@ put_u32 (guint8  *p,
   return p + sizeof value;
 }
 
+/* Length-prefixed. */
 static inline guint8 *
 put_bytes (guint8     *p,
            const void *data,
@@ -310,155 +281,69 @@ put_bytes (guint8     *p,
   return p + length;
 }
 
-/* The most an operand takes: a marker and a double. */
-#define KEY_OPERAND_MAX (sizeof (guint32) + sizeof (double))
-
-/* Writes `vN` into @buffer (at least 12 bytes), returning its length:
- * g_snprintf() would be most of the key's time. */
-static gsize
-format_generated_name (char  *buffer,
-                       guint  node)
-{
-  char digits[10];
-  gsize n = 0, length = 0;
-
-  do
-    {
-      digits[n++] = (char) ('0' + node % 10);
-      node /= 10;
-    }
-  while (node > 0);
-
-  buffer[length++] = 'v';
-  while (n > 0)
-    buffer[length++] = digits[--n];
-
-  return length;
-}
-
-/* An operand: a constant by its bits, which the backend computes with
- * (the text form prints every NaN as `nan`, but their signs and payloads
- * reach the results), a node by its line in the text form (inputs first,
- * then the operator calls in order).  Writes at most KEY_OPERAND_MAX
- * bytes. */
-static inline guint8 *
-put_operand (guint8      *p,
-             RegGraph    *self,
-             const guint *line_of,
-             guint        id)
-{
-  const RegNode *node = _reg_graph_get_node (self, id);
-
-  if (node->kind == REG_NODE_CONSTANT)
-    {
-      p = put_u32 (p, G_MAXUINT32);
-      memcpy (p, &node->value, sizeof node->value);
-      return p + sizeof node->value;
-    }
-
-  return put_u32 (p, line_of[id]);
-}
-
-/* Appends to @out bytes that are equal for two graphs exactly when their
- * canonical text forms (reg_graph_to_string()) and the bits of their
- * constants are equal, in time linear in the size of the graph, without
- * printing it.  Returns FALSE, @out
- * holding part of it, when @out would pass @max_size bytes (at most
- * G_MAXUINT, what a GByteArray holds).  @self must be valid. */
 static gboolean
-append_graph_key (RegGraph   *self,
-                  GByteArray *out,
-                  gsize       max_size)
+write_u32 (KeyWriter *w,
+           guint32    value)
 {
-  guint line_of_small[128];
-  g_autofree guint *line_of_large = NULL;
-  guint *line_of = line_of_small;
-  g_autoptr(GStringChunk) chunk = NULL;
-  g_autofree const char **names = NULL;
-  KeyWriter w = { out, out->len, max_size };
-  char generated[16];
-  guint line = 0;
-  guint8 *p;
+  guint8 *p = key_reserve (w, sizeof value);
 
-  g_assert (out->len <= max_size && max_size <= G_MAXUINT);
-
-  if (self->nodes->len > G_N_ELEMENTS (line_of_small))
-    line_of = line_of_large = g_new (guint, self->nodes->len);
-
-  /* The names of the text form (see _reg_graph_name_nodes()).  Unless an explicit
-   * name looks like a generated one, node N's generated name is `vN`. */
-  if (self->names_clash)
-    {
-      chunk = g_string_chunk_new (64);
-      names = _reg_graph_name_nodes (self, chunk);
-    }
-
-  for (guint i = 0; i < self->inputs->len; i++)
-    line_of[g_array_index (self->inputs, guint, i)] = line++;
-  for (guint i = 0; i < self->nodes->len; i++)
-    if (_reg_graph_get_node (self, i)->kind == REG_NODE_OP)
-      line_of[i] = line++;
-
-  if ((p = key_reserve (&w, sizeof (guint32))) == NULL)
+  if (p == NULL)
     return FALSE;
-  w.used = put_u32 (p, self->inputs->len) - out->data;
-  for (guint i = 0; i < self->inputs->len; i++)
+  w->used = put_u32 (p, value) - w->out->data;
+  return TRUE;
+}
+
+static gboolean
+write_sized (KeyWriter  *w,
+             const void *data,
+             gsize       length)
+{
+  guint8 *p = length <= G_MAXUINT32 ? key_reserve (w, sizeof (guint32) + length) : NULL;
+
+  if (p == NULL)
+    return FALSE;
+  w->used = put_bytes (p, data, length) - w->out->data;
+  return TRUE;
+}
+
+/* The most a node takes but for its name: its kind, operator and arity,
+ * its arguments, a constant's value and the name's length. */
+#define KEY_NODE_MAX (sizeof (guint32) * (2 + REG_GRAPH_MAX_ARITY) + sizeof (double))
+
+/* The graph as the backend receives it: every node in order (its kind,
+ * operator, arguments, name, and a constant's bits, with which the
+ * backend computes: the text form prints every NaN as `nan`, but signs
+ * and payloads reach the results), then the outputs.  The inputs are the
+ * input nodes in order. */
+static gboolean
+write_graph (KeyWriter *w,
+             RegGraph  *graph)
+{
+  for (guint i = 0; i < graph->nodes->len; i++)
     {
-      const RegNode *node = _reg_graph_get_node (self, g_array_index (self->inputs, guint, i));
+      const RegNode *node = _reg_graph_get_node (graph, i);
+      const char *name = node->name != NULL ? node->name : "";
+      gsize name_length = strlen (name);
+      guint8 *p = key_reserve (w, KEY_NODE_MAX + name_length);
 
-      if ((p = key_reserve (&w, sizeof (guint32) + node->name_length)) == NULL)
-        return FALSE;
-      w.used = put_bytes (p, node->name, node->name_length) - out->data;
-    }
-
-  for (guint i = 0; i < self->nodes->len; i++)
-    {
-      const RegNode *node = _reg_graph_get_node (self, i);
-      const char *name;
-      gsize name_length;
-
-      if (node->kind != REG_NODE_OP)
-        continue;
-
-      if (names != NULL)
-        {
-          name = names[i];
-          name_length = strlen (name);
-        }
-      else if (node->name != NULL)
-        {
-          name = node->name;
-          name_length = node->name_length;
-        }
-      else
-        {
-          name = generated;
-          name_length = format_generated_name (generated, i);
-        }
-
-      /* The name, the operator and its arity, the operands. */
-      p = key_reserve (&w, 2 * sizeof (guint32) + name_length +
-                           REG_GRAPH_MAX_ARITY * KEY_OPERAND_MAX);
       if (p == NULL)
         return FALSE;
-      p = put_bytes (p, name, name_length);
-      p = put_u32 (p, (guint32) node->op | node->n_args << 24);
+      p = put_u32 (p, (guint32) node->kind | (guint32) node->op << 8 | node->n_args << 24);
       for (guint j = 0; j < node->n_args; j++)
-        p = put_operand (p, self, line_of, node->args[j]);
-      w.used = p - out->data;
+        p = put_u32 (p, node->args[j]);
+      if (node->kind == REG_NODE_CONSTANT)
+        {
+          memcpy (p, &node->value, sizeof node->value);
+          p += sizeof node->value;
+        }
+      w->used = put_bytes (p, name, name_length) - w->out->data;
     }
 
-  if ((p = key_reserve (&w, sizeof (guint32))) == NULL)
+  if (!write_u32 (w, graph->outputs->len))
     return FALSE;
-  w.used = put_u32 (p, self->outputs->len) - out->data;
-  for (guint i = 0; i < self->outputs->len; i++)
-    {
-      if ((p = key_reserve (&w, KEY_OPERAND_MAX)) == NULL)
-        return FALSE;
-      w.used = put_operand (p, self, line_of, g_array_index (self->outputs, guint, i)) - out->data;
-    }
-
-  g_byte_array_set_size (out, w.used);
+  for (guint i = 0; i < graph->outputs->len; i++)
+    if (!write_u32 (w, g_array_index (graph->outputs, guint, i)))
+      return FALSE;
 
   return TRUE;
 }
@@ -470,6 +355,7 @@ _reg_compile_cache_key (RegGraph  *graph,
                         gsize     *size)
 {
   GByteArray *out = g_private_get (&key_buffer);
+  KeyWriter w = { NULL, 0 };
 
   if (out != NULL && out->len > KEPT_KEY_BUFFER)
     {
@@ -481,17 +367,16 @@ _reg_compile_cache_key (RegGraph  *graph,
       out = g_byte_array_new ();
       g_private_set (&key_buffer, out);
     }
-  g_byte_array_set_size (out, 0);
+  w.out = out;
 
-  if (!append_graph_key (graph, out, MAX_KEY_SIZE) ||
-      !append_u32 (out, example_inputs->len))
+  if (!write_graph (&w, graph) || !write_u32 (&w, example_inputs->len))
     return NULL;
   for (guint i = 0; i < example_inputs->len; i++)
     {
       guint n_dims;
       const gint64 *dims = reg_tensor_get_shape (g_ptr_array_index (example_inputs, i), &n_dims);
 
-      if (!append_sized (out, dims, sizeof (gint64) * n_dims))
+      if (!write_sized (&w, dims, sizeof (gint64) * n_dims))
         return NULL;
     }
 
@@ -499,7 +384,7 @@ _reg_compile_cache_key (RegGraph  *graph,
    * repeated key counts once, as a GVariantDict reads it. */
   if (options == NULL)
     {
-      if (!append_u32 (out, G_MAXUINT32))
+      if (!write_u32 (&w, G_MAXUINT32))
         return NULL;
     }
   else
@@ -516,7 +401,7 @@ _reg_compile_cache_key (RegGraph  *graph,
         if (n_keys == 0 || strcmp (keys[i], keys[n_keys - 1]) != 0)
           keys[n_keys++] = keys[i];
 
-      if (n_keys > G_MAXUINT32 || !append_u32 (out, n_keys))
+      if (n_keys > G_MAXUINT32 || !write_u32 (&w, n_keys))
         return NULL;
       for (gsize i = 0; i < n_keys; i++)
         {
@@ -524,14 +409,14 @@ _reg_compile_cache_key (RegGraph  *graph,
           g_autoptr(GVariant) normal = g_variant_get_normal_form (value);
           const char *type = g_variant_get_type_string (normal);
 
-          if (!append_sized (out, keys[i], strlen (keys[i])) ||
-              !append_sized (out, type, strlen (type)) ||
-              !append_sized (out, g_variant_get_data (normal), g_variant_get_size (normal)))
+          if (!write_sized (&w, keys[i], strlen (keys[i])) ||
+              !write_sized (&w, type, strlen (type)) ||
+              !write_sized (&w, g_variant_get_data (normal), g_variant_get_size (normal)))
             return NULL;
         }
     }
 
-  *size = out->len;
+  *size = w.used;
   return out->data;
 }
 

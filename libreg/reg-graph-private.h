@@ -22,7 +22,6 @@ typedef struct
   guint       args[REG_GRAPH_MAX_ARITY];
   double      value;        /* REG_NODE_CONSTANT */
   char       *name;         /* inputs, named calls; else NULL */
-  gsize       name_length;  /* of name, for the compile cache's key */
 } RegNode;
 
 struct _RegGraph
@@ -36,8 +35,6 @@ struct _RegGraph
 
   /* name -> node id (GUINT_TO_POINTER); the keys belong to the nodes */
   GHashTable *names;
-  /* Some name may push a generated one aside (see looks_generated()). */
-  gboolean    names_clash;
 
   /* The first failure of a builder call that has no GError of its own
    * (add_input, set_outputs), reported by reg_graph_validate(). */
@@ -74,11 +71,6 @@ char        *_reg_graph_arity_message (RegOp         op,
 /* Whether @name may name a node: an identifier other than `inf` and
  * `nan` (the lexical rule of the text form, in reg-graph-parser.c). */
 gboolean     _reg_graph_is_valid_name (const char   *name);
-
-/* The name of each node in the text form, indexed by node id (NULL for
- * constants); generated names are kept in @chunk.  g_free() the array. */
-const char **_reg_graph_name_nodes    (RegGraph     *self,
-                                       GStringChunk *chunk);
 
 /* Checks @graph (sticky builder error included, see reg_graph_validate())
  * against @example_inputs (count, then the shape of every node under the

@@ -114,33 +114,6 @@ _reg_graph_arity_message (RegOp op,
                           arity, arity == 1 ? "" : "s", n_args);
 }
 
-/* Whether @name is one that _reg_graph_name_nodes() could generate (`v`,
- * digits, then any underscores), so that an explicit name might push a
- * generated one aside. */
-static gboolean
-looks_generated (const char *name)
-{
-  const char *p = name + 1;
-
-  if (name[0] != 'v' || !g_ascii_isdigit (*p))
-    return FALSE;
-  while (g_ascii_isdigit (*p))
-    p++;
-  while (*p == '_')
-    p++;
-
-  return *p == '\0';
-}
-
-static void
-add_name (RegGraph *self,
-          RegNode  *node,
-          guint     id)
-{
-  node->name_length = strlen (node->name);
-  g_hash_table_insert (self->names, node->name, GUINT_TO_POINTER (id));
-  self->names_clash |= looks_generated (node->name);
-}
 
 guint
 _reg_graph_append (RegGraph    *self,
@@ -150,7 +123,7 @@ _reg_graph_append (RegGraph    *self,
                    double       value,
                    char        *name)
 {
-  RegNode node = { .kind = kind, .op = op, .value = value };
+  RegNode node = { .kind = kind, .op = op, .value = value, .name = name };
   guint id = self->nodes->len;
 
   if (kind == REG_NODE_OP)
@@ -161,12 +134,7 @@ _reg_graph_append (RegGraph    *self,
     }
   g_array_append_val (self->nodes, node);
   if (name != NULL)
-    {
-      RegNode *added = &g_array_index (self->nodes, RegNode, id);
-
-      added->name = name;
-      add_name (self, added, id);
-    }
+    g_hash_table_insert (self->names, name, GUINT_TO_POINTER (id));
   if (kind == REG_NODE_INPUT)
     g_array_append_val (self->inputs, id);
 
@@ -422,7 +390,7 @@ reg_graph_set_node_name (RegGraph    *self,
     return FALSE;
 
   n->name = g_strdup (name);
-  add_name (self, n, node);
+  g_hash_table_insert (self->names, n->name, GUINT_TO_POINTER (node));
 
   return TRUE;
 }
@@ -846,11 +814,13 @@ append_double (GString *out,
     }
 }
 
-/* Constants are printed inline and get no name; the unnamed operator
- * calls get `vN` (node N), with `_` appended until the name is free. */
-const char **
-_reg_graph_name_nodes (RegGraph     *self,
-                       GStringChunk *chunk)
+/* The name each node has in the text form.  Constants are printed inline
+ * and get none; the unnamed operator calls get `vN` (node N), with `_`
+ * appended until the name is free.  The generated names are kept in
+ * @chunk. */
+static const char **
+name_nodes (RegGraph     *self,
+            GStringChunk *chunk)
 {
   const char **names = g_new0 (const char *, MAX (self->nodes->len, 1));
   g_autoptr(GHashTable) generated = g_hash_table_new (g_str_hash, g_str_equal);
@@ -928,7 +898,7 @@ reg_graph_to_string (RegGraph *self)
 
   out = g_string_new ("graph(");
   chunk = g_string_chunk_new (64);
-  names = _reg_graph_name_nodes (self, chunk);
+  names = name_nodes (self, chunk);
 
   for (guint i = 0; i < self->inputs->len; i++)
     {
@@ -1198,14 +1168,13 @@ _reg_graph_dup_frozen (RegGraph *self)
 
       if (node->name != NULL)
         {
-          node->name = g_memdup2 (node->name, node->name_length + 1);
+          node->name = g_strdup (node->name);
           g_hash_table_insert (copy->names, node->name, GUINT_TO_POINTER (i));
         }
     }
   g_array_append_vals (copy->inputs, self->inputs->data, self->inputs->len);
   _reg_graph_set_outputs (copy, (const guint *) self->outputs->data, self->outputs->len);
   copy->has_outputs = self->has_outputs;
-  copy->names_clash = self->names_clash;
   copy->builder_error = self->builder_error != NULL ? g_error_copy (self->builder_error) : NULL;
   copy->frozen = TRUE;
 
