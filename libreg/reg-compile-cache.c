@@ -428,15 +428,13 @@ _reg_compile_cache_cost (RegGraph       *graph,
   gsize cost = key_size + sizeof (Entry);
   guint n_nodes = reg_graph_get_n_nodes (graph);
 
+  /* An element count that passes _reg_shape_count() fits in bytes. */
   for (guint i = 0; i < n_nodes; i++)
     {
-      gsize elements = 1;
+      gsize elements;
 
-      for (guint d = 0; d < shapes[i].n_dims; d++)
-        if (!g_size_checked_mul (&elements, elements, (gsize) shapes[i].dims[d]))
-          return G_MAXSIZE;
-      if (!g_size_checked_mul (&elements, elements, sizeof (float)) ||
-          !g_size_checked_add (&cost, cost, elements))
+      if (!_reg_shape_count (shapes[i].dims, shapes[i].n_dims, &elements) ||
+          !g_size_checked_add (&cost, cost, elements * sizeof (float)))
         return G_MAXSIZE;
     }
 
@@ -575,12 +573,13 @@ _reg_compile_cache_settle (RegCompileCache *cache,
   g_mutex_unlock (&cache->mutex);
 }
 
-/* Drops the ready entries @drop chooses and dooms the matching ones in
- * flight. */
+/* Drops the ready entries of @compiler (NULL: of every compiler), only
+ * those compiled as the default backend when @default_only, and dooms the
+ * matching ones in flight. */
 static void
 drop_where (RegCompileCache *cache,
-            gboolean       (*drop) (const Entry *entry, gpointer data),
-            gpointer         data)
+            RegCompiler     *compiler,
+            gboolean         default_only)
 {
   g_autoptr(GPtrArray) garbage = garbage_new ();
   g_autoptr(GPtrArray) ready = g_ptr_array_new ();
@@ -593,7 +592,8 @@ drop_where (RegCompileCache *cache,
     {
       Entry *entry = key;
 
-      if (!drop (entry, data))
+      if ((compiler != NULL && entry->compiler != compiler) ||
+          (default_only && !entry->by_default))
         continue;
       if (entry->fn != NULL)
         g_ptr_array_add (ready, entry);
@@ -605,42 +605,21 @@ drop_where (RegCompileCache *cache,
   g_mutex_unlock (&cache->mutex);
 }
 
-static gboolean
-entry_is_of (const Entry *entry,
-             gpointer     compiler)
-{
-  return entry->compiler == compiler;
-}
-
-static gboolean
-entry_is_default (const Entry *entry,
-                  gpointer     data)
-{
-  return entry->by_default;
-}
-
-static gboolean
-entry_any (const Entry *entry,
-           gpointer     data)
-{
-  return TRUE;
-}
-
 void
 _reg_compile_cache_drop_compiler (RegCompileCache *cache,
                                   RegCompiler     *compiler)
 {
-  drop_where (cache, entry_is_of, compiler);
+  drop_where (cache, compiler, FALSE);
 }
 
 void
 _reg_compile_cache_drop_default (RegCompileCache *cache)
 {
-  drop_where (cache, entry_is_default, NULL);
+  drop_where (cache, NULL, TRUE);
 }
 
 void
 _reg_compile_cache_clear (RegCompileCache *cache)
 {
-  drop_where (cache, entry_any, NULL);
+  drop_where (cache, NULL, FALSE);
 }

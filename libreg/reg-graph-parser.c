@@ -134,35 +134,18 @@ set_parse_error (GError         **error,
 static char *
 describe_token (const Token *tok)
 {
-  switch (tok->type)
-    {
-    case TOKEN_NAME:
-      {
-        g_autofree char *quoted = _reg_quote_for_message (tok->loc.pos, tok->len);
-        return g_strdup_printf ("name %s", quoted);
-      }
-    case TOKEN_NUMBER:
-      {
-        g_autofree char *quoted = _reg_quote_for_message (tok->loc.pos, tok->len);
-        return g_strdup_printf ("number %s", quoted);
-      }
-    case TOKEN_LPAREN:
-      return g_strdup ("'('");
-    case TOKEN_RPAREN:
-      return g_strdup ("')'");
-    case TOKEN_COMMA:
-      return g_strdup ("','");
-    case TOKEN_COLON:
-      return g_strdup ("':'");
-    case TOKEN_EQUALS:
-      return g_strdup ("'='");
-    case TOKEN_NEWLINE:
-      return g_strdup ("end of line");
-    case TOKEN_END:
-      return g_strdup ("end of text");
-    default:
-      g_assert_not_reached ();
-    }
+  static const char * const punctuation[] = {
+    [TOKEN_LPAREN] = "'('", [TOKEN_RPAREN] = "')'", [TOKEN_COMMA] = "','",
+    [TOKEN_COLON] = "':'", [TOKEN_EQUALS] = "'='", [TOKEN_NEWLINE] = "end of line",
+    [TOKEN_END] = "end of text",
+  };
+  g_autofree char *quoted = NULL;
+
+  if (tok->type != TOKEN_NAME && tok->type != TOKEN_NUMBER)
+    return g_strdup (punctuation[tok->type]);
+
+  quoted = _reg_quote_for_message (tok->loc.pos, tok->len);
+  return g_strdup_printf ("%s %s", tok->type == TOKEN_NAME ? "name" : "number", quoted);
 }
 
 /* Fails with "expected WHAT, got TOKEN" at the current token. */

@@ -976,14 +976,6 @@ set_shape_error (GError        **error,
   return FALSE;
 }
 
-static gboolean
-same_shape (const RegShape *a,
-            const RegShape *b)
-{
-  return a->n_dims == b->n_dims &&
-         memcmp (a->dims, b->dims, a->n_dims * sizeof (gint64)) == 0;
-}
-
 gboolean
 _reg_graph_infer_shapes (RegGraph   *graph,
                          GPtrArray  *example_inputs,
@@ -993,9 +985,6 @@ _reg_graph_infer_shapes (RegGraph   *graph,
   g_autofree RegShape *result = NULL;
   guint n_examples = example_inputs != NULL ? example_inputs->len : 0;
   guint next_input = 0;
-
-  g_return_val_if_fail (REG_IS_GRAPH (graph), FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (!reg_graph_validate (graph, error))
     return FALSE;
@@ -1022,10 +1011,8 @@ _reg_graph_infer_shapes (RegGraph   *graph,
         case REG_NODE_INPUT:
           {
             RegTensor *example = g_ptr_array_index (example_inputs, next_input++);
-            const gint64 *dims;
+            const gint64 *dims = reg_tensor_get_shape (example, &shape->n_dims);
 
-            g_return_val_if_fail (REG_IS_TENSOR (example), FALSE);
-            dims = reg_tensor_get_shape (example, &shape->n_dims);
             memcpy (shape->dims, dims, shape->n_dims * sizeof (gint64));
           }
           continue;
@@ -1047,7 +1034,7 @@ _reg_graph_infer_shapes (RegGraph   *graph,
         {
         case REG_OP_KIND_ELEMENTWISE_BINARY:
           /* A constant is a scalar that stretches to the other side. */
-          if (same_shape (a, b) ||
+          if (_reg_shape_is (a, b->dims, b->n_dims) ||
               _reg_graph_get_node (graph, node->args[1])->kind == REG_NODE_CONSTANT)
             *shape = *a;
           else if (_reg_graph_get_node (graph, node->args[0])->kind == REG_NODE_CONSTANT)
@@ -1076,28 +1063,21 @@ _reg_graph_infer_shapes (RegGraph   *graph,
           shape->n_dims = 2;
           shape->dims[0] = a->dims[0];
           shape->dims[1] = b->dims[1];
+          /* Empty operands make a result that may not be: [N, 0] by [0, M]
+           * is N by M.  A result no tensor can hold is refused here, before
+           * any backend computes sizes from it.  (The other rules give a
+           * result the shape of an operand, or none.) */
+          if (!_reg_shape_count (shape->dims, shape->n_dims, NULL))
+            {
+              g_autofree char *str = _reg_shape_to_string (shape->dims, shape->n_dims);
+
+              return set_shape_error (error, graph, i, a, b, "the result %s has more "
+                                      "elements than memory can address", str);
+            }
           break;
 
         default:
           g_assert_not_reached ();
-        }
-
-      /* Operands that are empty make a result that may not be: [N, 0] by
-       * [0, M] is N by M.  A result no tensor can hold is refused here,
-       * before any backend computes sizes from it. */
-      if (!_reg_shape_count (shape->dims, shape->n_dims, NULL))
-        {
-          g_autofree char *str = _reg_shape_to_string (shape->dims, shape->n_dims);
-
-          if (b != NULL)
-            return set_shape_error (error, graph, i, a, b,
-                                    "the result %s has more elements than memory can address",
-                                    str);
-
-          g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_SHAPE,
-                       "node %u: the result %s of %s has more elements than memory can address",
-                       i, str, reg_op_get_name (node->op));
-          return FALSE;
         }
     }
 
@@ -1161,20 +1141,15 @@ _reg_graph_dup_frozen (RegGraph *self)
     return g_object_ref (self);
 
   copy = reg_graph_new ();
-  g_array_append_vals (copy->nodes, self->nodes->data, self->nodes->len);
-  for (guint i = 0; i < copy->nodes->len; i++)
+  for (guint i = 0; i < self->nodes->len; i++)
     {
-      RegNode *node = &g_array_index (copy->nodes, RegNode, i);
+      const RegNode *node = _reg_graph_get_node (self, i);
 
-      if (node->name != NULL)
-        {
-          node->name = g_strdup (node->name);
-          g_hash_table_insert (copy->names, node->name, GUINT_TO_POINTER (i));
-        }
+      _reg_graph_append (copy, node->kind, node->op, node->args, node->value,
+                         g_strdup (node->name));
     }
-  g_array_append_vals (copy->inputs, self->inputs->data, self->inputs->len);
-  _reg_graph_set_outputs (copy, (const guint *) self->outputs->data, self->outputs->len);
-  copy->has_outputs = self->has_outputs;
+  if (self->has_outputs)
+    _reg_graph_set_outputs (copy, (const guint *) self->outputs->data, self->outputs->len);
   copy->builder_error = self->builder_error != NULL ? g_error_copy (self->builder_error) : NULL;
   copy->frozen = TRUE;
 

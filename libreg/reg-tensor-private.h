@@ -5,6 +5,8 @@
 
 #pragma once
 
+#include <string.h>
+
 #include "reg-tensor.h"
 
 G_BEGIN_DECLS
@@ -15,6 +17,15 @@ typedef struct
   guint  n_dims;
   gint64 dims[REG_TENSOR_MAX_DIMS];
 } RegShape;
+
+/* Whether @shape has the @n_dims dimensions @dims. */
+static inline gboolean
+_reg_shape_is (const RegShape *shape,
+               const gint64   *dims,
+               guint           n_dims)
+{
+  return shape->n_dims == n_dims && memcmp (shape->dims, dims, n_dims * sizeof (gint64)) == 0;
+}
 
 /* Whether a tensor of shape @dims can be addressed: no negative dimension,
  * and an element count whose size in bytes (4 per element) is at most
