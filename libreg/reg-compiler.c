@@ -710,7 +710,8 @@ _reg_compiler_compile_prepared_finish (RegCompiler   *self,
  * [method@Reg.Compiler.compile], with the same checks and errors.  The
  * graph and options are checked in the calling thread; the backend's
  * compile runs in a worker thread, or as the backend's
- * [vfunc@Reg.Compiler.compile_async] arranges.
+ * [vfunc@Reg.Compiler.compile_async] arranges, on a copy of @graph: the
+ * caller may change @graph as soon as this function returns.
  *
  * @callback runs in the thread-default main context of the calling
  * thread.  Cancelling @cancellable makes the compile finish promptly with

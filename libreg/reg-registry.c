@@ -2971,9 +2971,10 @@ async_compile_attempt (GTask *task)
  * Compiles @graph without blocking: the asynchronous form of
  * [method@Reg.Registry.compile], with the same fallbacks, cache and
  * errors.  The lookup (which may load a module), the checks of the graph
- * and the backend's compile all run off the calling thread; the backend's
- * compile runs as its [vfunc@Reg.Compiler.compile_async] arranges (by
- * default in a worker thread).
+ * and the backend's compile all run off the calling thread, on a copy of
+ * @graph (the caller may change @graph as soon as this function returns);
+ * the backend's compile runs as its [vfunc@Reg.Compiler.compile_async]
+ * arranges (by default in a worker thread).
  *
  * @callback runs in the thread-default main context of the calling
  * thread, as do [signal@Reg.Registry::fallback] handlers.  Cancelling
