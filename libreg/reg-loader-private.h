@@ -6,6 +6,7 @@
 #pragma once
 
 #include "reg-compiler.h"
+#include "reg-keyfile-private.h"
 
 G_BEGIN_DECLS
 
@@ -42,8 +43,7 @@ typedef struct
   const char *hint;       /* what to do about a [Reg Module] group read_source()
                            * refused: a sentence */
 
-  char        *(*read_source) (GKeyFile     *keyfile,
-                               const char   *group,
+  char        *(*read_source) (RegKeyGroup  *group,
                                GError      **error);
   char        *(*locate)      (const char   *dir,
                                const char   *source);

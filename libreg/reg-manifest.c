@@ -330,8 +330,7 @@ details_new (char                *version,
 
 /* Reads one value of an [Option] group as the option's type. */
 static gboolean
-parse_value_key (GKeyFile     *keyfile,
-                 const char   *group,
+parse_value_key (RegKeyGroup  *group,
                  const char   *key,
                  const char   *type_string,
                  GVariant    **value,
@@ -341,7 +340,7 @@ parse_value_key (GKeyFile     *keyfile,
   g_autoptr(GError) local_error = NULL;
 
   *value = NULL;
-  if (!_reg_keyfile_get_string (keyfile, group, key, &text, error))
+  if (!_reg_key_group_get_string (group, key, &text, error))
     return FALSE;
   if (text == NULL)
     return TRUE;
@@ -350,7 +349,7 @@ parse_value_key (GKeyFile     *keyfile,
   if (*value == NULL)
     {
       g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
-                   "[%s] %s: %s", group, key, local_error->message);
+                   "[%s] %s: %s", group->name, key, local_error->message);
       return FALSE;
     }
 
@@ -358,12 +357,13 @@ parse_value_key (GKeyFile     *keyfile,
 }
 
 static RegOption *
-parse_option (GKeyFile    *keyfile,
+parse_option (RegKeyFile  *keyfile,
               const char  *backend,
               const char  *name,
               GError     **error)
 {
-  g_autofree char *group = g_strconcat (OPTION_GROUP_PREFIX, backend, " ", name, NULL);
+  g_autofree char *group_name = g_strconcat (OPTION_GROUP_PREFIX, backend, " ", name, NULL);
+  RegKeyGroup group;
   g_autofree char *type_string = NULL;
   g_autofree char *description = NULL;
   g_auto(GStrv) choices = NULL;
@@ -373,20 +373,21 @@ parse_option (GKeyFile    *keyfile,
   g_autoptr(GError) local_error = NULL;
   RegOption *option;
 
-  if (!g_key_file_has_group (keyfile, group))
+  if (!_reg_key_file_has_group (keyfile, group_name))
     {
       g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_MISSING,
                    "[Backend %s] Options: lists '%s', but there is no [%s] group",
-                   backend, name, group);
+                   backend, name, group_name);
       return NULL;
     }
 
-  if (!_reg_keyfile_get_string (keyfile, group, "Type", &type_string, error))
+  _reg_key_group_init (&group, keyfile, group_name);
+  if (!_reg_key_group_get_string (&group, "Type", &type_string, error))
     return NULL;
   if (type_string == NULL)
     {
       g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_MISSING,
-                   "[%s] has no Type=", group);
+                   "[%s] has no Type=", group_name);
       return NULL;
     }
 
@@ -395,16 +396,16 @@ parse_option (GKeyFile    *keyfile,
   if (option == NULL)
     {
       g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
-                   "[%s] %s", group, local_error->message);
+                   "[%s] %s", group_name, local_error->message);
       return NULL;
     }
   g_object_unref (option);
 
-  if (!parse_value_key (keyfile, group, "Default", type_string, &default_value, error) ||
-      !parse_value_key (keyfile, group, "Minimum", type_string, &minimum, error) ||
-      !parse_value_key (keyfile, group, "Maximum", type_string, &maximum, error) ||
-      !_reg_keyfile_get_string_list (keyfile, group, "Choices", &choices, error) ||
-      !_reg_keyfile_get_string (keyfile, group, "Description", &description, error))
+  if (!parse_value_key (&group, "Default", type_string, &default_value, error) ||
+      !parse_value_key (&group, "Minimum", type_string, &minimum, error) ||
+      !parse_value_key (&group, "Maximum", type_string, &maximum, error) ||
+      !_reg_key_group_get_string_list (&group, "Choices", &choices, error) ||
+      !_reg_key_group_get_string (&group, "Description", &description, error))
     return NULL;
 
   option = _reg_option_new_full (name, type_string, default_value, description,
@@ -412,7 +413,7 @@ parse_option (GKeyFile    *keyfile,
   if (option == NULL)
     {
       g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
-                   "[%s] %s", group, local_error->message);
+                   "[%s] %s", group_name, local_error->message);
       return NULL;
     }
 
@@ -420,11 +421,10 @@ parse_option (GKeyFile    *keyfile,
 }
 
 static gboolean
-parse_details (GKeyFile           *keyfile,
-                            const char         *group,
-                            const char         *backend,
-                            RegBackendDetails **details,
-                            GError            **error)
+parse_details (RegKeyGroup        *group,
+               const char         *backend,
+               RegBackendDetails **details,
+               GError            **error)
 {
   g_autofree char *version = NULL;
   g_auto(GStrv) authors = NULL;
@@ -437,12 +437,12 @@ parse_details (GKeyFile           *keyfile,
 
   *details = NULL;
 
-  if (!_reg_keyfile_get_string (keyfile, group, "Version", &version, error) ||
-      !_reg_keyfile_get_string_list (keyfile, group, "Authors", &authors, error) ||
-      !_reg_keyfile_get_string (keyfile, group, "Website", &website, error) ||
-      !_reg_keyfile_get_string (keyfile, group, "License", &license, error) ||
-      !_reg_keyfile_get_boolean (keyfile, group, "Shareable", &shareable, error) ||
-      !_reg_keyfile_get_string_list (keyfile, group, "Options", &names, error))
+  if (!_reg_key_group_get_string (group, "Version", &version, error) ||
+      !_reg_key_group_get_string_list (group, "Authors", &authors, error) ||
+      !_reg_key_group_get_string (group, "Website", &website, error) ||
+      !_reg_key_group_get_string (group, "License", &license, error) ||
+      !_reg_key_group_get_boolean (group, "Shareable", &shareable, error) ||
+      !_reg_key_group_get_string_list (group, "Options", &names, error))
     return FALSE;
 
   if (names != NULL)
@@ -453,7 +453,7 @@ parse_details (GKeyFile           *keyfile,
         {
           g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
                        "[%s] Options: %u of them, at most %d are allowed",
-                       group, n, REG_OPTION_MAX_OPTIONS);
+                       group->name, n, REG_OPTION_MAX_OPTIONS);
           return FALSE;
         }
 
@@ -462,14 +462,14 @@ parse_details (GKeyFile           *keyfile,
         if (!_reg_name_validate (names[i], "option name", &local_error))
           {
             g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
-                         "[%s] Options: %s", group, local_error->message);
+                         "[%s] Options: %s", group->name, local_error->message);
             return FALSE;
           }
 
       options = g_ptr_array_new_with_free_func (g_object_unref);
       for (guint i = 0; i < n; i++)
         {
-          RegOption *option = parse_option (keyfile, backend, names[i], error);
+          RegOption *option = parse_option (group->keyfile, backend, names[i], error);
 
           if (option == NULL)
             return FALSE;
@@ -482,7 +482,7 @@ parse_details (GKeyFile           *keyfile,
                     options, shareable ? REG_COMPILER_FLAGS_SHAREABLE : REG_COMPILER_FLAGS_NONE,
                     details, &local_error))
     {
-      g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "[%s] ", group);
+      g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "[%s] ", group->name);
       return FALSE;
     }
 
@@ -542,7 +542,8 @@ parsed_clear (gpointer data)
  * the manifest lists in Options=: a stray group is a typo worth reporting. */
 static gboolean
 check_option_groups (const char * const  *groups,
-                     GArray              *parsed,
+                     const Parsed        *parsed,
+                     guint                n_parsed,
                      GError             **error)
 {
   for (guint i = 0; groups[i] != NULL; i++)
@@ -551,7 +552,7 @@ check_option_groups (const char * const  *groups,
       g_autofree char *backend = NULL;
       gboolean listed = FALSE;
 
-      if (!g_str_has_prefix (groups[i], OPTION_GROUP_PREFIX))
+      if (strncmp (groups[i], OPTION_GROUP_PREFIX, strlen (OPTION_GROUP_PREFIX)) != 0)
         continue;
 
       rest = groups[i] + strlen (OPTION_GROUP_PREFIX);
@@ -565,9 +566,9 @@ check_option_groups (const char * const  *groups,
         }
 
       backend = g_strndup (rest, space - rest);
-      for (guint j = 0; j < parsed->len && !listed; j++)
+      for (guint j = 0; j < n_parsed && !listed; j++)
         {
-          const Parsed *p = &g_array_index (parsed, Parsed, j);
+          const Parsed *p = &parsed[j];
 
           listed = g_str_equal (p->name, backend) && p->details != NULL &&
                    p->details->options != NULL &&
@@ -597,25 +598,25 @@ copy_string (char       **cursor,
   return copy;
 }
 
-/* Makes the manifest of @path, taking the details of @parsed over.  The
- * sizes summed here are bounded by the file's (at most
+/* Makes the manifest @file of @dir (a GRefString), taking the details of
+ * @parsed over.  The sizes summed here are bounded by the file's (at most
  * REG_MANIFEST_MAX_SIZE): no overflow is possible. */
 static RegManifest *
-manifest_new (const char      *path,
+manifest_new (const char      *dir,
+              const char      *file,
               const RegLoader *loader,
               const char      *source,
-              GArray          *parsed)
+              Parsed          *parsed,
+              guint            n_parsed)
 {
-  g_autofree char *dir = g_path_get_dirname (path);
-  const char *file = strrchr (path, '/') != NULL ? strrchr (path, '/') + 1 : path;
   gsize n_pointers = 0, strings = strlen (file) + 1 + strlen (source) + 1;
   RegManifest *manifest;
   const char **pointers;
   char *cursor;
 
-  for (guint i = 0; i < parsed->len; i++)
+  for (guint i = 0; i < n_parsed; i++)
     {
-      const Parsed *p = &g_array_index (parsed, Parsed, i);
+      const Parsed *p = &parsed[i];
 
       strings += strlen (p->name) + 1;
       strings += p->description != NULL ? strlen (p->description) + 1 : 0;
@@ -625,21 +626,21 @@ manifest_new (const char      *path,
       n_pointers += g_strv_length (p->tags) + 1;
     }
 
-  manifest = g_malloc (sizeof (RegManifest) + parsed->len * sizeof (RegManifestBackend) +
+  manifest = g_malloc (sizeof (RegManifest) + n_parsed * sizeof (RegManifestBackend) +
                        n_pointers * sizeof (char *) + strings);
-  pointers = (const char **) (gpointer) &manifest->backends[parsed->len];
+  pointers = (const char **) (gpointer) &manifest->backends[n_parsed];
   cursor = (char *) (pointers + n_pointers);
 
   manifest->ref_count = 1;
-  manifest->n_backends = parsed->len;
-  manifest->dir = g_ref_string_new_intern (dir);
+  manifest->n_backends = n_parsed;
+  manifest->dir = g_ref_string_acquire ((char *) dir);
   manifest->file = copy_string (&cursor, file);
   manifest->loader = loader;
   manifest->source = copy_string (&cursor, source);
 
-  for (guint i = 0; i < parsed->len; i++)
+  for (guint i = 0; i < n_parsed; i++)
     {
-      Parsed *p = &g_array_index (parsed, Parsed, i);
+      Parsed *p = &parsed[i];
       RegManifestBackend *backend = &manifest->backends[i];
 
       backend->name = copy_string (&cursor, p->name);
@@ -656,30 +657,34 @@ manifest_new (const char      *path,
 }
 
 static gboolean
-parse_backend (GKeyFile         *keyfile,
-               const char       *group,
+parse_backend (RegKeyFile       *keyfile,
+               const char       *group_name,
                const RegLoader  *loader,
                Parsed           *parsed,
                GError          **error)
 {
-  const char *name = group + strlen (BACKEND_GROUP_PREFIX);
+  const char *name = group_name + strlen (BACKEND_GROUP_PREFIX);
+  RegKeyGroup group;
   g_auto(GStrv) tags = NULL;
   g_autoptr(GError) local_error = NULL;
 
-  if (!_reg_name_validate (name, "backend name", error) ||
-      !_reg_keyfile_get_string_list (keyfile, group, "Tags", &tags, error) ||
-      !_reg_keyfile_get_string (keyfile, group, "Description", &parsed->description, error) ||
-      !parse_details (keyfile, group, name, &parsed->details, error))
+  if (!_reg_name_validate (name, "backend name", error))
+    return FALSE;
+
+  _reg_key_group_init (&group, keyfile, group_name);
+  if (!_reg_key_group_get_string_list (&group, "Tags", &tags, error) ||
+      !_reg_key_group_get_string (&group, "Description", &parsed->description, error) ||
+      !parse_details (&group, name, &parsed->details, error))
     return FALSE;
 
   if (loader->entry_key != NULL)
     {
-      if (!_reg_keyfile_get_string (keyfile, group, loader->entry_key, &parsed->entry, error))
+      if (!_reg_key_group_get_string (&group, loader->entry_key, &parsed->entry, error))
         return FALSE;
       if (parsed->entry == NULL || parsed->entry[0] == '\0')
         {
           g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_MISSING,
-                       "[%s] has no %s= (Loader=%s needs it)", group, loader->entry_key,
+                       "[%s] has no %s= (Loader=%s needs it)", group_name, loader->entry_key,
                        loader->name);
           return FALSE;
         }
@@ -689,7 +694,7 @@ parse_backend (GKeyFile         *keyfile,
   parsed->tags = _reg_tags_normalize ((const char * const *) tags, &local_error);
   if (parsed->tags == NULL)
     {
-      g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "[%s] Tags: ", group);
+      g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "[%s] Tags: ", group_name);
       return FALSE;
     }
   parsed->name = g_strdup (name);
@@ -700,7 +705,7 @@ parse_backend (GKeyFile         *keyfile,
 /* [Reg Module]: the ABI, the loader and what it loads.  On failure
  * *@hint says what to do. */
 static gboolean
-parse_module_group (GKeyFile         *keyfile,
+parse_module_group (RegKeyFile       *keyfile,
                     const RegLoader **loader,
                     char            **source,
                     const char      **hint,
@@ -709,8 +714,9 @@ parse_module_group (GKeyFile         *keyfile,
   g_autoptr(GError) local_error = NULL;
   g_autofree char *loader_name = NULL;
   gint64 abi_version;
+  RegKeyGroup group;
 
-  if (!g_key_file_has_group (keyfile, MODULE_GROUP))
+  if (!_reg_key_file_has_group (keyfile, MODULE_GROUP))
     {
       g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_MISSING,
                    "no [" MODULE_GROUP "] group");
@@ -718,12 +724,15 @@ parse_module_group (GKeyFile         *keyfile,
     }
 
   *hint = HINT_ABI;
-  abi_version = g_key_file_get_int64 (keyfile, MODULE_GROUP, "AbiVersion", &local_error);
-  if (local_error != NULL)
+  _reg_key_group_init (&group, keyfile, MODULE_GROUP);
+  if (_reg_key_group_get_value (&group, "AbiVersion") == NULL)
     {
-      g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "AbiVersion: ");
+      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_KEY_NOT_FOUND,
+                   "AbiVersion: missing (the module ABI the module was built for)");
       return FALSE;
     }
+  if (!_reg_key_group_get_int64 (&group, "AbiVersion", &abi_version, error))
+    return FALSE;
   if (abi_version != REG_MODULE_ABI_VERSION)
     {
       g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
@@ -733,7 +742,7 @@ parse_module_group (GKeyFile         *keyfile,
     }
 
   *hint = HINT_SYNTAX;
-  if (!_reg_keyfile_get_string (keyfile, MODULE_GROUP, "Loader", &loader_name, error))
+  if (!_reg_key_group_get_string (&group, "Loader", &loader_name, error))
     return FALSE;
   *loader = _reg_loader_find (loader_name != NULL ? loader_name : "c");
   if (*loader == NULL)
@@ -747,32 +756,58 @@ parse_module_group (GKeyFile         *keyfile,
     }
 
   *hint = (*loader)->hint;
-  *source = (*loader)->read_source (keyfile, MODULE_GROUP, error);
+  *source = (*loader)->read_source (&group, error);
   return *source != NULL;
+}
+
+/* The first byte from @p on that is not ASCII, or is NUL.  Manifests are
+ * ASCII but for a few descriptions: this goes eight bytes at a time where
+ * g_utf8_validate() goes one. */
+static const char *
+skip_ascii (const char *p,
+            const char *end)
+{
+  for (; end - p >= 8; p += 8)
+    {
+      guint64 word;
+
+      memcpy (&word, p, sizeof word);
+      /* A byte of 0x80 or more, or a zero byte (which borrows). */
+      if (((word - G_GUINT64_CONSTANT (0x0101010101010101)) | word) &
+          G_GUINT64_CONSTANT (0x8080808080808080))
+        break;
+    }
+  while (p < end && (guchar) (*p - 1) < 0x7f)
+    p++;
+
+  return p;
 }
 
 /* Parses a manifest; on failure *@hint says what to do about it. */
 static RegManifest *
-parse_manifest (const char  *path,
+parse_manifest (const char  *dir,
+                const char  *file,
                 const char  *data,
                 gsize        length,
                 const char **hint,
                 GError     **error)
 {
-  g_autoptr(GKeyFile) keyfile = g_key_file_new ();
-  g_autoptr(GArray) parsed = g_array_new (FALSE, TRUE, sizeof (Parsed));
+  g_autoptr(RegKeyFile) keyfile = NULL;
+  g_autofree Parsed *parsed = NULL;
   g_autofree char *source = NULL;
-  g_auto(GStrv) groups = NULL;
   g_autoptr(GError) local_error = NULL;
   const RegLoader *loader = NULL;
+  RegManifest *manifest = NULL;
+  const char * const *groups;
+  guint n_groups, n_parsed = 0;
   const char *end;
 
-  g_array_set_clear_func (parsed, parsed_clear);
   *hint = HINT_SYNTAX;
 
   /* Validate the whole text first: GKeyFile would stop at a NUL byte and
    * quietly drop a value that is not UTF-8 where no error is asked for. */
-  if (!g_utf8_validate_len (data, length, &end))
+  end = skip_ascii (data, data + length);
+  if (!g_utf8_validate_len (end, length - (end - data), &end))
     {
       g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_ENCODING,
                    "not a UTF-8 key file: %s at byte %" G_GSIZE_FORMAT,
@@ -781,7 +816,8 @@ parse_manifest (const char  *path,
       return NULL;
     }
 
-  if (!g_key_file_load_from_data (keyfile, data, length, G_KEY_FILE_NONE, &local_error))
+  keyfile = _reg_key_file_new (data, length, &local_error);
+  if (keyfile == NULL)
     {
       g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "not a key file: ");
       return NULL;
@@ -791,33 +827,30 @@ parse_manifest (const char  *path,
     return NULL;
 
   *hint = HINT_SYNTAX;
-  groups = g_key_file_get_groups (keyfile, NULL);
-  for (guint i = 0; groups[i] != NULL; i++)
+  groups = _reg_key_file_get_groups (keyfile);
+  n_groups = g_strv_length ((char **) groups);
+  parsed = g_new0 (Parsed, n_groups);
+  for (guint i = 0; i < n_groups; i++)
     {
-      Parsed backend = { NULL, };
-
-      if (!g_str_has_prefix (groups[i], BACKEND_GROUP_PREFIX))
+      if (strncmp (groups[i], BACKEND_GROUP_PREFIX, strlen (BACKEND_GROUP_PREFIX)) != 0)
         continue;
-
-      if (!parse_backend (keyfile, groups[i], loader, &backend, error))
-        {
-          parsed_clear (&backend);
-          return NULL;
-        }
-      g_array_append_val (parsed, backend);
+      if (!parse_backend (keyfile, groups[i], loader, &parsed[n_parsed], error))
+        goto out;
+      n_parsed++;
     }
 
-  if (parsed->len == 0)
-    {
-      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_MISSING,
-                   "declares no backend (no [" BACKEND_GROUP_PREFIX "NAME] group)");
-      return NULL;
-    }
+  if (n_parsed == 0)
+    g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_MISSING,
+                 "declares no backend (no [" BACKEND_GROUP_PREFIX "NAME] group)");
+  else if (check_option_groups (groups, parsed, n_parsed, error))
+    manifest = manifest_new (dir, file, loader, source, parsed, n_parsed);
 
-  if (!check_option_groups ((const char * const *) groups, parsed, error))
-    return NULL;
+out:
+  /* Up to the one that failed, if one did. */
+  for (guint i = 0; i < MIN (n_parsed + 1, n_groups); i++)
+    parsed_clear (&parsed[i]);
 
-  return manifest_new (path, loader, source, parsed);
+  return manifest;
 }
 
 /* The manifest's code for an error of the checks it shares with others:
@@ -834,14 +867,15 @@ manifest_error_code (const GError *error)
 }
 
 static RegManifest *
-parse_with_hint (const char  *path,
+parse_with_hint (const char  *dir,
+                 const char  *file,
                  const char  *data,
                  gsize        length,
                  const char **hint,
                  GError     **error)
 {
   g_autoptr(GError) local_error = NULL;
-  RegManifest *manifest = parse_manifest (path, data, length, hint, &local_error);
+  RegManifest *manifest = parse_manifest (dir, file, data, length, hint, &local_error);
 
   /* A reason may quote the file's text (GKeyFile quotes the line it
    * stopped at, our checks the value): escaped and cut, so that a
@@ -862,21 +896,38 @@ parse_with_hint (const char  *path,
   return manifest;
 }
 
+/* The directory of @path, interned, and its file name. */
+static char *
+split_path (const char  *path,
+            const char **file)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+
+  *file = strrchr (path, '/') != NULL ? strrchr (path, '/') + 1 : path;
+  return g_ref_string_new_intern (dir);
+}
+
 RegManifest *
 _reg_manifest_parse (const char  *path,
                      const char  *data,
                      gsize        length,
                      GError     **error)
 {
-  const char *hint;
+  const char *file, *hint;
+  char *dir = split_path (path, &file);
+  RegManifest *manifest = parse_with_hint (dir, file, data, length, &hint, error);
 
-  return parse_with_hint (path, data, length, &hint, error);
+  g_ref_string_release (dir);
+  return manifest;
 }
 
-/* Reads and parses the manifest @path; on failure *@hint says what to do
- * and *@contents holds what was read, if anything. */
+/* Reads and parses the manifest @path (@file of @dir, a GRefString); on
+ * failure *@hint says what to do and *@contents holds what was read, if
+ * anything. */
 static RegManifest *
 read_manifest (const char   *path,
+               const char   *dir,
+               const char   *file,
                GBytes      **contents,
                const char  **hint,
                GError      **error)
@@ -888,8 +939,8 @@ read_manifest (const char   *path,
   if (*contents == NULL)
     return NULL;
 
-  return parse_with_hint (path, g_bytes_get_data (*contents, NULL), g_bytes_get_size (*contents),
-                          hint, error);
+  return parse_with_hint (dir, file, g_bytes_get_data (*contents, NULL),
+                          g_bytes_get_size (*contents), hint, error);
 }
 
 RegManifest *
@@ -897,9 +948,12 @@ _reg_manifest_load (const char  *path,
                     GError     **error)
 {
   g_autoptr(GBytes) contents = NULL;
-  const char *hint;
+  const char *file, *hint;
+  char *dir = split_path (path, &file);
+  RegManifest *manifest = read_manifest (path, dir, file, &contents, &hint, error);
 
-  return read_manifest (path, &contents, &hint, error);
+  g_ref_string_release (dir);
+  return manifest;
 }
 
 void
@@ -974,6 +1028,7 @@ _reg_manifest_scan_dir (const char *dir,
   g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GError) error = NULL;
   g_autoptr(GDir) gdir = NULL;
+  char *interned;
   const char *name;
 
   gdir = g_dir_open (dir, 0, &error);
@@ -994,9 +1049,11 @@ _reg_manifest_scan_dir (const char *dir,
    * name first does not depend on the file system. */
   g_ptr_array_sort (names, compare_names);
 
+  interned = g_ref_string_new_intern (dir);
   for (guint i = 0; i < names->len; i++)
     {
-      g_autofree char *path = g_build_filename (dir, g_ptr_array_index (names, i), NULL);
+      const char *file = g_ptr_array_index (names, i);
+      g_autofree char *path = g_strconcat (dir, "/", file, NULL);
       g_autoptr(GBytes) contents = NULL;
       g_autoptr(GError) local_error = NULL;
       g_autofree char *shown_path = NULL;
@@ -1005,7 +1062,7 @@ _reg_manifest_scan_dir (const char *dir,
       RegManifest *manifest;
       const char *hint;
 
-      manifest = read_manifest (path, &contents, &hint, &local_error);
+      manifest = read_manifest (path, interned, file, &contents, &hint, &local_error);
       if (manifest != NULL)
         {
           g_ptr_array_add (manifests, manifest);
@@ -1023,4 +1080,6 @@ _reg_manifest_scan_dir (const char *dir,
       skip->names = find_backend_names (contents);
       g_ptr_array_add (skipped, skip);
     }
+
+  g_ref_string_release (interned);
 }

@@ -326,13 +326,12 @@ reg_module_get_path (RegModule *module)
 /* Module= must name a file in the manifest's own directory: a manifest may
  * not make libreg open a library elsewhere on the system. */
 static char *
-read_source (GKeyFile    *keyfile,
-             const char  *group,
-             GError     **error)
+read_source (RegKeyGroup  *group,
+             GError      **error)
 {
   g_autofree char *module = NULL;
 
-  if (!_reg_keyfile_get_string (keyfile, group, "Module", &module, error))
+  if (!_reg_key_group_get_string (group, "Module", &module, error))
     return NULL;
 
   if (module == NULL)

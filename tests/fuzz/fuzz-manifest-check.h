@@ -7,7 +7,7 @@
 
 #include "fuzz-common.h"
 
-#include "reg-manifest-private.h"
+#include "reg-keyfile-private.h"
 #include "reg-manifest-private.h"
 #include "reg-name-private.h"
 #include "reg-option.h"
@@ -98,5 +98,51 @@ fuzz_check_manifest (const RegManifest *manifest,
                    "description of '%s' is not UTF-8", backend->name);
       if (backend->details != NULL)
         fuzz_check_details (backend->name, backend->details);
+    }
+}
+
+/* The manifest reader finds the values of a key file where GKeyFile would
+ * (reg-keyfile.c): it accepts what GKeyFile accepts, lists the same
+ * groups in the same order, and gives every key of a group (but those
+ * with a locale, which nothing asks for) the raw value
+ * g_key_file_get_value() gives. */
+static inline void
+fuzz_check_key_file (const char *text,
+                     gsize       size)
+{
+  g_autoptr(GKeyFile) reference = g_key_file_new ();
+  g_autoptr(RegKeyFile) ours = _reg_key_file_new (text, size, NULL);
+  g_auto(GStrv) groups = NULL;
+  const char * const *our_groups;
+  gboolean accepted = g_key_file_load_from_data (reference, text, size, G_KEY_FILE_NONE, NULL);
+
+  FUZZ_ASSERT ((ours != NULL) == accepted, "GKeyFile %s it, the reader does not",
+               accepted ? "accepts" : "refuses");
+  if (!accepted)
+    return;
+
+  groups = g_key_file_get_groups (reference, NULL);
+  our_groups = _reg_key_file_get_groups (ours);
+  for (guint i = 0; groups[i] != NULL || our_groups[i] != NULL; i++)
+    {
+      g_auto(GStrv) keys = NULL;
+      RegKeyGroup group;
+
+      FUZZ_ASSERT (g_strcmp0 (groups[i], our_groups[i]) == 0, "group %u: '%s', not '%s'",
+                   i, our_groups[i], groups[i]);
+      FUZZ_ASSERT (_reg_key_file_has_group (ours, groups[i]), "no group '%s'", groups[i]);
+
+      _reg_key_group_init (&group, ours, groups[i]);
+      keys = g_key_file_get_keys (reference, groups[i], NULL, NULL);
+      for (guint j = 0; keys[j] != NULL; j++)
+        {
+          g_autofree char *value = g_key_file_get_value (reference, groups[i], keys[j], NULL);
+
+          if (strchr (keys[j], '[') != NULL)
+            continue;
+          FUZZ_ASSERT (g_strcmp0 (_reg_key_group_get_value (&group, keys[j]), value) == 0,
+                       "[%s] %s: '%s', not '%s'", groups[i], keys[j],
+                       _reg_key_group_get_value (&group, keys[j]), value);
+        }
     }
 }
