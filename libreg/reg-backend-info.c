@@ -631,8 +631,8 @@ reg_backend_info_get_options (RegBackendInfo *self)
  * declare, as [method@Reg.Compiler.compile] refuses it (naming the
  * backend, suggesting close keys); a VALUE that is not of the type or not
  * allowed, as [method@Reg.Option.parse_value] refuses it (naming the key
- * and what was expected); a text that is not `KEY=VALUE`, or a KEY given
- * twice.
+ * and what was expected); a text that is not UTF-8 or not `KEY=VALUE`, or
+ * a KEY given twice.
  *
  * The dictionary holds the keys in the order given.  This function is
  * thread-safe.

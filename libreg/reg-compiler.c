@@ -469,22 +469,16 @@ _reg_compiler_prepare (RegCompiler  *self,
                        GError      **error)
 {
   const char *name = backend != NULL ? backend : reg_compiler_get_name (self);
-  g_autofree char *who = _reg_text_for_message (name, -1, 256);
   RegShape *shapes = NULL;
-  Schema *schema;
+  Schema *schema = compiler_get_schema (self);
 
-  /* compile is required, whether or not compile_async is overridden. */
-  if (REG_COMPILER_GET_IFACE (self)->compile == NULL)
+  /* compile is required, whether or not compile_async is overridden; a
+   * schema the backend gave may have been refused. */
+  if (REG_COMPILER_GET_IFACE (self)->compile == NULL || schema->problem != NULL)
     {
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
-                   "backend '%s' does not implement compile", who);
-      return NULL;
-    }
-
-  schema = compiler_get_schema (self);
-  if (schema->problem != NULL)
-    {
-      g_autofree char *why = _reg_text_for_message (schema->problem, -1, 512);
+      g_autofree char *who = _reg_text_for_message (name, -1, 256);
+      g_autofree char *why = _reg_text_for_message (schema->problem != NULL ? schema->problem
+                                                    : "does not implement compile", -1, 512);
 
       g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
                    "backend '%s' %s", who, why);

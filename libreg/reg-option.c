@@ -92,7 +92,7 @@ typedef struct
 {
   const char *type_string;
   const char *name;
-  const char *expected;  /* "'%s' is not <expected>"; NULL: any text reads */
+  const char *expected;  /* "'%s' is not <expected>"; NULL for a string */
 } OptionType;
 
 static const OptionType option_types[] = {
@@ -124,6 +124,12 @@ static gboolean
 is_number (const char *type_string)
 {
   return type_string[1] == '\0' && strchr ("ynqiuxtd", type_string[0]) != NULL;
+}
+
+static gboolean
+is_string (const char *type_string)
+{
+  return g_str_equal (type_string, "s") || g_str_equal (type_string, "as");
 }
 
 /* A RegOption made without a constructor (g_object_new() from a binding)
@@ -323,7 +329,7 @@ _reg_option_parse_text (const char  *type_string,
 
   /* The plain forms: a string is the text itself, a string list items
    * separated by commas (unless it is bracketed as GVariant text). */
-  if (type->expected == NULL)
+  if (g_str_equal (type_string, "s"))
     return g_variant_ref_sink (g_variant_new_string (text));
   if (g_str_equal (type_string, "as") && text[0] != '[' && text[0] != '@')
     return parse_string_list (text);
@@ -433,7 +439,7 @@ check_choices (const OptionType    *type,
 {
   guint n = g_strv_length ((char **) choices);
 
-  if (type->expected != NULL && !g_str_equal (type->type_string, "as"))
+  if (!is_string (type->type_string))
     {
       g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
                    "%s: only string and string list options have choices, not %s ones",
