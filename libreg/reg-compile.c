@@ -292,8 +292,8 @@ attempt_begin (Chain         *chain,
       return NULL;
     }
 
-  attempt->shapes = _reg_compiler_prepare (attempt->compiler, graph, example_inputs,
-                                           options, error);
+  attempt->shapes = _reg_compiler_prepare (attempt->compiler, attempt->name, graph,
+                                           example_inputs, options, error);
   if (attempt->shapes == NULL)
     {
       attempt_end (attempt, NULL);
