@@ -211,11 +211,17 @@ _reg_compile_cache_get_counters (RegCompileCache *cache,
   g_mutex_unlock (&cache->mutex);
 }
 
-static int
-compare_option_keys (gconstpointer a,
-                     gconstpointer b)
+typedef struct
 {
-  return strcmp (*(const char * const *) a, *(const char * const *) b);
+  const char *key;    /* borrowed from the options */
+  GVariant   *value;  /* a reference */
+} OptionEntry;
+
+static int
+compare_option_entries (gconstpointer a,
+                        gconstpointer b)
+{
+  return strcmp (((const OptionEntry *) a)->key, ((const OptionEntry *) b)->key);
 }
 
 /* Each thread writes its keys into a buffer of its own, kept while its
@@ -380,8 +386,12 @@ _reg_compile_cache_key (RegGraph  *graph,
         return NULL;
     }
 
-  /* NULL and an empty dictionary are different options for a backend; a
-   * repeated key counts once, as a GVariantDict reads it. */
+  /* NULL and an empty dictionary are different options for a backend.
+   * A dictionary is every entry as the backend gets it, in key order: the
+   * order is not what a backend reads, the values are.  A key given twice
+   * is no exception to make: such options are refused before any compile
+   * (_reg_option_list_check_options()), so no entry is ever made of them,
+   * and no other dictionary has their key. */
   if (options == NULL)
     {
       if (!write_u32 (&w, G_MAXUINT32))
@@ -389,31 +399,26 @@ _reg_compile_cache_key (RegGraph  *graph,
     }
   else
     {
-      gsize n_children = g_variant_n_children (options);
-      g_autofree const char **keys = g_new (const char *, MAX (n_children, 1));
-      g_autoptr(GVariantDict) dict = g_variant_dict_new (options);
-      gsize n_keys = 0;
+      gsize n = g_variant_n_children (options);
+      g_autofree OptionEntry *entries = g_new (OptionEntry, MAX (n, 1));
+      gboolean fits = n <= G_MAXUINT32 && write_u32 (&w, n);
 
-      for (gsize i = 0; i < n_children; i++)
-        g_variant_get_child (options, i, "{&sv}", &keys[i], NULL);
-      qsort (keys, n_children, sizeof *keys, compare_option_keys);
-      for (gsize i = 0; i < n_children; i++)
-        if (n_keys == 0 || strcmp (keys[i], keys[n_keys - 1]) != 0)
-          keys[n_keys++] = keys[i];
-
-      if (n_keys > G_MAXUINT32 || !write_u32 (&w, n_keys))
-        return NULL;
-      for (gsize i = 0; i < n_keys; i++)
+      for (gsize i = 0; i < n; i++)
+        g_variant_get_child (options, i, "{&sv}", &entries[i].key, &entries[i].value);
+      qsort (entries, n, sizeof *entries, compare_option_entries);
+      for (gsize i = 0; i < n; i++)
         {
-          g_autoptr(GVariant) value = g_variant_dict_lookup_value (dict, keys[i], NULL);
-          g_autoptr(GVariant) normal = g_variant_get_normal_form (value);
-          const char *type = g_variant_get_type_string (normal);
+          g_autoptr(GVariant) value = entries[i].value;
+          g_autoptr(GVariant) normal = fits ? g_variant_get_normal_form (value) : NULL;
+          const char *type = g_variant_get_type_string (value);
 
-          if (!write_sized (&w, keys[i], strlen (keys[i])) ||
-              !write_sized (&w, type, strlen (type)) ||
-              !write_sized (&w, g_variant_get_data (normal), g_variant_get_size (normal)))
-            return NULL;
+          fits = fits &&
+                 write_sized (&w, entries[i].key, strlen (entries[i].key)) &&
+                 write_sized (&w, type, strlen (type)) &&
+                 write_sized (&w, g_variant_get_data (normal), g_variant_get_size (normal));
         }
+      if (!fits)
+        return NULL;
     }
 
   *size = w.used;

@@ -11,9 +11,12 @@
 G_BEGIN_DECLS
 
 /* What reg_compiler_compile() checks before the backend sees anything:
- * @options is an a{sv} dictionary, and @graph fits @example_inputs.
- * Returns the shape of every node (g_free() it), or NULL with @error. */
+ * @options is an a{sv} dictionary giving each key once and following the
+ * schema, and @graph fits @example_inputs; the messages name the backend
+ * @backend (NULL: the compiler's own name).  Returns the shape of every
+ * node (g_free() it), or NULL with @error. */
 RegShape      *_reg_compiler_prepare                 (RegCompiler          *self,
+                                                      const char           *backend,
                                                       RegGraph             *graph,
                                                       GPtrArray            *example_inputs,
                                                       GVariant             *options,

@@ -96,7 +96,12 @@ test_equal_graph (Fixture       *f,
 
   g_assert_true (first == again);
   g_assert_cmpint (test_backend_get_compiles (f->shared), ==, 1);
-  assert_counters (f->registry, 1, 1, 0);
+  {
+    guint64 hits;
+
+    reg_registry_get_compile_cache_counters (f->registry, &hits, NULL, NULL);
+    g_assert_cmpuint (hits, ==, 1);
+  }
 }
 
 /* A chain of @n_ops negations of x, the last one's argument @last (a
@@ -367,6 +372,99 @@ test_options (Fixture       *f,
   g_assert_true (none != empty);
   g_assert_true (none != ab);
   g_assert_cmpint (test_backend_get_compiles (f->shared), ==, 4);
+}
+
+static void
+store_result (GObject      *source_object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  GAsyncResult **out = user_data;
+
+  *out = g_object_ref (result);
+  g_main_context_wakeup (NULL);
+}
+
+/* The error of compiling on "shared" with @options, by the path @how: the
+ * registry's compile or the compiler's, each synchronous or not. */
+static GError *
+compile_error_by (Fixture    *f,
+                  int         how,
+                  GVariant   *options)
+{
+  g_autoptr(RegGraph) graph = graph_new_from_string (neg_text);
+  RegCompiler *compiler = REG_COMPILER (f->shared);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(RegCompiledFn) fn = NULL;
+  GError *error = NULL;
+
+  switch (how)
+    {
+    case 0:
+      fn = reg_registry_compile (f->registry, "shared", graph, f->inputs, options, &error);
+      break;
+    case 1:
+      fn = reg_compiler_compile (compiler, graph, f->inputs, options, &error);
+      break;
+    case 2:
+      reg_registry_compile_async (f->registry, "shared", graph, f->inputs, options, NULL,
+                                  store_result, &result);
+      while (result == NULL)
+        g_main_context_iteration (NULL, TRUE);
+      fn = reg_registry_compile_finish (f->registry, result, &error);
+      break;
+    default:
+      reg_compiler_compile_async (compiler, graph, f->inputs, options, NULL, store_result, &result);
+      while (result == NULL)
+        g_main_context_iteration (NULL, TRUE);
+      fn = reg_compiler_compile_finish (compiler, result, &error);
+    }
+
+  g_assert_null (fn);
+  return error;
+}
+
+/* A key given twice is refused on every path, before the cache is
+ * looked in: a backend would read its first value (g_variant_lookup()),
+ * and the key must be what the backend reads. */
+static void
+test_options_repeated_key (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autoptr(GVariant) twice = g_variant_ref_sink (g_variant_new_parsed (
+    "{'factor': <3>, 'factor': <2>}"));
+  g_autoptr(GVariant) once = g_variant_ref_sink (g_variant_new_parsed ("{'factor': <2>}"));
+  g_autoptr(RegCompiledFn) fn = NULL;
+  g_autoptr(RegCompiledFn) again = NULL;
+
+  for (int how = 0; how < 4; how++)
+    {
+      g_autoptr(GError) error = compile_error_by (f, how, twice);
+
+      g_test_message ("path %d", how);
+      g_assert_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION);
+      g_assert_cmpstr (error->message, ==, "option 'factor' for backend 'shared' is given twice");
+    }
+  g_assert_cmpint (test_backend_get_compiles (f->shared), ==, 0);
+
+  /* The key given once compiles, is cached, and the repeated key still
+   * finds nothing of it. */
+  fn = compile_ok (f->registry, "shared", neg_text, f->inputs, once);
+  g_assert_true (g_variant_equal (f->shared->last_options, once));
+  again = compile_ok (f->registry, "shared", neg_text, f->inputs, once);
+  g_assert_true (fn == again);
+  {
+    g_autoptr(GError) error = compile_error_by (f, 0, twice);
+
+    g_assert_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION);
+  }
+  g_assert_cmpint (test_backend_get_compiles (f->shared), ==, 1);
+  {
+    guint64 hits;
+
+    reg_registry_get_compile_cache_counters (f->registry, &hits, NULL, NULL);
+    g_assert_cmpuint (hits, ==, 1);
+  }
 }
 
 static void
@@ -820,6 +918,7 @@ main (int   argc,
   g_test_add_func ("/compile-cache/nan-bits", test_nan_bits);
   g_test_add_func ("/compile-cache/graph-changed-after-compile", test_graph_changed_after_compile);
   ADD ("/compile-cache/options", test_options);
+  ADD ("/compile-cache/options/repeated-key", test_options_repeated_key);
   ADD ("/compile-cache/shapes", test_shapes);
   ADD ("/compile-cache/not-shareable", test_not_shareable);
   ADD ("/compile-cache/drop/unregister", test_unregister_drops);

@@ -1752,6 +1752,17 @@ class SchemaCompiler(GObject.Object, Reg.Compiler):
         return options
 
 
+class NamelessCompiler(GObject.Object, Reg.Compiler):
+    """SchemaCompiler's schema, without do_dup_name: its own name is its
+    GType's, which PyGObject makes of the module and class names."""
+
+    def do_compile(self, graph, example_inputs, options):
+        return IdentityFn()
+
+    def do_dup_options(self):
+        return SchemaCompiler.do_dup_options(self)
+
+
 INDUCTOR_OPTIONS = [
     # name, type, default as text
     ("fuse", "b", "true"),
@@ -1845,6 +1856,18 @@ class TestOptions(RegTestCase):
         registry.compile("py_schema", self.graph, [self.x],
                          GLib.Variant("a{sv}", {"threads": GLib.Variant("u", 4)}))
         self.assertEqual(compiler.seen, [{"threads": 4}])
+
+    def test_registered_name_in_messages(self):
+        compiler = NamelessCompiler()
+        self.assertIn("+NamelessCompiler", compiler.get_name())
+        registry = Reg.Registry.new()
+        registry.register_backend("py_nameless", compiler, None)
+        with self.assertRaises(GLib.Error) as cm:
+            registry.compile("py_nameless", self.graph, [self.x],
+                             GLib.Variant("a{sv}", {"thread": GLib.Variant("u", 2)}))
+        self.assertGError(cm, COMPILER_ERROR, Reg.CompilerError.BAD_OPTION,
+                          "unknown option 'thread' for backend 'py_nameless', "
+                          "did you mean 'threads'?")
 
     def test_option_values(self):
         mode = Reg.Option.new_with_choices("mode", "s", None, ["fast", "small"], "How")
