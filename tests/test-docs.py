@@ -90,6 +90,37 @@ class TestPages(unittest.TestCase):
                                      'or [func@...] link' % (name, word and word.group(0)))
 
 
+def code_blocks(text, language):
+    return re.findall(r'(?ms)^```%s\n(.*?)^```' % re.escape(language), text)
+
+
+class TestJavaScript(unittest.TestCase):
+    def test_promisify_before_register_class(self):
+        """GObject.registerClass copies the methods of a class's interfaces
+        into it, so a Gio._promisify called later does not reach objects of
+        the class. A page's JavaScript blocks run one after another (the
+        test suite runs them so): each method they await must be
+        promisified before the first class is registered."""
+        awaited_by_page = {}
+        for name in sorted(os.listdir(DOCS)):
+            if not name.endswith('.md'):
+                continue
+            code = '\n'.join(code_blocks(read(os.path.join(DOCS, name)), 'js'))
+            awaited = set(re.findall(r'await\s+[\w.]+\.(\w+_async)\(', code))
+            awaited_by_page[name] = awaited
+            first_class = code.find('GObject.registerClass(')
+            for method in sorted(awaited):
+                with self.subTest(page=name, method=method):
+                    where = [m.start() for m in re.finditer(
+                        r"Gio\._promisify\([\w.]+\.prototype,\s*'%s'" % method, code)]
+                    self.assertTrue(where, '%s is awaited but never promisified' % method)
+                    if first_class >= 0:
+                        self.assertLess(min(where), first_class,
+                                        '%s is promisified after GObject.registerClass' % method)
+        # The bindings page shows it with a class of its own.
+        self.assertIn('call_async', awaited_by_page['bindings.md'])
+
+
 class TestModuleGuide(unittest.TestCase):
     def test_guide_shows_the_example_as_it_is(self):
         guide = read(os.path.join(DOCS, 'writing-a-module.md'))
