@@ -273,6 +273,19 @@ class TestManPage(unittest.TestCase):
 
 
 class TestModuleGuide(unittest.TestCase):
+    def test_search_path_is_the_build_directory(self):
+        """A module built with meson is in its build directory, beside the
+        manifest its meson.build copies there, not in its source
+        directory: a command run from the source directory names
+        $PWD/_build (tools/check runs those commands in a copy of
+        docs/examples/module)."""
+        files = [os.path.join(DOCS, n) for n in sorted(os.listdir(DOCS)) if n.endswith('.md')]
+        files += [MAN_PAGE, os.path.join(SRCDIR, 'README.md')]
+        for path in files:
+            for line in read(path).splitlines():
+                with self.subTest(file=os.path.basename(path), line=line):
+                    self.assertNotRegex(line, r'REG_BACKEND_PATH=(?:\$PWD|\$\(pwd\)|\.)(?![/\w])')
+
     def test_guide_shows_the_example_as_it_is(self):
         guide = read(os.path.join(DOCS, 'writing-a-module.md'))
         files = sorted(os.listdir(EXAMPLE))
