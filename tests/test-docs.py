@@ -104,6 +104,54 @@ def code_blocks(text, language):
     return re.findall(r'(?ms)^```%s\n(.*?)^```' % re.escape(language), text)
 
 
+def source_files():
+    """The project's text files: sources, build files, tests, docs."""
+    for top in ('libreg', 'modules', 'tools', 'tests', 'benchmarks', 'docs', '.ci'):
+        for root, dirs, files in os.walk(os.path.join(SRCDIR, top)):
+            dirs[:] = [d for d in dirs if d not in ('corpus', 'data')]
+            for name in files:
+                if (name.endswith(('.c', '.h', '.py', '.js', '.vala', '.md', '.build', '.1',
+                                   '.in', '.backend', '.metadata', '.supp')) or
+                        name in ('check', 'demo', 'run')):
+                    yield os.path.join(root, name)
+    for name in ('README.md', 'meson.build', 'meson_options.txt'):
+        yield os.path.join(SRCDIR, name)
+
+
+class TestSelfContained(unittest.TestCase):
+    def test_nothing_from_outside_the_repository(self):
+        """Docs and comments are read by people who have the repository
+        and nothing else: no issue numbers, no notes or folders of the
+        people who wrote them, and TorchDynamo named as such."""
+        pattern = re.compile(r'(?i)\bissue #?\d+|\bAPI\.md\b|shared folder|/work/|'
+                             r'\b(?:of|in|from) the seed\b|\bthe seed\'s|Python seed')
+        checked = 0
+        found = []
+        for path in source_files():
+            if os.path.abspath(path) == os.path.abspath(__file__):
+                continue
+            checked += 1
+            for number, line in enumerate(read(path).splitlines(), 1):
+                if pattern.search(line):
+                    found.append('%s:%d: %s' % (os.path.relpath(path, SRCDIR), number, line))
+        self.assertGreater(checked, 50)
+        self.assertEqual(found, [])
+
+    def test_figures_of_a_machine_are_in_benchmarks(self):
+        """The docs say what to expect and how to measure it; what one
+        machine measured is in benchmarks/README.md, with the command."""
+        pattern = re.compile(r'(?i)this machine|measured on|\bvCPU|load average|\bEPYC\b|'
+                             r'sapphire rapids|development (?:virtual )?machine|'
+                             r'\bon 2 cores\b|\bhere\)')
+        files = [os.path.join(DOCS, n) for n in sorted(os.listdir(DOCS)) if n.endswith('.md')]
+        files += [MAN_PAGE, os.path.join(SRCDIR, 'README.md')]
+        found = ['%s:%d: %s' % (os.path.basename(path), number, line)
+                 for path in files
+                 for number, line in enumerate(read(path).splitlines(), 1)
+                 if pattern.search(line)]
+        self.assertEqual(found, [])
+
+
 class TestJavaScript(unittest.TestCase):
     def test_promisify_before_register_class(self):
         """GObject.registerClass copies the methods of a class's interfaces
