@@ -7,7 +7,7 @@
 
 #include "fuzz-common.h"
 
-#include "reg-backend-details-private.h"
+#include "reg-manifest-private.h"
 #include "reg-manifest-private.h"
 #include "reg-name-private.h"
 #include "reg-option.h"
@@ -68,19 +68,11 @@ fuzz_check_manifest (const RegManifest *manifest,
                      const char        *dir)
 {
   g_autoptr(GHashTable) names = g_hash_table_new (g_str_hash, g_str_equal);
-  gsize dir_len = strlen (dir);
-  const char *file, *module;
+  const char *module = manifest->source;
 
-  FUZZ_ASSERT (strncmp (manifest->path, dir, dir_len) == 0 && manifest->path[dir_len] == '/',
-               "manifest %s", manifest->path);
-  file = manifest->path + dir_len + 1;
-  FUZZ_ASSERT (strchr (file, '/') == NULL && g_str_has_suffix (file, ".backend"),
-               "manifest file '%s' is not a bare .backend file name", file);
-
-  FUZZ_ASSERT (strncmp (manifest->module_path, dir, dir_len) == 0 &&
-               manifest->module_path[dir_len] == '/',
-               "module %s", manifest->module_path);
-  module = manifest->module_path + dir_len + 1;
+  FUZZ_ASSERT (strcmp (manifest->dir, dir) == 0, "manifest in %s", manifest->dir);
+  FUZZ_ASSERT (strchr (manifest->file, '/') == NULL && g_str_has_suffix (manifest->file, ".backend"),
+               "manifest file '%s' is not a bare .backend file name", manifest->file);
   FUZZ_ASSERT (*module != '\0' && strchr (module, '/') == NULL &&
                strcmp (module, ".") != 0 && strcmp (module, "..") != 0,
                "module file '%s' is not a bare file name", module);
@@ -93,13 +85,13 @@ fuzz_check_manifest (const RegManifest *manifest,
 
       FUZZ_ASSERT (_reg_name_validate (backend->name, "backend name", NULL),
                    "declared backend name '%s' breaks the naming rules", backend->name);
-      FUZZ_ASSERT (g_hash_table_add (names, backend->name), "'%s' declared twice", backend->name);
+      FUZZ_ASSERT (g_hash_table_add (names, (gpointer) backend->name), "'%s' declared twice", backend->name);
       FUZZ_ASSERT (backend->tags != NULL, "'%s' without a tag array", backend->name);
       for (guint j = 0; backend->tags[j] != NULL; j++)
         {
           FUZZ_ASSERT (_reg_name_validate (backend->tags[j], "tag", NULL),
                        "tag '%s' of '%s' breaks the naming rules", backend->tags[j], backend->name);
-          FUZZ_ASSERT (g_hash_table_add (tags, backend->tags[j]), "tag '%s' twice", backend->tags[j]);
+          FUZZ_ASSERT (g_hash_table_add (tags, (gpointer) backend->tags[j]), "tag '%s' twice", backend->tags[j]);
         }
       FUZZ_ASSERT (backend->description == NULL ||
                    g_utf8_validate (backend->description, -1, NULL),
