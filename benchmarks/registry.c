@@ -8,7 +8,7 @@
  *  - lookup of a loaded backend, ns/op, with 10, 1,000 and 10,000
  *    backends, beside a plain GHashTable and a GHashTable under a GRWLock
  *    reader lock on the same keys in the same order (the floor), and
- *    beside a model of the seed's Python lookup_backend() run by
+ *    beside a model of TorchDynamo's lookup_backend() (Python) run by
  *    /usr/bin/python3;
  *  - the same with 2 threads, on one name and on distinct names: total
  *    throughput and its ratio to one thread's;
@@ -335,7 +335,7 @@ threads_ops_per_s (LookupSet   *set,
   return best;
 }
 
-/* The seed's lookup, in Python */
+/* TorchDynamo's lookup, in Python */
 
 /* torch/_dynamo/backends/registry.py's lookup_backend() and the two dicts
  * it reads, as they are: a registered backend costs the isinstance() test,
@@ -462,7 +462,7 @@ bench_lookup (void)
            "keys drawn at random from the registered names\n\n");
   g_print ("%9s %9s %11s %10s %13s %14s %12s %14s\n",
            "backends", "registry", "GHashTable", "GRWLock+", "vs floor", "bound <=1.5x",
-           "Python seed", "bound >=2.5x");
+           "TorchDynamo", "bound >=2.5x");
   g_print ("%9s %9s %11s %10s %13s %14s %12s %14s\n",
            "", "", "", "GHashTable", "", "", "", "faster");
 

@@ -7,7 +7,7 @@
 
 #include "reg-backend-error-private.h"
 #include "reg-compiled-fn-private.h"
-#include "reg-compiler.h"
+#include "reg-error.h"
 #include "reg-graph-private.h"
 #include "reg-message-private.h"
 #include "reg-once-private.h"

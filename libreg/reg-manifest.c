@@ -44,6 +44,7 @@
 #include "reg-keyfile-private.h"
 #include "reg-manifest-private.h"
 #include "reg-message-private.h"
+#include "reg-module-private.h"
 #include "reg-name-private.h"
 #include "reg-option-private.h"
 #include "reg-version.h"
@@ -702,6 +703,21 @@ parse_backend (RegKeyFile       *keyfile,
   return TRUE;
 }
 
+/* The loaders this libreg has (reg-loader-private.h), by their Loader=. */
+static const RegLoader * const loaders[] = {
+  &_reg_module_loader,
+};
+
+static const RegLoader *
+find_loader (const char *name)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (loaders); i++)
+    if (strcmp (loaders[i]->name, name) == 0)
+      return loaders[i];
+
+  return NULL;
+}
+
 /* [Reg Module]: the ABI, the loader and what it loads.  On failure
  * *@hint says what to do. */
 static gboolean
@@ -744,14 +760,13 @@ parse_module_group (RegKeyFile       *keyfile,
   *hint = HINT_SYNTAX;
   if (!_reg_key_group_get_string (&group, "Loader", &loader_name, error))
     return FALSE;
-  *loader = _reg_loader_find (loader_name != NULL ? loader_name : "c");
+  *loader = find_loader (loader_name != NULL ? loader_name : "c");
   if (*loader == NULL)
     {
       g_autofree char *shown = _reg_quote_for_message (loader_name, -1);
 
       g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
-                   "Loader=%s is not a loader this libreg has (it has: %s)",
-                   shown, _reg_loader_get_names ());
+                   "Loader=%s is not a loader this libreg has (it has: c)", shown);
       return FALSE;
     }
 

@@ -16,16 +16,15 @@
 /* The cost model of threads (docs/inductor.md, "Threads").  A kernel is cut
  * into chunks that threads take one at a time (reg-inductor-parallel.h):
  * a chunk of an elementwise kernel is at least CHUNK_WORK elements times
- * instructions (about 80 us on one core here: chain8 on 2^17 elements), a
- * chunk of a product at least CHUNK_MADDS multiply-adds of the in-tree
- * loops.  Fewer threads than asked run an elementwise kernel whose threads
- * would get less than MIN_WORKER_CHUNKS chunks each, and a product whose
- * threads would get less than MIN_WORKER_MADDS each (about 100 us).  Below
- * these, waking a thread (15 to 50 us here) and moving the operands to its
- * cache cost more than the thread saves: with chunks of a quarter of these
- * sizes, chain8 on 2^16 elements and a 256^3 layer took 1.2 to 1.4 times
- * as long on 2 threads as on one, and with one chunk per thread chain8 on
- * 2^18 elements took 0.87 to 1.11 times as long. */
+ * instructions (tens of microseconds on one core), a chunk of a product at
+ * least CHUNK_MADDS multiply-adds of the in-tree loops.  Fewer threads than
+ * asked run an elementwise kernel whose threads would get less than
+ * MIN_WORKER_CHUNKS chunks each, and a product whose threads would get
+ * less than MIN_WORKER_MADDS each.  Below these, waking a thread (tens of
+ * microseconds) and moving the operands to its cache cost more than the
+ * thread saves: with smaller chunks, or one chunk per thread, 2 threads
+ * made such calls slower than one (`bench-inductor --sweep` shows the
+ * ratio at each size, benchmarks/README.md). */
 #define CHUNK_WORK        (1 << 20)
 #define MIN_WORKER_CHUNKS 2
 #define CHUNK_MADDS       (1 << 20)

@@ -16,8 +16,9 @@ imports.gi.versions.Reg = '1.0';
 const {GLib, GObject, Gio, Reg} = imports.gi;
 const System = imports.system;
 
-// Before any class that implements the interfaces is made: GJS copies an
-// interface's methods into the classes that implement it.
+// Before GObject.registerClass of any class that implements the
+// interfaces: it copies an interface's methods into the class, and a later
+// _promisify does not reach them.
 Gio._promisify(Reg.Registry.prototype, 'compile_async', 'compile_finish');
 Gio._promisify(Reg.Compiler.prototype, 'compile_async', 'compile_finish');
 Gio._promisify(Reg.CompiledFn.prototype, 'call_async', 'call_finish');
