@@ -9,6 +9,10 @@
  */
 
 namespace Reg {
+	public sealed class BackendInfo : GLib.Object {
+		public GLib.Variant parse_options ([CCode (array_length = false, array_null_terminated = true, type = "const char* const*")] string[] assignments) throws GLib.Error;
+	}
+
 	public sealed class BackendList : GLib.Object {
 		[CCode (has_construct_function = false)]
 		public BackendList (Reg.Registry registry, [CCode (array_length = false, array_null_terminated = true, type = "const char* const*")] string[]? exclude_tags);
