@@ -2,13 +2,17 @@
  * Reg-1.0.gir: the functions taking a string array, with its C type
  * `const char * const *` (see Reg-1.0.metadata), so that the C valac
  * writes casts the `char **` it passes.  Each is otherwise what vapigen
- * writes for it; tests/vala/check-vapi.py checks that every such
+ * writes for it; tests/vala/check-c.py checks that every such
  * parameter of the GIR has that type in the vapi.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
 namespace Reg {
+	public sealed class BackendInfo : GLib.Object {
+		public GLib.Variant parse_options ([CCode (array_length = false, array_null_terminated = true, type = "const char* const*")] string[] assignments) throws GLib.Error;
+	}
+
 	public sealed class BackendList : GLib.Object {
 		[CCode (has_construct_function = false)]
 		public BackendList (Reg.Registry registry, [CCode (array_length = false, array_null_terminated = true, type = "const char* const*")] string[]? exclude_tags);
