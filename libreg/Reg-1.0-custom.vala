@@ -2,7 +2,7 @@
  * Reg-1.0.gir: the functions taking a string array, with its C type
  * `const char * const *` (see Reg-1.0.metadata), so that the C valac
  * writes casts the `char **` it passes.  Each is otherwise what vapigen
- * writes for it; tests/vala/check-vapi.py checks that every such
+ * writes for it; tests/vala/check-c.py checks that every such
  * parameter of the GIR has that type in the vapi.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
