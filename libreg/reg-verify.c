@@ -175,6 +175,7 @@ typedef struct
 struct _Run
 {
   GSubprocess  *process;
+  pid_t         pid;       /* the checker's, and its group's */
   GMainContext *context;
   GCancellable *reads;
   Pipe          out;
@@ -185,15 +186,17 @@ struct _Run
   GSource      *grace;
 };
 
+/* Kills the checker's process group: the checker, while it runs, and
+ * whatever the module started in it.  The group's number is the
+ * checker's process id; after the checker is reaped it stays the group's
+ * while the group has a member (the kernel hands out no process id that
+ * is still a group's), and when it has none the kill finds nothing (ids
+ * are handed out in turn, not reused at once). */
 static void
 kill_group (Run *run)
 {
-  const char *identifier = g_subprocess_get_identifier (run->process);
-
-  /* Not reaped yet (the identifier says so), so the group still exists
-   * and its number is no other process's. */
-  if (identifier != NULL)
-    kill (-(pid_t) g_ascii_strtoll (identifier, NULL, 10), SIGKILL);
+  kill (-run->pid, SIGKILL);
+  /* The checker itself, should it have no group of its own. */
   g_subprocess_force_exit (run->process);
 }
 
@@ -258,6 +261,11 @@ on_helper_exit (GObject      *source,
   g_subprocess_wait_finish (G_SUBPROCESS (source), result, NULL);
   run->pending--;
 
+  /* At the end of every check, not only on a timeout: a process the
+   * module forked must not outlive the check (a setsid() one escapes,
+   * see docs/verifying-backends.md). */
+  kill_group (run);
+
   run->grace = g_timeout_source_new (PIPE_GRACE_MS);
   g_source_set_callback (run->grace, on_grace_over, run, NULL);
   g_source_attach (run->grace, run->context);
@@ -309,6 +317,7 @@ run_helper (Run                    *run,
   run->process = g_subprocess_launcher_spawnv (launcher, argv, error);
   if (run->process == NULL)
     return FALSE;
+  run->pid = (pid_t) g_ascii_strtoll (g_subprocess_get_identifier (run->process), NULL, 10);
 
   run->out.run = run->err.run = run;
   run->err.keep_tail = TRUE;

@@ -13,6 +13,8 @@
  * by the checker, or by a test's subprocess that is expected to die.
  */
 
+#include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -334,6 +336,52 @@ test_memory_limit (Fixture       *f,
   assert_kind (verdict, REG_VERDICT_KIND_CRASHED);
   assert_reason_contains (verdict, "(memory limit 256 MiB)");
   assert_reason_contains (verdict, "failed to allocate");
+}
+
+/* Whether process @pid runs: neither gone nor a zombie. */
+static gboolean
+process_runs (int pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/stat", pid);
+  g_autofree char *stat = NULL;
+  const char *end;
+
+  if (!g_file_get_contents (path, &stat, NULL, NULL))
+    return FALSE;
+
+  end = strrchr (stat, ')');
+  return end != NULL && end[1] == ' ' && end[2] != 'Z' && end[2] != 'X';
+}
+
+/* A process the module started in the checker is killed when the check
+ * ends, as when it times out. */
+static void
+test_group_killed (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *module = install (f->dir, "verify-fork");
+  g_autofree char *pid_file = g_build_filename (f->dir, "child.pid", NULL);
+  g_autoptr(RegVerdict) verdict = NULL;
+  g_autofree char *text = NULL;
+  gboolean survived;
+  int pid;
+
+  g_setenv ("FIXTURE_FORK_PID_FILE", pid_file, TRUE);
+  verdict = verify (f->registry, "verify_fork", NULL);
+  g_unsetenv ("FIXTURE_FORK_PID_FILE");
+  assert_kind (verdict, REG_VERDICT_KIND_OK);
+
+  text = read_file (pid_file, NULL);
+  pid = atoi (text);
+  g_assert_cmpint (pid, >, 1);
+
+  /* Killed by the time the check returns; it dies when next scheduled. */
+  for (guint i = 0; i < 1000 && process_runs (pid); i++)
+    g_usleep (10 * 1000);
+  survived = process_runs (pid);
+  if (survived)
+    kill (pid, SIGKILL);
+  g_assert_false (survived);
 }
 
 /* Quarantine */
@@ -865,6 +913,7 @@ main (int    argc,
   ADD ("/verify/verdict/timeout", test_verdict_timeout);
   ADD ("/verify/verdict/load-failed", test_verdict_load_failed);
   ADD ("/verify/memory-limit", test_memory_limit);
+  ADD ("/verify/group-killed", test_group_killed);
   ADD ("/verify/quarantine/lookup", test_quarantine_lookup);
   ADD ("/verify/quarantine/other-process", test_quarantine_other_process);
   ADD ("/verify/quarantine/lifted-on-change", test_quarantine_lifted_on_change);
