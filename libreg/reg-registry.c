@@ -1137,8 +1137,7 @@ load_backend (RegRegistry  *self,
 
   /* The module file is opened only if no verdict quarantines it (and,
    * when asked, after its backends were checked in a child process). */
-  if (!_reg_verify_before_load (g_atomic_int_get (&self->module_checks), name,
-                                module_path, manifest_path, dir, wanted, error))
+  if (!_reg_verify_before_load (self, name, module_path, manifest_path, dir, wanted, error))
     goto out;
 
   /* One RegModule per file, whichever path leads to it. */
@@ -3361,7 +3360,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (Source, source_free)
  * Checks the backend @name in a process of its own: loads its module
  * there, makes its compiler, compiles and calls the conformance set and
  * compares every output with eager's, under the timeout and the memory
- * limit.  Nothing of the module runs in the calling process.  The verdict
+ * limit.  Through the default registry the module reaches the backends of
+ * @self's search path, as it would in the application.  Nothing of the
+ * module runs in the calling process.  The verdict
  * is recorded against the module file's identity in the store @options
  * name, when the file did not change during the check, replacing the
  * backend's earlier verdict there.  A crash or a timeout quarantines the
@@ -3371,8 +3372,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (Source, source_free)
  * Fails with %REG_REGISTRY_ERROR_INVALID_BACKEND for an unknown name,
  * %G_IO_ERROR_NOT_SUPPORTED for a backend registered at run time (there is
  * no module to check), %G_IO_ERROR_INVALID_ARGUMENT for bad @options,
- * %G_IO_ERROR_CANCELLED, the error of starting the checker (in the
- * %G_SPAWN_ERROR domain), or that of writing the store.  Blocks the
+ * %G_IO_ERROR_CANCELLED, the error of starting the checker or
+ * %G_SPAWN_ERROR_FAILED when it ended before it reached the module (both
+ * in the %G_SPAWN_ERROR domain: no verdict about the module),
+ * %G_IO_ERROR_NOT_FOUND when the backend builds on one that cannot be
+ * reached (it cannot be judged), or that of writing the store.  Blocks the
  * calling thread for as long as the check takes.  This function is
  * thread-safe.
  *
@@ -3409,7 +3413,7 @@ reg_registry_verify_backend (RegRegistry   *self,
       return NULL;
     }
 
-  return _reg_verify_run (name, source->module_path, source->dir, &parsed, cancellable, error);
+  return _reg_verify_run (self, name, source->module_path, source->dir, &parsed, cancellable, error);
 }
 
 /**

@@ -27,6 +27,8 @@
 #include "test-objects.h"
 
 #define FIXTURE_BUILDDIR TEST_BUILDDIR G_DIR_SEPARATOR_S "modules"
+/* The shipped backends, eager among them */
+#define MODULES_BUILDDIR TEST_BUILDDIR G_DIR_SEPARATOR_S ".." G_DIR_SEPARATOR_S "modules"
 #define LOG_DOMAIN "Reg"
 
 /* Under a sanitizer the checker runs without a memory limit (its runtime
@@ -189,6 +191,16 @@ assert_reason_contains (RegVerdict *verdict,
 }
 
 static void
+assert_reason_lacks (RegVerdict *verdict,
+                     const char *fragment)
+{
+  const char *reason = reg_verdict_get_reason (verdict);
+
+  if (reason != NULL && strstr (reason, fragment) != NULL)
+    g_error ("reason \"%s\" should not contain \"%s\"", reason, fragment);
+}
+
+static void
 assert_kind (RegVerdict     *verdict,
              RegVerdictKind  kind)
 {
@@ -272,8 +284,29 @@ test_verdict_crashed (Fixture       *f,
                    g_str_has_prefix (reg_verdict_get_reason (verdict), "killed by signal"));
   else
     assert_reason_contains (verdict, "killed by signal SIGSEGV (Segmentation fault)");
+  /* where it crashed, and no memory limit it was far from */
+  assert_reason_contains (verdict, " while loading the module");
+  assert_reason_lacks (verdict, "memory limit");
   g_assert_true (reg_verdict_get_quarantines (verdict));
   g_assert_false (file_is_mapped (module));
+}
+
+/* A crash names the stage and the graph, and not the memory limit when
+ * nothing came near it. */
+static void
+test_verdict_crashed_stage (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree char *module = install (f->dir, "verify-null");
+  g_autoptr(RegVerdict) verdict = verify (f->registry, "verify_null", NULL);
+
+  assert_kind (verdict, REG_VERDICT_KIND_CRASHED);
+  if (!SANITIZED)
+    assert_reason_contains (verdict, "killed by signal SIGSEGV (Segmentation fault) while compiling "
+                                     "graph 'op/matmul'");
+  else
+    assert_reason_contains (verdict, " while compiling graph 'op/matmul'");
+  assert_reason_lacks (verdict, "memory limit");
 }
 
 static void
@@ -285,7 +318,7 @@ test_verdict_timeout (Fixture       *f,
   g_autoptr(RegVerdict) verdict = verify (f->registry, "verify_hang", options);
 
   assert_kind (verdict, REG_VERDICT_KIND_TIMEOUT);
-  assert_reason_contains (verdict, "no result after 0.5 s");
+  assert_reason_contains (verdict, "no result after 0.5 s while compiling graph 'op/add', killed");
   g_assert_true (reg_verdict_get_quarantines (verdict));
 }
 
@@ -311,6 +344,51 @@ test_verdict_load_failed (Fixture       *f,
   g_assert_false (reg_verdict_get_quarantines (verdict));
 }
 
+/* A backend that compiles on another one is checked with the backends
+ * the registry that asks reaches (eager, here): it is ok. */
+static void
+test_verdict_builds_on_another (Fixture       *f,
+                                gconstpointer  data)
+{
+  g_autofree char *module = install (f->dir, "verify-wrap-eager");
+  g_autoptr(RegVerdict) verdict = NULL;
+
+  reg_registry_add_search_path (f->registry, MODULES_BUILDDIR);
+  verdict = verify (f->registry, "verify_wrap_eager", NULL);
+  assert_kind (verdict, REG_VERDICT_KIND_OK);
+}
+
+/* A backend is not blamed for one it builds on that cannot be reached:
+ * no verdict, nothing recorded, and a lookup that checks first loads
+ * it. */
+static void
+test_unreachable_not_blamed (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autofree char *module = install (f->dir, "verify-wrap-missing");
+  g_autoptr(RegVerdict) verdict = NULL;
+  g_autoptr(RegCompiler) compiler = NULL;
+  g_autoptr(GError) error = NULL;
+
+  reg_registry_add_search_path (f->registry, MODULES_BUILDDIR);
+  verdict = reg_registry_verify_backend (f->registry, "verify_wrap_missing", NULL, NULL, &error);
+  g_assert_null (verdict);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_assert_nonnull (strstr (error->message, "backend 'verify_wrap_missing' cannot be checked"));
+  g_assert_nonnull (strstr (error->message, "graph 'op/add': compile failed: backend "
+                                            "'verify_wrap_missing': Invalid backend: 'verify_nowhere'"));
+  g_assert_nonnull (strstr (error->message, "(and 38 more of the 39 graphs)"));
+  g_clear_error (&error);
+  g_assert_null (reg_registry_dup_verdict (f->registry, "verify_wrap_missing"));
+
+  reg_registry_set_module_checks (f->registry, REG_MODULE_CHECKS_QUARANTINE | REG_MODULE_CHECKS_VERIFY);
+  compiler = reg_registry_lookup_backend (f->registry, "verify_wrap_missing", &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (compiler);
+  g_assert_true (file_is_mapped (module));
+  g_assert_null (reg_registry_dup_verdict (f->registry, "verify_wrap_missing"));
+}
+
 /* A backend that allocates without bound dies at the memory limit, well
  * before it takes the machine's memory, and the reason says so. */
 static void
@@ -334,8 +412,18 @@ test_memory_limit (Fixture       *f,
   verdict = verify (f->registry, "verify_hog", options);
 
   assert_kind (verdict, REG_VERDICT_KIND_CRASHED);
-  assert_reason_contains (verdict, "(memory limit 256 MiB)");
+  assert_reason_contains (verdict, "while compiling graph 'op/add' (memory limit 256 MiB)");
   assert_reason_contains (verdict, "failed to allocate");
+
+  /* A SIGSEGV once the address space neared the limit names it too. */
+  g_clear_object (&verdict);
+  g_free (module);
+  module = install (f->dir, "verify-hog-unchecked");
+  reg_registry_rescan (f->registry);
+  verdict = verify (f->registry, "verify_hog_unchecked", options);
+  assert_kind (verdict, REG_VERDICT_KIND_CRASHED);
+  assert_reason_contains (verdict, "killed by signal SIGSEGV (Segmentation fault) while compiling "
+                                   "graph 'op/add' (memory limit 256 MiB)");
 }
 
 /* Whether process @pid runs: neither gone nor a zombie. */
@@ -382,6 +470,74 @@ test_group_killed (Fixture       *f,
   if (survived)
     kill (pid, SIGKILL);
   g_assert_false (survived);
+}
+
+/* A checker that never reaches the module gives an error of the checker,
+ * never a verdict: a program that is no checker, one that fails, a
+ * memory limit too small for the dynamic linker.  Nothing is recorded,
+ * and a lookup that checks first fails without quarantining the module. */
+static void
+test_checker_not_reached (Fixture       *f,
+                          gconstpointer  data)
+{
+  static const char * const not_checkers[] = { "/bin/true", "/bin/false" };
+  g_autofree char *module = install (f->dir, "verify-ok");
+  g_autofree char *helper = g_strdup (g_getenv ("REG_VERIFY_HELPER"));
+  g_autoptr(RegCompiler) compiler = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_nonnull (helper);
+  reg_registry_set_module_checks (f->registry, REG_MODULE_CHECKS_QUARANTINE | REG_MODULE_CHECKS_VERIFY);
+
+  for (guint i = 0; i < G_N_ELEMENTS (not_checkers) + 1; i++)
+    {
+      g_autoptr(GVariantDict) dict = g_variant_dict_new (NULL);
+      g_autoptr(GVariant) options = NULL;
+      g_autoptr(RegVerdict) verdict = NULL;
+      gboolean small_limit = i == G_N_ELEMENTS (not_checkers);
+
+      if (small_limit && SANITIZED)
+        continue;
+      if (small_limit)
+        g_variant_dict_insert (dict, "memory-limit", "t", (guint64) 4 << 20);
+      else
+        g_setenv ("REG_VERIFY_HELPER", not_checkers[i], TRUE);
+      options = g_variant_ref_sink (g_variant_dict_end (dict));
+
+      verdict = reg_registry_verify_backend (f->registry, "verify_ok", options, NULL, &error);
+      g_assert_null (verdict);
+      g_assert_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED);
+      g_test_message ("%s", error->message);
+      g_assert_nonnull (strstr (error->message, "before it reached the module"));
+      g_assert_nonnull (strstr (error->message, small_limit ? helper : not_checkers[i]));
+      if (small_limit)
+        g_assert_nonnull (strstr (error->message, "(memory limit 4 MiB)"));
+      else
+        g_assert_null (strstr (error->message, "memory limit"));
+      g_clear_error (&error);
+      g_assert_null (reg_registry_dup_verdict (f->registry, "verify_ok"));
+
+      /* Checking before the first load cannot be done: the lookup fails,
+       * and says why. */
+      if (!small_limit)
+        {
+          compiler = reg_registry_lookup_backend (f->registry, "verify_ok", &error);
+          g_assert_null (compiler);
+          g_assert_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED);
+          g_assert_nonnull (strstr (error->message, "the check could not run"));
+          g_assert_nonnull (strstr (error->message, not_checkers[i]));
+          g_clear_error (&error);
+          g_assert_null (reg_registry_dup_verdict (f->registry, "verify_ok"));
+        }
+      g_setenv ("REG_VERIFY_HELPER", helper, TRUE);
+    }
+
+  /* Nothing was quarantined. */
+  reg_registry_set_module_checks (f->registry, REG_MODULE_CHECKS_QUARANTINE);
+  compiler = reg_registry_lookup_backend (f->registry, "verify_ok", &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (compiler);
+  g_assert_true (file_is_mapped (module));
 }
 
 /* Quarantine */
@@ -910,10 +1066,14 @@ main (int    argc,
   ADD ("/verify/verdict/unsupported", test_verdict_unsupported);
   ADD ("/verify/verdict/wrong-results", test_verdict_wrong_results);
   ADD ("/verify/verdict/crashed", test_verdict_crashed);
+  ADD ("/verify/verdict/crashed-stage", test_verdict_crashed_stage);
   ADD ("/verify/verdict/timeout", test_verdict_timeout);
   ADD ("/verify/verdict/load-failed", test_verdict_load_failed);
+  ADD ("/verify/verdict/builds-on-another", test_verdict_builds_on_another);
+  ADD ("/verify/unreachable-not-blamed", test_unreachable_not_blamed);
   ADD ("/verify/memory-limit", test_memory_limit);
   ADD ("/verify/group-killed", test_group_killed);
+  ADD ("/verify/checker-not-reached", test_checker_not_reached);
   ADD ("/verify/quarantine/lookup", test_quarantine_lookup);
   ADD ("/verify/quarantine/other-process", test_quarantine_other_process);
   ADD ("/verify/quarantine/lifted-on-change", test_quarantine_lifted_on_change);
