@@ -31,7 +31,7 @@ struct _RegVerdict
   RegVerdictKind   kind;
   char            *reason;
   char           **unsupported_ops;
-  gint64           time;
+  gint64           time_us;      /* microseconds: the order of verdicts */
 };
 
 enum {
@@ -88,7 +88,7 @@ reg_verdict_get_property (GObject    *object,
       g_value_set_boxed (value, self->unsupported_ops);
       break;
     case PROP_TIME:
-      g_value_set_int64 (value, self->time);
+      g_value_set_int64 (value, self->time_us / G_USEC_PER_SEC);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -121,7 +121,7 @@ reg_verdict_set_property (GObject      *object,
       self->unsupported_ops = g_value_dup_boxed (value);
       break;
     case PROP_TIME:
-      self->time = g_value_get_int64 (value);
+      self->time_us = g_value_get_int64 (value) * G_USEC_PER_SEC;
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -201,7 +201,7 @@ reg_verdict_class_init (RegVerdictClass *klass)
    * When the check ran, in seconds since 1970-01-01 00:00 UTC.
    */
   properties[PROP_TIME] =
-    g_param_spec_int64 ("time", NULL, NULL, 0, G_MAXINT64, 0, flags);
+    g_param_spec_int64 ("time", NULL, NULL, 0, G_MAXINT64 / G_USEC_PER_SEC, 0, flags);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -217,16 +217,25 @@ _reg_verdict_new (const char         *backend_name,
                   RegVerdictKind      kind,
                   const char         *reason,
                   const char * const *unsupported_ops,
-                  gint64              time)
+                  gint64              time_us)
 {
-  return g_object_new (REG_TYPE_VERDICT,
-                       "backend-name", backend_name,
-                       "module-path", module_path,
-                       "kind", kind,
-                       "reason", reason,
-                       "unsupported-ops", unsupported_ops,
-                       "time", MAX (time, 0),
-                       NULL);
+  RegVerdict *self = g_object_new (REG_TYPE_VERDICT,
+                                   "backend-name", backend_name,
+                                   "module-path", module_path,
+                                   "kind", kind,
+                                   "reason", reason,
+                                   "unsupported-ops", unsupported_ops,
+                                   NULL);
+
+  /* Not yet shared: set here, to the microsecond the property lacks. */
+  self->time_us = MAX (time_us, 0);
+  return self;
+}
+
+gint64
+_reg_verdict_get_time_us (RegVerdict *self)
+{
+  return self->time_us;
 }
 
 const char *
@@ -352,7 +361,7 @@ reg_verdict_get_time (RegVerdict *self)
 {
   g_return_val_if_fail (REG_IS_VERDICT (self), 0);
 
-  return self->time;
+  return self->time_us / G_USEC_PER_SEC;
 }
 
 /**

@@ -663,7 +663,7 @@ static RegVerdict *
 judge (Run         *run,
        const char  *helper,
        const char  *module_path,
-       gint64       time,
+       gint64       time_us,
        GError     **error)
 {
   const RegVerifyOptions *options = run->options;
@@ -725,7 +725,8 @@ judge (Run         *run,
           reason = g_steal_pointer (&said.reason);
         }
 
-      verdict = _reg_verdict_new (run->name, module_path, kind, reason, (const char * const *) said.ops, time);
+      verdict = _reg_verdict_new (run->name, module_path, kind, reason, (const char * const *) said.ops,
+                                  time_us);
     }
 
   said_clear (&said);
@@ -747,7 +748,7 @@ check (RegRegistry             *registry,
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
   g_autoptr(GError) local_error = NULL;
   RegVerdict *verdict = NULL;
-  gint64 time = g_get_real_time () / G_USEC_PER_SEC;
+  gint64 time = g_get_real_time ();
   Run run = { name, options, NULL, };
 
   g_ptr_array_add (argv, helper);
@@ -891,7 +892,7 @@ set_quarantined_error (GError     **error,
                "run `regctl verify %s` to check it again.",
                name, manifest, module, reg_verdict_get_backend_name (verdict), date,
                reg_verdict_get_kind (verdict) == REG_VERDICT_KIND_TIMEOUT ? "it timed out" : "it crashed",
-               reg_verdict_get_reason (verdict), name);
+               reg_verdict_get_reason (verdict), reg_verdict_get_backend_name (verdict));
 }
 
 gboolean

@@ -1719,6 +1719,21 @@ class TestVerify(RegctlTestCase):
         info = json.loads(regctl('info', 'verify_wrap_missing', '--json', env=env).stdout)
         self.assertIsNone(info['check'])
 
+    def test_list_reads_each_store_once(self):
+        d, env = self.fixtures('verify-ok', 'verify-unsupported', 'verify-wrong', 'verify-crash',
+                               'verify-hang', 'good', 'other')
+        self.verify_json('verify_ok', '--system', env=env)
+        self.verify_json('verify_unsupported', env=env)
+        result = regctl('list', '--all', env=dict(env, G_MESSAGES_DEBUG='Reg'))
+        self.assertExit(result, 0)
+        self.assertEqual(result.stdout.count(' declared '), 8)
+        # Both stores, once each, however many backends are listed.  (GLib
+        # prints debug messages on the standard output.)
+        reads = re.findall(r'verdict store (\S+) read: ', result.stdout + result.stderr)
+        self.assertEqual(sorted(reads), sorted([os.path.join(d, 'backends.verdicts'),
+                                                os.path.join(os.environ['XDG_CACHE_HOME'], 'libreg', 'verdicts')]),
+                         result.stderr)
+
     def test_quarantine_across_processes(self):
         d, env = self.fixtures('verify-crash', 'verify-ok')
         result, checked = self.verify_json('verify_crash', env=env)
@@ -1774,7 +1789,7 @@ class TestVerify(RegctlTestCase):
         result, checked = self.verify_json('--system', 'verify_crash', env=env)
         self.assertEqual(checked[0]['verdict'], 'crashed')
         with open(os.path.join(d, 'backends.verdicts'), encoding='utf-8') as f:
-            self.assertTrue(f.readline().startswith('libreg verdict store 1'))
+            self.assertEqual(f.readline(), 'libreg verdict store 2\n')
         self.assertFalse(os.path.exists(os.path.join(cache, 'libreg')))
         # every user sees it
         other = self.mkdir('other-cache')
