@@ -3376,9 +3376,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (Source, source_free)
  * %G_SPAWN_ERROR_FAILED when it ended before it reached the module (both
  * in the %G_SPAWN_ERROR domain: no verdict about the module),
  * %G_IO_ERROR_NOT_FOUND when the backend builds on one that cannot be
- * reached (it cannot be judged), or that of writing the store.  Blocks the
- * calling thread for as long as the check takes.  This function is
- * thread-safe.
+ * reached (it cannot be judged).  A verdict that cannot be recorded is
+ * returned all the same, with the error of the store
+ * ([method@Reg.Verdict.get_store_error]).  Blocks the calling thread for
+ * as long as the check takes.  This function is thread-safe.
  *
  * Returns: (transfer full): the verdict, or %NULL with @error set
  */

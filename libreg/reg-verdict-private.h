@@ -22,6 +22,11 @@ RegVerdict  *_reg_verdict_new            (const char         *backend_name,
  * verdicts, of which there may be several in a second. */
 gint64       _reg_verdict_get_time_us    (RegVerdict         *self);
 
+/* Sets reg_verdict_get_store_error(), taking @error: only before the
+ * verdict is handed out. */
+void         _reg_verdict_take_store_error (RegVerdict       *self,
+                                            GError           *error);
+
 /* The nick of @kind ("wrong-results"), or NULL for a value that is none. */
 const char  *_reg_verdict_kind_to_nick   (RegVerdictKind      kind);
 

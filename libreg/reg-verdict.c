@@ -17,7 +17,7 @@
  * checked (its device, inode, size, modification and change times).  A
  * verdict of kind %REG_VERDICT_KIND_CRASHED or %REG_VERDICT_KIND_TIMEOUT
  * quarantines the module file: registries do not open it until the file
- * changes or a new check passes.
+ * changes or a newer check of the backend gives another verdict.
  *
  * It is immutable, so it may be read from any thread.
  */
@@ -32,6 +32,7 @@ struct _RegVerdict
   char            *reason;
   char           **unsupported_ops;
   gint64           time_us;      /* microseconds: the order of verdicts */
+  GError          *store_error;  /* why it is not recorded; nullable */
 };
 
 enum {
@@ -58,6 +59,7 @@ reg_verdict_finalize (GObject *object)
   g_free (self->module_path);
   g_free (self->reason);
   g_strfreev (self->unsupported_ops);
+  g_clear_error (&self->store_error);
 
   G_OBJECT_CLASS (reg_verdict_parent_class)->finalize (object);
 }
@@ -238,6 +240,15 @@ _reg_verdict_get_time_us (RegVerdict *self)
   return self->time_us;
 }
 
+void
+_reg_verdict_take_store_error (RegVerdict *self,
+                               GError     *error)
+{
+  g_assert (self->store_error == NULL);
+
+  self->store_error = error;
+}
+
 const char *
 _reg_verdict_kind_to_nick (RegVerdictKind kind)
 {
@@ -379,4 +390,29 @@ reg_verdict_get_quarantines (RegVerdict *self)
   g_return_val_if_fail (REG_IS_VERDICT (self), FALSE);
 
   return self->kind == REG_VERDICT_KIND_CRASHED || self->kind == REG_VERDICT_KIND_TIMEOUT;
+}
+
+/**
+ * reg_verdict_get_store_error:
+ * @self: a [class@Reg.Verdict]
+ *
+ * Gets why the verdict is not recorded, when
+ * [method@Reg.Registry.verify_backend] was asked to record it and could
+ * not: the store cannot be written (its directory cannot be made, it is
+ * full of verdicts that quarantine modules, the disk is full...), the
+ * module file changed during the check (the verdict is about a file that
+ * is gone), or a setuid or setgid program was asked for the per-user
+ * store.  The verdict holds all the same; it is only not kept for the
+ * registries that look for it later.
+ *
+ * Returns: (transfer none) (nullable): the error, %NULL when the verdict
+ *   was recorded, when no store was asked for, and for verdicts read from
+ *   a store
+ */
+const GError *
+reg_verdict_get_store_error (RegVerdict *self)
+{
+  g_return_val_if_fail (REG_IS_VERDICT (self), NULL);
+
+  return self->store_error;
 }

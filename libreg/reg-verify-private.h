@@ -43,8 +43,9 @@ gboolean    _reg_verify_options_parse (GVariant                *options,
  * change meanwhile.  NULL with an error when there is no verdict: the
  * checker cannot be started or did not reach the module (G_SPAWN_ERROR),
  * the check was cancelled, the backend builds on one that could not be
- * reached (G_IO_ERROR_NOT_FOUND); or when the verdict is not recorded.
- * Blocks the calling thread; runs no module code in this process. */
+ * reached (G_IO_ERROR_NOT_FOUND).  A verdict that is not recorded says
+ * why (reg_verdict_get_store_error()).  Blocks the calling thread; runs
+ * no module code in this process. */
 RegVerdict *_reg_verify_run           (RegRegistry             *registry,
                                        const char              *name,
                                        const char              *module_path,

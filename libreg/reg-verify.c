@@ -794,43 +794,9 @@ check (RegRegistry             *registry,
   return verdict;
 }
 
-static RegVerdict *
-run_and_record (RegRegistry             *registry,
-                const char              *name,
-                const char              *module_path,
-                const char              *dir,
-                const RegVerifyOptions  *options,
-                GCancellable            *cancellable,
-                GError                 **record_error,
-                GError                 **error)
-{
-  g_autofree char *store = NULL;
-  RegFileStamp before, after;
-  gboolean have_before = _reg_file_stamp_get (module_path, &before, NULL);
-  RegVerdict *verdict = check (registry, name, module_path, dir, options, cancellable, error);
-
-  if (verdict == NULL || options->store == REG_VERIFY_STORE_NONE || !have_before)
-    return verdict;
-
-  if (!_reg_file_stamp_get (module_path, &after, NULL) || !_reg_file_stamp_equal (&before, &after))
-    {
-      g_autofree char *shown = _reg_text_for_message (module_path, -1, 4096);
-
-      g_warning ("module %s changed while backend '%s' was checked: the verdict is not recorded",
-                 shown, name);
-      return verdict;
-    }
-
-  store = options->store == REG_VERIFY_STORE_SYSTEM ? _reg_verdict_store_path_beside (module_path)
-                                                    : _reg_verdict_store_user_path ();
-  if (store == NULL)
-    g_debug ("no per-user verdict store in a setuid program: the verdict of '%s' is not recorded", name);
-  else
-    _reg_verdict_store_record (store, verdict, &before, record_error);
-
-  return verdict;
-}
-
+/* Checks, then records the verdict in the store @options ask for; when
+ * it cannot be recorded the verdict says why
+ * (reg_verdict_get_store_error()). */
 RegVerdict *
 _reg_verify_run (RegRegistry             *registry,
                  const char              *name,
@@ -840,17 +806,36 @@ _reg_verify_run (RegRegistry             *registry,
                  GCancellable            *cancellable,
                  GError                 **error)
 {
-  g_autoptr(GError) record_error = NULL;
-  g_autoptr(RegVerdict) verdict = run_and_record (registry, name, module_path, dir, options, cancellable,
-                                                  &record_error, error);
+  g_autofree char *store = NULL;
+  g_autoptr(GError) store_error = NULL;
+  RegFileStamp before, after;
+  gboolean have_before = _reg_file_stamp_get (module_path, &before, NULL);
+  RegVerdict *verdict = check (registry, name, module_path, dir, options, cancellable, error);
 
-  if (record_error != NULL)
+  if (verdict == NULL || options->store == REG_VERIFY_STORE_NONE || !have_before)
+    return verdict;
+
+  store = options->store == REG_VERIFY_STORE_SYSTEM ? _reg_verdict_store_path_beside (module_path)
+                                                    : _reg_verdict_store_user_path ();
+  if (!_reg_file_stamp_get (module_path, &after, NULL) || !_reg_file_stamp_equal (&before, &after))
     {
-      g_propagate_error (error, g_steal_pointer (&record_error));
-      return NULL;
-    }
+      g_autofree char *shown = _reg_text_for_message (module_path, -1, 4096);
 
-  return g_steal_pointer (&verdict);
+      g_set_error (&store_error, G_FILE_ERROR, G_FILE_ERROR_AGAIN,
+                   "The module %s changed while backend '%s' was checked: the verdict is about a "
+                   "file that is gone, and is not recorded. Check it again.", shown, name);
+    }
+  else if (store == NULL)
+    g_set_error (&store_error, G_FILE_ERROR, G_FILE_ERROR_PERM,
+                 "A setuid or setgid program has no per-user verdict store: the verdict of backend "
+                 "'%s' is not recorded. Record it beside the module (store \"system\").", name);
+  else
+    _reg_verdict_store_record (store, verdict, &before, &store_error);
+
+  if (store_error != NULL)
+    _reg_verdict_take_store_error (verdict, g_steal_pointer (&store_error));
+
+  return verdict;
 }
 
 RegVerdict *
@@ -924,7 +909,6 @@ _reg_verify_before_load (RegRegistry      *registry,
   for (guint i = 0; blocking == NULL && (checks & REG_MODULE_CHECKS_VERIFY) && i < names->len; i++)
     {
       const char *wanted = g_ptr_array_index (names, i);
-      g_autoptr(GError) record_error = NULL;
       g_autoptr(GError) local_error = NULL;
       RegVerifyOptions options;
 
@@ -932,9 +916,10 @@ _reg_verify_before_load (RegRegistry      *registry,
         continue;
 
       _reg_verify_options_parse (NULL, &options, NULL);
-      fresh = run_and_record (registry, wanted, module_path, dir, &options, NULL, &record_error, &local_error);
-      if (record_error != NULL)
-        g_debug ("backend '%s' checked before loading, but not recorded: %s", wanted, record_error->message);
+      fresh = _reg_verify_run (registry, wanted, module_path, dir, &options, NULL, &local_error);
+      if (fresh != NULL && reg_verdict_get_store_error (fresh) != NULL)
+        g_debug ("backend '%s' checked before loading: %s", wanted,
+                 reg_verdict_get_store_error (fresh)->message);
       if (fresh == NULL && g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
         {
           /* It ran without crashing or hanging; what it builds on is

@@ -1591,7 +1591,8 @@ class TestNoDiscoveryCache(RegctlTestCase):
         self.assertEqual([b['name'] for b in self.listing(d)], ['c_one', 'c_two'])
 
 
-VERIFY_KEYS = {'name', 'verdict', 'reason', 'unsupported_ops', 'quarantined', 'time', 'module_path'}
+VERIFY_KEYS = {'name', 'verdict', 'reason', 'unsupported_ops', 'quarantined', 'time', 'module_path',
+               'store_error'}
 
 
 @unittest.skipUnless(FIXTURES, 'REGCTL_FIXTURES is not set')
@@ -1733,6 +1734,30 @@ class TestVerify(RegctlTestCase):
         self.assertEqual(sorted(reads), sorted([os.path.join(d, 'backends.verdicts'),
                                                 os.path.join(os.environ['XDG_CACHE_HOME'], 'libreg', 'verdicts')]),
                          result.stderr)
+
+    def test_store_cannot_be_written(self):
+        d, env = self.fixtures('verify-ok', 'verify-unsupported')
+        cache = self.mkdir('cache')
+        with open(os.path.join(cache, 'libreg'), 'w') as f:
+            f.write('not a directory')
+        env = dict(env, XDG_CACHE_HOME=cache)
+        # The verdicts, with the store's error beside them.
+        result = regctl('verify', 'verify_ok', 'verify_unsupported', env=env)
+        self.assertExit(result, 1)
+        rows = parse_table(result.stdout)
+        self.assertEqual([r[:2] for r in rows[1:]], [['verify_ok', 'ok'], ['verify_unsupported', 'unsupported']])
+        self.assertEqual(result.stderr.count('is not recorded'), 2, result.stderr)
+        self.assertIn(os.path.join(cache, 'libreg'), result.stderr)
+        result, checked = self.verify_json('verify_ok', env=env)
+        self.assertExit(result, 1)
+        self.assertEqual(len(checked), 1)
+        self.assertEqual(checked[0]['verdict'], 'ok')
+        self.assertIn(os.path.join(cache, 'libreg'), checked[0]['store_error'])
+        # recorded: no error
+        shutil.rmtree(cache)
+        result, checked = self.verify_json('verify_ok', env=env)
+        self.assertExit(result, 0)
+        self.assertIsNone(checked[0]['store_error'])
 
     def test_quarantine_across_processes(self):
         d, env = self.fixtures('verify-crash', 'verify-ok')

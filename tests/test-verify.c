@@ -1210,6 +1210,99 @@ test_store_system (Fixture       *f,
   assert_quarantined (f->registry, "verify_crash", f->dir);
 }
 
+/* A store that cannot be written loses nothing but the record: the
+ * verdict comes back, with the store's error beside it. */
+static void
+test_store_unwritable (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *module = install (f->dir, "verify-unsupported");
+  g_autoptr(RegVerdict) verdict = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *store = user_store ();
+  g_autofree char *dir = g_path_get_dirname (store);
+  const GError *store_error;
+
+  /* $XDG_CACHE_HOME/libreg is a plain file. */
+  g_assert_no_errno (g_mkdir_with_parents (g_get_user_cache_dir (), 0700));
+  write_file (g_get_user_cache_dir (), "libreg", "not a directory", -1);
+
+  verdict = reg_registry_verify_backend (f->registry, "verify_unsupported", NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (verdict);
+  assert_kind (verdict, REG_VERDICT_KIND_UNSUPPORTED);
+  store_error = reg_verdict_get_store_error (verdict);
+  g_assert_nonnull (store_error);
+  g_assert_true (store_error->domain == G_FILE_ERROR);
+  g_assert_nonnull (strstr (store_error->message, dir));
+  g_assert_null (reg_registry_dup_verdict (f->registry, "verify_unsupported"));
+
+  /* A verdict recorded has none. */
+  g_clear_object (&verdict);
+  g_assert_no_errno (g_unlink (dir));
+  verdict = verify (f->registry, "verify_unsupported", NULL);
+  g_assert_null (reg_verdict_get_store_error (verdict));
+}
+
+/* Whether a process runs with @needle in its command line. */
+static gboolean
+process_with_argument (const char *needle)
+{
+  g_autoptr(GDir) proc = g_dir_open ("/proc", 0, NULL);
+  const char *name;
+
+  while (proc != NULL && (name = g_dir_read_name (proc)) != NULL)
+    {
+      g_autofree char *path = g_build_filename ("/proc", name, "cmdline", NULL);
+      g_autofree char *cmdline = NULL;
+      gsize length;
+
+      if (!g_ascii_isdigit (name[0]) || !g_file_get_contents (path, &cmdline, &length, NULL))
+        continue;
+      for (gsize i = 0; i < length; i += strlen (cmdline + i) + 1)
+        if (g_str_equal (cmdline + i, needle))
+          return TRUE;
+    }
+
+  return FALSE;
+}
+
+static gpointer
+verify_in_thread (gpointer data)
+{
+  Fixture *f = data;
+  g_autoptr(GVariant) options = options_new (2, "user");
+
+  return reg_registry_verify_backend (f->registry, "verify_hang", options, NULL, NULL);
+}
+
+/* A module that changed during its check is another file: the verdict is
+ * not recorded, and says why. */
+static void
+test_store_module_changed (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *module = install (f->dir, "verify-hang");
+  g_autoptr(RegVerdict) verdict = NULL;
+  GThread *thread = g_thread_new ("verify", verify_in_thread, f);
+  const GError *store_error;
+  GStatBuf st;
+
+  /* Touched once the checker runs. */
+  for (guint i = 0; i < 1000 && !process_with_argument (module); i++)
+    g_usleep (10 * 1000);
+  g_assert_no_errno (g_stat (module, &st));
+  g_assert_no_errno (g_utime (module, &(struct utimbuf) { st.st_atime, st.st_mtime + 10 }));
+
+  verdict = g_thread_join (thread);
+  g_assert_nonnull (verdict);
+  assert_kind (verdict, REG_VERDICT_KIND_TIMEOUT);
+  store_error = reg_verdict_get_store_error (verdict);
+  g_assert_nonnull (store_error);
+  g_assert_nonnull (strstr (store_error->message, "changed while backend 'verify_hang' was checked"));
+  g_assert_null (reg_registry_dup_verdict (f->registry, "verify_hang"));
+}
+
 /* Writers running at once keep each other's verdicts. */
 typedef struct
 {
@@ -1484,6 +1577,8 @@ main (int    argc,
   ADD ("/verify/store/prunes", test_store_prunes);
   ADD ("/verify/store/version-1", test_store_version_1);
   ADD ("/verify/store/full", test_store_full);
+  ADD ("/verify/store/unwritable", test_store_unwritable);
+  ADD ("/verify/store/module-changed", test_store_module_changed);
   ADD ("/verify/store/many", test_store_many);
   ADD ("/verify/store/newest-wins", test_store_newest_wins);
   ADD ("/verify/store/read-once", test_store_read_once);
