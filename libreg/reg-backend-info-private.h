@@ -5,7 +5,7 @@
 
 #pragma once
 
-#include "reg-backend-details-private.h"
+#include "reg-manifest-private.h"
 #include "reg-backend-info.h"
 
 G_BEGIN_DECLS

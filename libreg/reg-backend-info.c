@@ -610,6 +610,49 @@ reg_backend_info_get_options (RegBackendInfo *self)
 }
 
 /**
+ * reg_backend_info_parse_options:
+ * @self: a [class@Reg.BackendInfo]
+ * @assignments: (array zero-terminated=1): options written as `KEY=VALUE`
+ *   texts, such as `threads=2`, `fuse=false`, `passes=fold,cse`
+ * @error: return location for a #GError
+ *
+ * Reads options written as text into the `a{sv}` dictionary
+ * [method@Reg.Registry.compile] takes, by the backend's schema
+ * ([method@Reg.BackendInfo.get_options], so a module backend's module
+ * need not be loaded): each VALUE is read by the type the backend
+ * declares for KEY, as [method@Reg.Option.parse_value] reads it, and
+ * checked.  This is how `regctl run -o KEY=VALUE` reads its options, and
+ * the way to give options from Python or JavaScript, where
+ * `GLib.Variant("i", 2)` would be refused by a `uint32` option.  For a
+ * backend without a schema, VALUE is GVariant text (`uint32 2`, `'fast'`),
+ * which the backend checks itself.
+ *
+ * Fails with %REG_COMPILER_ERROR_BAD_OPTION: a KEY the backend does not
+ * declare, as [method@Reg.Compiler.compile] refuses it (naming the
+ * backend, suggesting close keys); a VALUE that is not of the type or not
+ * allowed, as [method@Reg.Option.parse_value] refuses it (naming the key
+ * and what was expected); a text that is not UTF-8 or not `KEY=VALUE`, or
+ * a KEY given twice.
+ *
+ * The dictionary holds the keys in the order given.  This function is
+ * thread-safe.
+ *
+ * Returns: (transfer full): the options, an `a{sv}` (not floating), or
+ *   %NULL with @error set
+ */
+GVariant *
+reg_backend_info_parse_options (RegBackendInfo      *self,
+                                const char * const  *assignments,
+                                GError             **error)
+{
+  g_return_val_if_fail (REG_IS_BACKEND_INFO (self), NULL);
+  g_return_val_if_fail (assignments != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return _reg_option_list_parse (self->options, self->name, assignments, error);
+}
+
+/**
  * reg_backend_info_get_version:
  * @self: a [class@Reg.BackendInfo]
  *

@@ -50,6 +50,10 @@ gboolean            reg_backend_info_get_is_default  (RegBackendInfo *self);
 REG_AVAILABLE_IN_ALL
 GListModel         *reg_backend_info_get_options     (RegBackendInfo *self);
 REG_AVAILABLE_IN_ALL
+GVariant           *reg_backend_info_parse_options   (RegBackendInfo      *self,
+                                                      const char * const  *assignments,
+                                                      GError             **error);
+REG_AVAILABLE_IN_ALL
 const char         *reg_backend_info_get_version     (RegBackendInfo *self);
 REG_AVAILABLE_IN_ALL
 const char * const *reg_backend_info_get_authors     (RegBackendInfo *self);

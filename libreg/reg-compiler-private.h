@@ -11,29 +11,32 @@
 G_BEGIN_DECLS
 
 /* What reg_compiler_compile() checks before the backend sees anything:
- * @options is an a{sv} dictionary, and @graph fits @example_inputs.
- * Returns the shape of every node (g_free() it), or NULL with @error. */
+ * @options is an a{sv} dictionary giving each key once and following the
+ * schema, and @graph fits @example_inputs; the messages name the backend
+ * @backend (NULL: the compiler's own name).  Returns the shape of every
+ * node (g_free() it), or NULL with @error. */
 RegShape      *_reg_compiler_prepare                 (RegCompiler          *self,
+                                                      const char           *backend,
                                                       RegGraph             *graph,
                                                       GPtrArray            *example_inputs,
                                                       GVariant             *options,
                                                       GError              **error);
 
-/* Judges what the backend's compile gave (@fn and @local_error, both taken
- * over) and binds the function to the signature of this compile, made by
- * the backend named @backend (NULL: the compiler's own name). */
-RegCompiledFn *_reg_compiler_conclude                (RegCompiler          *self,
+/* The backend's compile of a prepared compile (@shapes from
+ * _reg_compiler_prepare()), on a frozen copy of @graph (see
+ * _reg_graph_dup_frozen()); what it gives is judged and bound to the
+ * signature of this compile, made by the backend named @backend (NULL:
+ * the compiler's own name). */
+RegCompiledFn *_reg_compiler_compile_prepared        (RegCompiler          *self,
                                                       const char           *backend,
-                                                      RegCompiledFn        *fn,
-                                                      GError               *local_error,
                                                       RegGraph             *graph,
                                                       GPtrArray            *example_inputs,
+                                                      GVariant             *options,
                                                       const RegShape       *shapes,
                                                       GError              **error);
 
-/* The backend's compile_async for a prepared compile (@shapes from
- * _reg_compiler_prepare(), taken over), concluded as above; the callback
- * runs in the caller's thread-default main context. */
+/* The same through the backend's compile_async (@shapes taken over); the
+ * callback runs in the caller's thread-default main context. */
 void           _reg_compiler_compile_prepared_async  (RegCompiler          *self,
                                                       const char           *backend,
                                                       RegGraph             *graph,

@@ -78,7 +78,9 @@
  * [method@Reg.Compiler.compile] checks the options of every compile
  * against it before the backend runs, so a backend with a schema only
  * reads the values it declared, of the types it declared.  A backend
- * without one (the default) gets its options unchecked.
+ * without one (the default) gets its options unchecked, but for a key
+ * given twice, which no backend gets.  Options written as text are read
+ * by the schema with [method@Reg.BackendInfo.parse_options].
  */
 
 /**
@@ -92,9 +94,16 @@
  *
  * Compiles @graph for inputs shaped like @example_inputs.
  *
- * A backend with a schema (see [method@Reg.Compiler.get_options]) gets
- * options that follow it: each key declared, each value of the declared
- * type, within its range or choices.  A backend without one must reject
+ * @graph never changes: on every path to the backend (compile or
+ * compile_async, through the registry or not) libreg gives it a frozen
+ * copy of the caller's graph, who may go on building its own.  The
+ * backend may keep a reference to @graph in the function it returns and
+ * read it on every call; builder calls on @graph are programmer errors.
+ *
+ * Every backend gets each key once.  A backend with a schema (see
+ * [method@Reg.Compiler.get_options]) gets options that follow it: each key
+ * declared, each value of the declared type, within its range or choices.
+ * A backend without one must reject
  * an option key it does not know with %REG_COMPILER_ERROR_BAD_OPTION
  * naming the key.  Reject a graph the backend cannot run with
  * %REG_COMPILER_ERROR_UNSUPPORTED_OP.  An error of a domain
@@ -212,8 +221,9 @@ compile_data_new (RegGraph  *graph,
 {
   CompileData *cd = g_new0 (CompileData, 1);
 
-  cd->graph = g_object_ref (graph);
-  /* A copy: the caller may change its array while the compile runs. */
+  /* Copies: the caller may change its graph and its array while the
+   * compile runs, and the backend may keep the graph. */
+  cd->graph = _reg_graph_dup_frozen (graph);
   cd->example_inputs = g_ptr_array_copy (example_inputs, (GCopyFunc) (void (*) (void)) g_object_ref, NULL);
   g_ptr_array_set_free_func (cd->example_inputs, g_object_unref);
   cd->options = options != NULL ? g_variant_ref_sink (options) : NULL;
@@ -314,7 +324,8 @@ typedef struct
 {
   RegOnce     once;
   GListModel *options;  /* an option list, or NULL: no schema */
-  char       *problem;  /* why the backend's schema was refused, or NULL */
+  char       *problem;  /* why the backend's schema was refused ("declares
+                         * ..."; each caller names the backend), or NULL */
 } Schema;
 
 static void
@@ -377,12 +388,11 @@ compiler_get_schema (RegCompiler *self)
     model = iface->dup_options (self);
 
   if (model != NULL && !G_IS_LIST_MODEL (model))
-    schema->problem = g_strdup_printf ("backend '%s' declares its options with a %s, "
-                                       "not a GListModel",
-                                       reg_compiler_get_name (self), G_OBJECT_TYPE_NAME (model));
+    schema->problem = g_strdup_printf ("declares its options with a %s, not a GListModel",
+                                       G_OBJECT_TYPE_NAME (model));
   else if (model != NULL)
     {
-      schema->options = _reg_option_list_copy_checked (model, reg_compiler_get_name (self), &error);
+      schema->options = _reg_option_list_copy_checked (model, NULL, &error);
       if (schema->options == NULL)
         schema->problem = g_strdup (error->message);
     }
@@ -459,45 +469,35 @@ _reg_compiler_compiles_in_worker (RegCompiler *self)
 
 RegShape *
 _reg_compiler_prepare (RegCompiler  *self,
+                       const char   *backend,
                        RegGraph     *graph,
                        GPtrArray    *example_inputs,
                        GVariant     *options,
                        GError      **error)
 {
-  g_autofree char *who = NULL;
+  const char *name = backend != NULL ? backend : reg_compiler_get_name (self);
   RegShape *shapes = NULL;
-  Schema *schema;
+  Schema *schema = compiler_get_schema (self);
 
-  /* compile is required, whether or not compile_async is overridden. */
-  if (REG_COMPILER_GET_IFACE (self)->compile == NULL)
+  /* compile is required, whether or not compile_async is overridden; a
+   * schema the backend gave may have been refused. */
+  if (REG_COMPILER_GET_IFACE (self)->compile == NULL || schema->problem != NULL)
     {
-      who = _reg_text_for_message (reg_compiler_get_name (self), -1, 256);
+      g_autofree char *who = _reg_text_for_message (name, -1, 256);
+      g_autofree char *why = _reg_text_for_message (schema->problem != NULL ? schema->problem
+                                                    : "does not implement compile", -1, 512);
+
       g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
-                   "backend '%s' does not implement compile", who);
+                   "backend '%s' %s", who, why);
       return NULL;
     }
 
-  if (options != NULL && !g_variant_is_of_type (options, G_VARIANT_TYPE_VARDICT))
-    {
-      who = _reg_text_for_message (reg_compiler_get_name (self), -1, 256);
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                   "options for backend '%s' must be an a{sv} dictionary, not a "
-                   "value of type '%s'", who, g_variant_get_type_string (options));
-      return NULL;
-    }
-
-  /* The options against the compiler's schema, on every path to the
-   * backend (synchronous, asynchronous, a fallback of the registry). */
-  schema = compiler_get_schema (self);
-  if (schema->problem != NULL)
-    {
-      who = _reg_text_for_message (schema->problem, -1, 512);
-      g_set_error_literal (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED, who);
-      return NULL;
-    }
-  if (options != NULL && schema->options != NULL &&
-      !_reg_option_list_check_options (schema->options, reg_compiler_get_name (self),
-                                       options, error))
+  /* The options, on every path to the backend (synchronous, asynchronous,
+   * the registry's, a fallback's), in the one form the backend, this
+   * check and the compile cache all read: an a{sv} giving each key once,
+   * following the schema when there is one. */
+  if (options != NULL &&
+      !_reg_option_list_check_options (schema->options, name, options, error))
     return NULL;
 
   if (!_reg_graph_infer_shapes (graph, example_inputs, &shapes, error))
@@ -506,15 +506,17 @@ _reg_compiler_prepare (RegCompiler  *self,
   return shapes;
 }
 
-RegCompiledFn *
-_reg_compiler_conclude (RegCompiler     *self,
-                        const char      *backend,
-                        RegCompiledFn   *fn,
-                        GError          *local_error,
-                        RegGraph        *graph,
-                        GPtrArray       *example_inputs,
-                        const RegShape  *shapes,
-                        GError         **error)
+/* Judges what the backend's compile gave (@fn and @local_error, both taken
+ * over) and binds the function to the signature of this compile. */
+static RegCompiledFn *
+conclude (RegCompiler     *self,
+          const char      *backend,
+          RegCompiledFn   *fn,
+          GError          *local_error,
+          RegGraph        *graph,
+          GPtrArray       *example_inputs,
+          const RegShape  *shapes,
+          GError         **error)
 {
   g_autoptr(RegCompiledFn) result = fn;
   const char *name = backend != NULL ? backend : reg_compiler_get_name (self);
@@ -539,6 +541,25 @@ _reg_compiler_conclude (RegCompiler     *self,
   return g_steal_pointer (&result);
 }
 
+RegCompiledFn *
+_reg_compiler_compile_prepared (RegCompiler     *self,
+                                const char      *backend,
+                                RegGraph        *graph,
+                                GPtrArray       *example_inputs,
+                                GVariant        *options,
+                                const RegShape  *shapes,
+                                GError         **error)
+{
+  g_autoptr(RegGraph) frozen = _reg_graph_dup_frozen (graph);
+  GError *local_error = NULL;
+  RegCompiledFn *fn;
+
+  fn = REG_COMPILER_GET_IFACE (self)->compile (self, frozen, example_inputs, options,
+                                               &local_error);
+
+  return conclude (self, backend, fn, local_error, frozen, example_inputs, shapes, error);
+}
+
 /**
  * reg_compiler_compile:
  * @self: a [iface@Reg.Compiler]
@@ -554,12 +575,17 @@ _reg_compiler_conclude (RegCompiler     *self,
  * The graph is checked first: a builder error it holds, or shapes that do
  * not fit @example_inputs, fail with a %REG_GRAPH_ERROR before the backend
  * sees the graph.  @options that are not an `a{sv}` dictionary fail with
- * %REG_COMPILER_ERROR_BAD_OPTION, and so do options that do not follow the
- * compiler's schema ([method@Reg.Compiler.get_options]): a key it does not
- * declare (the message suggests close names: `unknown option 'thread' for
- * backend 'inductor', did you mean 'threads'?`), a value of another type
- * than the declared one, out of its range or not among its choices.  The
- * options then reach the backend as given: defaults are not filled in.
+ * %REG_COMPILER_ERROR_BAD_OPTION, and so do options that give a key twice
+ * (a backend would read the first value, a #GVariantDict the last) and
+ * options that do not follow the compiler's schema
+ * ([method@Reg.Compiler.get_options]): a key it does not declare (the
+ * message suggests close names: `unknown option 'thread' for backend
+ * 'inductor', did you mean 'threads'?`), a value of another type than the
+ * declared one (an `int32` for a `uint32` option, even one that fits),
+ * out of its range or not among its choices.  The options then reach the
+ * backend as given: defaults are not filled in.  Messages name the backend
+ * by the compiler's own name ([method@Reg.Compiler.get_name]);
+ * [method@Reg.Registry.compile] names it as it was asked for.
  * A backend that fails without saying why
  * (a binding's implementation that raised an exception) gives
  * %REG_COMPILER_ERROR_FAILED.
@@ -579,11 +605,8 @@ reg_compiler_compile (RegCompiler  *self,
                       GVariant     *options,
                       GError      **error)
 {
-  RegCompilerInterface *iface;
   g_autoptr(GVariant) options_ref = NULL;
   g_autofree RegShape *shapes = NULL;
-  GError *local_error = NULL;
-  RegCompiledFn *fn;
 
   g_return_val_if_fail (REG_IS_COMPILER (self), NULL);
   g_return_val_if_fail (REG_IS_GRAPH (graph), NULL);
@@ -598,14 +621,12 @@ reg_compiler_compile (RegCompiler  *self,
   if (options != NULL)
     options_ref = g_variant_ref_sink (options);
 
-  shapes = _reg_compiler_prepare (self, graph, example_inputs, options, error);
+  shapes = _reg_compiler_prepare (self, NULL, graph, example_inputs, options, error);
   if (shapes == NULL)
     return NULL;
 
-  iface = REG_COMPILER_GET_IFACE (self);
-  fn = iface->compile (self, graph, example_inputs, options, &local_error);
-
-  return _reg_compiler_conclude (self, NULL, fn, local_error, graph, example_inputs, shapes, error);
+  return _reg_compiler_compile_prepared (self, NULL, graph, example_inputs, options, shapes,
+                                         error);
 }
 
 static void
@@ -630,8 +651,8 @@ prepared_compile_done (GObject      *source_object,
       return;
     }
 
-  fn = _reg_compiler_conclude (self, cd->backend, fn, local_error, cd->graph, cd->example_inputs,
-                               cd->shapes, &error);
+  fn = conclude (self, cd->backend, fn, local_error, cd->graph, cd->example_inputs, cd->shapes,
+                 &error);
   if (fn == NULL)
     g_task_return_error (task, error);
   else
@@ -687,7 +708,8 @@ _reg_compiler_compile_prepared_finish (RegCompiler   *self,
  * [method@Reg.Compiler.compile], with the same checks and errors.  The
  * graph and options are checked in the calling thread; the backend's
  * compile runs in a worker thread, or as the backend's
- * [vfunc@Reg.Compiler.compile_async] arranges.
+ * [vfunc@Reg.Compiler.compile_async] arranges, on a copy of @graph: the
+ * caller may change @graph as soon as this function returns.
  *
  * @callback runs in the thread-default main context of the calling
  * thread.  Cancelling @cancellable makes the compile finish promptly with
@@ -705,6 +727,7 @@ reg_compiler_compile_async (RegCompiler         *self,
                             gpointer             user_data)
 {
   g_autoptr(GVariant) options_ref = NULL;
+  g_autoptr(RegGraph) frozen = NULL;
   GError *error = NULL;
   RegShape *shapes;
 
@@ -719,14 +742,16 @@ reg_compiler_compile_async (RegCompiler         *self,
   if (options != NULL)
     options_ref = g_variant_ref_sink (options);
 
-  shapes = _reg_compiler_prepare (self, graph, example_inputs, options, &error);
+  /* The caller may change its graph as soon as this returns. */
+  frozen = _reg_graph_dup_frozen (graph);
+  shapes = _reg_compiler_prepare (self, NULL, frozen, example_inputs, options, &error);
   if (shapes == NULL)
     {
       g_task_report_error (self, callback, user_data, _reg_compiler_compile_prepared_async, error);
       return;
     }
 
-  _reg_compiler_compile_prepared_async (self, NULL, graph, example_inputs, options, shapes,
+  _reg_compiler_compile_prepared_async (self, NULL, frozen, example_inputs, options, shapes,
                                         cancellable, callback, user_data);
 }
 

@@ -5,9 +5,10 @@
 
 #pragma once
 
-#include <glib.h>
+#include <gio/gio.h>
 
-#include "reg-backend-details-private.h"
+#include "reg-compiler.h"
+#include "reg-loader-private.h"
 
 G_BEGIN_DECLS
 
@@ -30,21 +31,86 @@ GQuark _reg_manifest_error_quark (void);
  * and reading it would let a stray file cost the host memory. */
 #define REG_MANIFEST_MAX_SIZE (1024 * 1024)
 
+/* Bounds of the optional manifest fields, in bytes (and authors). */
+#define REG_BACKEND_VERSION_MAX  64
+#define REG_BACKEND_AUTHOR_MAX   256
+#define REG_BACKEND_AUTHORS_MAX  32
+#define REG_BACKEND_WEBSITE_MAX  2048
+#define REG_BACKEND_LICENSE_MAX  256
+
+/* The compiler flags a manifest can declare (Shareable=). */
+#define REG_BACKEND_MANIFEST_FLAGS REG_COMPILER_FLAGS_SHAREABLE
+
+/* What a manifest says of a backend beyond its name, tags and
+ * description.  Immutable once made, shared by the manifest and the infos
+ * of the backend.  A backend whose manifest says none of it has no
+ * details at all (NULL), the common case. */
 typedef struct
 {
-  char              *name;
-  char             **tags;         /* validated, repeats dropped */
-  char              *description;  /* nullable */
-  RegBackendDetails *details;      /* nullable: see reg-backend-details-private.h */
-} RegManifestBackend;
+  gint              ref_count;  /* atomic (see reg-manifest.c) */
+  GListModel       *options;   /* an option list; NULL: no Options= (no schema) */
+  char             *version;   /* each NULL when not given */
+  char            **authors;
+  char             *website;
+  char             *license;
+  RegCompilerFlags  compiler_flags;  /* within REG_BACKEND_MANIFEST_FLAGS */
+} RegBackendDetails;
+
+RegBackendDetails *_reg_backend_details_ref          (RegBackendDetails  *details);
+void               _reg_backend_details_unref        (RegBackendDetails  *details);
+
+/* Both nullable. */
+gboolean           _reg_backend_details_equal        (RegBackendDetails  *a,
+                                                      RegBackendDetails  *b);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RegBackendDetails, _reg_backend_details_unref)
 
 typedef struct
 {
-  char               *path;         /* the manifest file */
-  char               *module_path;  /* the module file beside it */
+  const char         *name;
+  const char * const *tags;         /* validated, repeats dropped */
+  const char         *description;  /* nullable */
+  const char         *entry;        /* the loader's entry key, or NULL */
+  RegBackendDetails  *details;      /* nullable: see above */
+} RegManifestBackend;
+
+/* A manifest as discovery read it: immutable and shared (atomic
+ * reference count).  One block of memory holds the struct, its backends
+ * and every string but the directory, which the manifests of a directory
+ * share (an interned GRefString): a declared backend costs a few hundred
+ * bytes, whatever the number of manifests. */
+typedef struct
+{
+  gint                ref_count;
   guint               n_backends;
-  RegManifestBackend *backends;     /* in the order of the file's groups */
+  const char         *dir;          /* the directory it is in (GRefString) */
+  const char         *file;         /* its file name in dir */
+  const RegLoader    *loader;
+  const char         *source;       /* what the loader loads (see reg-loader-private.h) */
+  RegManifestBackend  backends[];   /* in the order of the file's groups */
 } RegManifest;
+
+RegManifest *_reg_manifest_ref             (RegManifest       *manifest);
+void         _reg_manifest_unref           (RegManifest       *manifest);
+
+/* The manifest's full path, and the file its source is (for "c", the
+ * module file); both newly allocated. */
+char        *_reg_manifest_dup_path        (const RegManifest *manifest);
+char        *_reg_manifest_dup_source_path (const RegManifest *manifest);
+
+/* The index of the backend @name in @manifest, or -1. */
+int          _reg_manifest_find_backend    (const RegManifest *manifest,
+                                            const char        *name);
+
+/* Parses manifest text; @path names the file in messages and gives its
+ * directory.  Any problem fails the whole manifest with a message saying
+ * what is wrong (the caller prefixes the file name). */
+RegManifest *_reg_manifest_parse           (const char        *path,
+                                            const char        *data,
+                                            gsize              length,
+                                            GError           **error);
+RegManifest *_reg_manifest_load            (const char        *path,
+                                            GError           **error);
 
 /* A manifest discovery could not use. */
 typedef struct
@@ -57,43 +123,18 @@ typedef struct
                          * says the manifest was skipped */
 } RegManifestSkip;
 
-void         _reg_manifest_skip_free (RegManifestSkip *skip);
-
-/* Parses manifest text; @path names the file in messages and locates the
- * module.  Any problem fails the whole manifest with a message saying what
- * is wrong (the caller prefixes the file name). */
-RegManifest *_reg_manifest_parse    (const char  *path,
-                                     const char  *data,
-                                     gsize        length,
-                                     GError     **error);
-RegManifest *_reg_manifest_load     (const char  *path,
-                                     GError     **error);
-void         _reg_manifest_free     (RegManifest *manifest);
+void         _reg_manifest_skip_free       (RegManifestSkip   *skip);
 
 /* Reads every `*.backend` file of @dir in byte order of their names and
- * returns the good ones (element free function _reg_manifest_free).  A
- * broken manifest is skipped with one g_warning() naming the file, the
- * reason and what to do, and added to @skipped (nullable) as a
- * RegManifestSkip; a missing directory is no manifest, silently.  Touches
- * no module file. */
-GPtrArray   *_reg_manifest_scan_dir (const char  *dir,
-                                     GPtrArray   *skipped);
+ * adds the good ones to @manifests (element free function
+ * _reg_manifest_unref).  A broken manifest is skipped with one
+ * g_warning() naming the file, the reason and what to do, and added to
+ * @skipped as a RegManifestSkip; a missing directory holds no manifest,
+ * silently.  Touches no other file. */
+void         _reg_manifest_scan_dir        (const char        *dir,
+                                            GPtrArray         *manifests,
+                                            GPtrArray         *skipped);
 
-/* The string value of @key of @group, NULL when the key is missing, after
- * checking its escape sequences (GLib 2.74 mishandles some).  Errors name
- * the group and key. */
-gboolean     _reg_manifest_get_string      (GKeyFile     *keyfile,
-                                            const char   *group,
-                                            const char   *key,
-                                            char        **value,
-                                            GError      **error);
-/* The same for a list (`a;b;c`): NULL when missing, empty when empty. */
-gboolean     _reg_manifest_get_string_list (GKeyFile     *keyfile,
-                                            const char   *group,
-                                            const char   *key,
-                                            char       ***value,
-                                            GError      **error);
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (RegManifest, _reg_manifest_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RegManifest, _reg_manifest_unref)
 
 G_END_DECLS

@@ -1,95 +1,171 @@
 /* reg-manifest.c: `.backend` manifests
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The format ("Writing a module" in the documentation is its reference):
+ *
+ *   [Reg Module]
+ *   AbiVersion=2             required: REG_MODULE_ABI_VERSION
+ *   Loader=c                 optional, the loader (reg-loader-private.h);
+ *                            the keys it reads, for "c" Module=, the
+ *                            module's file name in this directory
+ *
+ *   [Backend NAME]           one group per backend, at least one
+ *   Tags=debug;gpu           optional
+ *   Description=...          optional
+ *   Options=threads;fuse     the options, in the order a chooser shows them
+ *                            (present and empty: the backend takes none;
+ *                            absent: no schema, options go unchecked)
+ *   Version=1.2              optional, at most 64 bytes
+ *   Authors=A <a@x>;B        optional, at most 32, each at most 256 bytes
+ *   Website=https://...      optional, an http or https URI
+ *   License=LGPL-2.1-or-later optional, an SPDX expression (printable ASCII)
+ *   Shareable=true           optional, a GKeyFile boolean (default false):
+ *                            REG_COMPILER_FLAGS_SHAREABLE, which the
+ *                            registry ORs with the compiler's own flags
+ *
+ * and one group per option listed:
+ *
+ *   [Option NAME threads]
+ *   Type=u                   required: a type RegOption allows
+ *   Default=1                optional, read as reg_option_parse_value() reads
+ *   Minimum=0                optional, numbers only, read likewise
+ *   Maximum=256
+ *   Choices=fast;small       optional, strings and string lists only
+ *   Description=...          optional, one line
+ *
+ * Every value goes through the checks of _reg_option_new_full() and of
+ * check_text() below.
  */
 
 #include <string.h>
 
 #include "reg-file-private.h"
+#include "reg-keyfile-private.h"
 #include "reg-manifest-private.h"
 #include "reg-message-private.h"
-#include "reg-version.h"
+#include "reg-module-private.h"
 #include "reg-name-private.h"
+#include "reg-option-private.h"
+#include "reg-version.h"
 
 #define MODULE_GROUP "Reg Module"
 #define BACKEND_GROUP_PREFIX "Backend "
+#define OPTION_GROUP_PREFIX "Option "
 
-/* What to do about a manifest that was skipped, by what was wrong. */
+/* What to do about a manifest that was skipped, by what was wrong (the
+ * loader gives its own for its keys). */
 #define HINT_FILE "Make it a readable regular file, or remove it."
 #define HINT_SYNTAX "Fix the manifest (its format is in \"Writing a module\" of the libreg documentation)."
 #define HINT_ABI "Rebuild the module against this libreg and set AbiVersion=" \
   G_STRINGIFY (REG_MODULE_ABI_VERSION) " in the manifest."
-#define HINT_MODULE "Fix Module= in the manifest: it names the module file, in the manifest's own directory."
 
 G_DEFINE_QUARK (reg-manifest-error-quark, _reg_manifest_error)
 
-void
-_reg_manifest_free (RegManifest *manifest)
+RegManifest *
+_reg_manifest_ref (RegManifest *manifest)
 {
-  if (manifest == NULL)
+  g_atomic_int_inc (&manifest->ref_count);
+  return manifest;
+}
+
+void
+_reg_manifest_unref (RegManifest *manifest)
+{
+  if (manifest == NULL || !g_atomic_int_dec_and_test (&manifest->ref_count))
     return;
 
   for (guint i = 0; i < manifest->n_backends; i++)
-    {
-      g_free (manifest->backends[i].name);
-      g_strfreev (manifest->backends[i].tags);
-      g_free (manifest->backends[i].description);
-      g_clear_pointer (&manifest->backends[i].details, _reg_backend_details_unref);
-    }
-  g_free (manifest->backends);
-  g_free (manifest->path);
-  g_free (manifest->module_path);
+    g_clear_pointer (&manifest->backends[i].details, _reg_backend_details_unref);
+  g_ref_string_release ((char *) manifest->dir);
   g_free (manifest);
 }
 
-/* Module= must name a file in the manifest's own directory: a manifest may
- * not make libreg open a library elsewhere on the system. */
-static gboolean
-check_module_name (const char  *module,
-                   GError     **error)
+char *
+_reg_manifest_dup_path (const RegManifest *manifest)
 {
-  if (module[0] == '\0')
-    g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
-                 "Module= is empty");
-  else if (strchr (module, '/') != NULL)
-    g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
-                 "Module=%s is not a bare file name (it holds a '/')", module);
-  else if (g_str_equal (module, ".") || g_str_equal (module, ".."))
-    g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
-                 "Module=%s is not a file name", module);
-  else
-    return TRUE;
-
-  return FALSE;
+  return g_build_filename (manifest->dir, manifest->file, NULL);
 }
 
-/* Gets the value of @key of @group as GKeyFile holds it, escapes and all
- * (NULL when the key is missing), after checking its escape sequences:
- * GLib 2.74 sets its GError twice (a warning, fatal in test programs) when
- * it unescapes an invalid escape followed by a backslash at the end of the
- * value.  The escapes GKeyFile knows are \s \n \t \r \\ and, in lists, \; */
-static gboolean
-get_raw_value (GKeyFile    *keyfile,
-               const char  *group,
-               const char  *key,
-               char       **raw,
-               GError     **error)
+char *
+_reg_manifest_dup_source_path (const RegManifest *manifest)
 {
-  *raw = g_key_file_get_value (keyfile, group, key, NULL);
+  return manifest->loader->locate (manifest->dir, manifest->source);
+}
 
-  for (const char *p = *raw; p != NULL && *p != '\0'; p++)
+int
+_reg_manifest_find_backend (const RegManifest *manifest,
+                            const char        *name)
+{
+  for (guint i = 0; i < manifest->n_backends; i++)
+    if (strcmp (manifest->backends[i].name, name) == 0)
+      return (int) i;
+
+  return -1;
+}
+
+/* What a manifest says of a backend beyond its name, tags and
+ * description */
+
+/* The reference count uses GLib's inline atomics (g_atomic_int_*), not
+ * grefcount's functions: those run inside libglib, where ThreadSanitizer
+ * cannot see that the last unref comes after every other thread's use. */
+RegBackendDetails *
+_reg_backend_details_ref (RegBackendDetails *details)
+{
+  g_atomic_int_inc (&details->ref_count);
+  return details;
+}
+
+void
+_reg_backend_details_unref (RegBackendDetails *details)
+{
+  if (!g_atomic_int_dec_and_test (&details->ref_count))
+    return;
+
+  g_clear_object (&details->options);
+  g_free (details->version);
+  g_strfreev (details->authors);
+  g_free (details->website);
+  g_free (details->license);
+  g_free (details);
+}
+
+/* @value, the value of @key, is at most @max_len bytes of visible text:
+ * no control, format or line-separating character (the whole manifest is
+ * UTF-8 already). */
+static gboolean
+check_text (const char  *value,
+            const char  *key,
+            gsize        max_len,
+            GError     **error)
+{
+  gsize length = strlen (value);
+
+  if (length > max_len)
     {
-      if (*p != '\\')
-        continue;
+      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
+                   "%s: %" G_GSIZE_FORMAT " bytes, at most %" G_GSIZE_FORMAT " are allowed",
+                   key, length, max_len);
+      return FALSE;
+    }
+  if (!g_utf8_validate (value, length, NULL))
+    {
+      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
+                   "%s: not UTF-8", key);
+      return FALSE;
+    }
+  for (const char *p = value; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+      GUnicodeType type = g_unichar_type (c);
 
-      p++;
-      if (*p == '\0' || strchr ("sntr\\;", *p) == NULL)
+      if (type == G_UNICODE_CONTROL || type == G_UNICODE_FORMAT ||
+          type == G_UNICODE_LINE_SEPARATOR || type == G_UNICODE_PARAGRAPH_SEPARATOR)
         {
           g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
-                       "[%s] %s: %s", group, key,
-                       *p == '\0' ? "a backslash ends the value"
-                                  : "invalid escape sequence");
-          g_clear_pointer (raw, g_free);
+                       "%s: U+%04" G_GINT32_MODIFIER "X at byte %" G_GSIZE_FORMAT
+                       " is not visible text", key, c, (gsize) (p - value));
           return FALSE;
         }
     }
@@ -97,119 +173,590 @@ get_raw_value (GKeyFile    *keyfile,
   return TRUE;
 }
 
-/* The string value of @key of @group, from its @raw value (taken over):
- * without a backslash it is already what g_key_file_get_string() would
- * return (that also checks UTF-8, which parse_manifest() has checked of
- * the whole text), so only a value with escapes is looked up again.  NULL
- * with GKeyFile's error when the key is missing. */
-static char *
-get_string (GKeyFile    *keyfile,
-            const char  *group,
-            const char  *key,
-            char        *raw,
-            GError     **error)
+static gboolean
+check_website (const char  *website,
+               GError     **error)
 {
-  if (raw != NULL && strchr (raw, '\\') == NULL)
-    return raw;
+  const char *scheme_end;
 
-  g_free (raw);
-  return g_key_file_get_string (keyfile, group, key, error);
+  if (!check_text (website, "Website", REG_BACKEND_WEBSITE_MAX, error))
+    return FALSE;
+
+  scheme_end = strchr (website, ':');
+  if (!g_uri_is_valid (website, G_URI_FLAGS_NONE, NULL) || scheme_end == NULL ||
+      !(g_ascii_strncasecmp (website, "http:", 5) == 0 ||
+        g_ascii_strncasecmp (website, "https:", 6) == 0))
+    {
+      g_autofree char *shown = _reg_text_for_message (website, -1, 80);
+
+      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
+                   "Website=%s is not an http or https URI", shown);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+/* SPDX expressions are printable ASCII. */
+static gboolean
+check_license (const char  *license,
+               GError     **error)
+{
+  if (!check_text (license, "License", REG_BACKEND_LICENSE_MAX, error))
+    return FALSE;
+
+  for (const char *p = license; *p != '\0'; p++)
+    if ((guchar) *p < 0x20 || (guchar) *p > 0x7e)
+      {
+        g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
+                     "License: byte %" G_GSIZE_FORMAT " is not printable ASCII "
+                     "(an SPDX license expression is expected)", (gsize) (p - license));
+        return FALSE;
+      }
+
+  return TRUE;
 }
 
 static gboolean
-parse_backend (GKeyFile            *keyfile,
-               const char          *group,
-               RegManifestBackend  *backend,
-               GError             **error)
+check_authors (char   **authors,
+               GError **error)
 {
-  const char *name = group + strlen (BACKEND_GROUP_PREFIX);
-  g_autofree char *raw_tags = NULL;
-  g_autofree char *raw_description = NULL;
+  guint n = g_strv_length (authors);
+
+  if (n > REG_BACKEND_AUTHORS_MAX)
+    {
+      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
+                   "Authors: %u of them, at most %d are allowed", n, REG_BACKEND_AUTHORS_MAX);
+      return FALSE;
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      if (authors[i][0] == '\0')
+        {
+          g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
+                       "Authors: author %u is empty", i + 1);
+          return FALSE;
+        }
+      if (!check_text (authors[i], "Authors", REG_BACKEND_AUTHOR_MAX, error))
+        return FALSE;
+    }
+
+  return TRUE;
+}
+
+/* Reads one value of an [Option] group as the option's type. */
+static gboolean
+parse_value_key (RegKeyGroup  *group,
+                 const char   *key,
+                 const char   *type_string,
+                 GVariant    **value,
+                 GError      **error)
+{
+  g_autofree char *text = NULL;
+  g_autoptr(GError) local_error = NULL;
+
+  *value = NULL;
+  if (!_reg_key_group_get_string (group, key, &text, error))
+    return FALSE;
+  if (text == NULL)
+    return TRUE;
+
+  *value = _reg_option_parse_text (type_string, text, &local_error);
+  if (*value == NULL)
+    {
+      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
+                   "[%s] %s: %s", group->name, key, local_error->message);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+static RegOption *
+parse_option (RegKeyFile  *keyfile,
+              const char  *backend,
+              const char  *name,
+              GError     **error)
+{
+  g_autofree char *group_name = g_strconcat (OPTION_GROUP_PREFIX, backend, " ", name, NULL);
+  RegKeyGroup group;
+  g_autofree char *type_string = NULL;
+  g_autofree char *description = NULL;
+  g_auto(GStrv) choices = NULL;
+  g_autoptr(GVariant) default_value = NULL;
+  g_autoptr(GVariant) minimum = NULL;
+  g_autoptr(GVariant) maximum = NULL;
+  g_autoptr(GError) local_error = NULL;
+  RegOption *option;
+
+  if (!_reg_key_file_has_group (keyfile, group_name))
+    {
+      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_MISSING,
+                   "[Backend %s] Options: lists '%s', but there is no [%s] group",
+                   backend, name, group_name);
+      return NULL;
+    }
+
+  _reg_key_group_init (&group, keyfile, group_name);
+  if (!_reg_key_group_get_string (&group, "Type", &type_string, error))
+    return NULL;
+  if (type_string == NULL)
+    {
+      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_MISSING,
+                   "[%s] has no Type=", group_name);
+      return NULL;
+    }
+
+  /* The type first: the values are read by it. */
+  option = _reg_option_new_full (name, type_string, NULL, NULL, NULL, NULL, NULL, &local_error);
+  if (option == NULL)
+    {
+      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
+                   "[%s] %s", group_name, local_error->message);
+      return NULL;
+    }
+  g_object_unref (option);
+
+  if (!parse_value_key (&group, "Default", type_string, &default_value, error) ||
+      !parse_value_key (&group, "Minimum", type_string, &minimum, error) ||
+      !parse_value_key (&group, "Maximum", type_string, &maximum, error) ||
+      !_reg_key_group_get_string_list (&group, "Choices", &choices, error) ||
+      !_reg_key_group_get_string (&group, "Description", &description, error))
+    return NULL;
+
+  option = _reg_option_new_full (name, type_string, default_value, description,
+                                 minimum, maximum, (const char * const *) choices, &local_error);
+  if (option == NULL)
+    {
+      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
+                   "[%s] %s", group_name, local_error->message);
+      return NULL;
+    }
+
+  return option;
+}
+
+/* An empty value is one not given. */
+static void
+clear_if_empty (char **value)
+{
+  if (*value != NULL && **value == '\0')
+    g_clear_pointer (value, g_free);
+}
+
+/* Version=, Authors=, Website=, License=, Shareable= and Options= with
+ * the [Option BACKEND KEY] groups it names; @details is NULL when the
+ * group gives none of them. */
+static gboolean
+parse_details (RegKeyGroup        *group,
+               const char         *backend,
+               RegBackendDetails **details,
+               GError            **error)
+{
+  g_autoptr(RegBackendDetails) made = g_new0 (RegBackendDetails, 1);
+  g_autoptr(GPtrArray) options = NULL;
+  g_autoptr(GError) local_error = NULL;
+  g_auto(GStrv) names = NULL;
+  gboolean shareable = FALSE;
+  guint n;
+
+  made->ref_count = 1;
+  *details = NULL;
+  if (!_reg_key_group_get_string (group, "Version", &made->version, error) ||
+      !_reg_key_group_get_string_list (group, "Authors", &made->authors, error) ||
+      !_reg_key_group_get_string (group, "Website", &made->website, error) ||
+      !_reg_key_group_get_string (group, "License", &made->license, error) ||
+      !_reg_key_group_get_boolean (group, "Shareable", &shareable, error) ||
+      !_reg_key_group_get_string_list (group, "Options", &names, error))
+    return FALSE;
+  clear_if_empty (&made->version);
+  clear_if_empty (&made->website);
+  clear_if_empty (&made->license);
+  if (made->authors != NULL && made->authors[0] == NULL)
+    g_clear_pointer (&made->authors, g_strfreev);
+  made->compiler_flags = shareable ? REG_COMPILER_FLAGS_SHAREABLE : REG_COMPILER_FLAGS_NONE;
+
+  /* The list first, then the groups it names. */
+  n = names != NULL ? g_strv_length (names) : 0;
+  if (n > REG_OPTION_MAX_OPTIONS)
+    g_set_error (&local_error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
+                 "Options: %u of them, at most %d are allowed", n, REG_OPTION_MAX_OPTIONS);
+  for (guint i = 0; i < n && local_error == NULL; i++)
+    {
+      if (_reg_name_validate (names[i], "option name", &local_error))
+        for (guint j = 0; j < i; j++)
+          if (g_str_equal (names[i], names[j]))
+            g_set_error (&local_error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
+                         "'%s' is listed twice", names[i]);
+      if (local_error != NULL)
+        g_prefix_error (&local_error, "Options: ");
+    }
+  if (local_error != NULL)
+    goto failed;
+
+  if (names != NULL)
+    {
+      options = g_ptr_array_new_with_free_func (g_object_unref);
+      for (guint i = 0; i < n; i++)
+        {
+          RegOption *option = parse_option (group->keyfile, backend, names[i], error);
+
+          if (option == NULL)
+            return FALSE;
+          g_ptr_array_add (options, option);
+        }
+      made->options = _reg_option_list_new ((RegOption * const *) options->pdata, options->len);
+    }
+
+  if ((made->version != NULL && !check_text (made->version, "Version", REG_BACKEND_VERSION_MAX, &local_error)) ||
+      (made->authors != NULL && !check_authors (made->authors, &local_error)) ||
+      (made->website != NULL && !check_website (made->website, &local_error)) ||
+      (made->license != NULL && !check_license (made->license, &local_error)))
+    goto failed;
+
+  if (made->version != NULL || made->authors != NULL || made->website != NULL ||
+      made->license != NULL || made->options != NULL || made->compiler_flags != 0)
+    *details = g_steal_pointer (&made);
+  return TRUE;
+
+failed:
+  g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "[%s] ", group->name);
+  return FALSE;
+}
+
+static gboolean
+strv_equal (char **a,
+            char **b)
+{
+  if (a == NULL || b == NULL)
+    return a == b;
+
+  return g_strv_equal ((const char * const *) a, (const char * const *) b);
+}
+
+gboolean
+_reg_backend_details_equal (RegBackendDetails *a,
+                            RegBackendDetails *b)
+{
+  if (a == NULL || b == NULL)
+    return a == b;
+
+  return g_strcmp0 (a->version, b->version) == 0 &&
+         strv_equal (a->authors, b->authors) &&
+         g_strcmp0 (a->website, b->website) == 0 &&
+         g_strcmp0 (a->license, b->license) == 0 &&
+         a->compiler_flags == b->compiler_flags &&
+         _reg_option_list_equal (a->options, b->options);
+}
+
+/* Manifests */
+
+/* A backend as parse_backend() read it, before it goes into the block. */
+typedef struct
+{
+  char              *name;
+  char             **tags;
+  char              *description;
+  char              *entry;
+  RegBackendDetails *details;
+} Parsed;
+
+static void
+parsed_clear (gpointer data)
+{
+  Parsed *parsed = data;
+
+  g_free (parsed->name);
+  g_strfreev (parsed->tags);
+  g_free (parsed->description);
+  g_free (parsed->entry);
+  g_clear_pointer (&parsed->details, _reg_backend_details_unref);
+}
+
+/* Every [Option BACKEND KEY] group belongs to an option that a backend of
+ * the manifest lists in Options=: a stray group is a typo worth reporting. */
+static gboolean
+check_option_groups (const char * const  *groups,
+                     const Parsed        *parsed,
+                     guint                n_parsed,
+                     GError             **error)
+{
+  for (guint i = 0; groups[i] != NULL; i++)
+    {
+      const char *rest, *space;
+      g_autofree char *backend = NULL;
+      gboolean listed = FALSE;
+
+      if (strncmp (groups[i], OPTION_GROUP_PREFIX, strlen (OPTION_GROUP_PREFIX)) != 0)
+        continue;
+
+      rest = groups[i] + strlen (OPTION_GROUP_PREFIX);
+      space = strchr (rest, ' ');
+      if (space == NULL)
+        {
+          g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
+                       "[%s]: an option group is named [" OPTION_GROUP_PREFIX "BACKEND OPTION]",
+                       groups[i]);
+          return FALSE;
+        }
+
+      backend = g_strndup (rest, space - rest);
+      for (guint j = 0; j < n_parsed && !listed; j++)
+        {
+          const Parsed *p = &parsed[j];
+
+          listed = g_str_equal (p->name, backend) && p->details != NULL &&
+                   p->details->options != NULL &&
+                   _reg_option_list_lookup (p->details->options, space + 1) != NULL;
+        }
+
+      if (!listed)
+        {
+          g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
+                       "[%s]: no [Backend %s] of this manifest lists '%s' in Options=",
+                       groups[i], backend, space + 1);
+          return FALSE;
+        }
+    }
+
+  return TRUE;
+}
+
+static char *
+copy_string (char       **cursor,
+             const char  *string)
+{
+  gsize size = strlen (string) + 1;
+  char *copy = memcpy (*cursor, string, size);
+
+  *cursor += size;
+  return copy;
+}
+
+/* Makes the manifest @file of @dir (a GRefString), taking the details of
+ * @parsed over.  The sizes summed here are bounded by the file's (at most
+ * REG_MANIFEST_MAX_SIZE): no overflow is possible. */
+static RegManifest *
+manifest_new (const char      *dir,
+              const char      *file,
+              const RegLoader *loader,
+              const char      *source,
+              Parsed          *parsed,
+              guint            n_parsed)
+{
+  gsize n_pointers = 0, strings = strlen (file) + 1 + strlen (source) + 1;
+  RegManifest *manifest;
+  const char **pointers;
+  char *cursor;
+
+  for (guint i = 0; i < n_parsed; i++)
+    {
+      const Parsed *p = &parsed[i];
+
+      strings += strlen (p->name) + 1;
+      strings += p->description != NULL ? strlen (p->description) + 1 : 0;
+      strings += p->entry != NULL ? strlen (p->entry) + 1 : 0;
+      for (guint j = 0; p->tags[j] != NULL; j++)
+        strings += strlen (p->tags[j]) + 1;
+      n_pointers += g_strv_length (p->tags) + 1;
+    }
+
+  manifest = g_malloc (sizeof (RegManifest) + n_parsed * sizeof (RegManifestBackend) +
+                       n_pointers * sizeof (char *) + strings);
+  pointers = (const char **) (gpointer) &manifest->backends[n_parsed];
+  cursor = (char *) (pointers + n_pointers);
+
+  manifest->ref_count = 1;
+  manifest->n_backends = n_parsed;
+  manifest->dir = g_ref_string_acquire ((char *) dir);
+  manifest->file = copy_string (&cursor, file);
+  manifest->loader = loader;
+  manifest->source = copy_string (&cursor, source);
+
+  for (guint i = 0; i < n_parsed; i++)
+    {
+      Parsed *p = &parsed[i];
+      RegManifestBackend *backend = &manifest->backends[i];
+
+      backend->name = copy_string (&cursor, p->name);
+      backend->description = p->description != NULL ? copy_string (&cursor, p->description) : NULL;
+      backend->entry = p->entry != NULL ? copy_string (&cursor, p->entry) : NULL;
+      backend->details = g_steal_pointer (&p->details);
+      backend->tags = pointers;
+      for (guint j = 0; p->tags[j] != NULL; j++)
+        *pointers++ = copy_string (&cursor, p->tags[j]);
+      *pointers++ = NULL;
+    }
+
+  return manifest;
+}
+
+static gboolean
+parse_backend (RegKeyFile       *keyfile,
+               const char       *group_name,
+               const RegLoader  *loader,
+               Parsed           *parsed,
+               GError          **error)
+{
+  const char *name = group_name + strlen (BACKEND_GROUP_PREFIX);
+  RegKeyGroup group;
   g_auto(GStrv) tags = NULL;
-  g_autoptr(RegBackendDetails) details = NULL;
   g_autoptr(GError) local_error = NULL;
 
   if (!_reg_name_validate (name, "backend name", error))
     return FALSE;
 
-  if (!get_raw_value (keyfile, group, "Tags", &raw_tags, error) ||
-      !get_raw_value (keyfile, group, "Description", &raw_description, error))
+  _reg_key_group_init (&group, keyfile, group_name);
+  if (!_reg_key_group_get_string_list (&group, "Tags", &tags, error) ||
+      !_reg_key_group_get_string (&group, "Description", &parsed->description, error) ||
+      !parse_details (&group, name, &parsed->details, error))
     return FALSE;
 
-  if (!_reg_backend_details_parse (keyfile, group, name, &details, error))
-    return FALSE;
-
-  /* A missing or empty Tags= is no tag. */
-  if (raw_tags != NULL && raw_tags[0] != '\0')
+  if (loader->entry_key != NULL)
     {
-      tags = g_key_file_get_string_list (keyfile, group, "Tags", NULL, &local_error);
-      if (local_error != NULL)
+      if (!_reg_key_group_get_string (&group, loader->entry_key, &parsed->entry, error))
+        return FALSE;
+      if (parsed->entry == NULL || parsed->entry[0] == '\0')
         {
-          g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
-                                      "[%s] Tags: ", group);
+          g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_MISSING,
+                       "[%s] has no %s= (Loader=%s needs it)", group_name, loader->entry_key,
+                       loader->name);
           return FALSE;
         }
     }
 
-  backend->tags = _reg_tags_normalize ((const char * const *) tags, &local_error);
-  if (backend->tags == NULL)
+  /* A missing or empty Tags= is no tag. */
+  parsed->tags = _reg_tags_normalize ((const char * const *) tags, &local_error);
+  if (parsed->tags == NULL)
     {
-      g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
-                                  "[%s] Tags: ", group);
+      g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "[%s] Tags: ", group_name);
       return FALSE;
     }
-
-  /* Optional: no error when it is missing. */
-  backend->description = get_string (keyfile, group, "Description",
-                                     g_steal_pointer (&raw_description), NULL);
-  backend->name = g_strdup (name);
-  backend->details = g_steal_pointer (&details);
+  parsed->name = g_strdup (name);
 
   return TRUE;
 }
 
-/* Every [Option BACKEND KEY] group belongs to an option a backend of the
- * manifest lists. */
-static gboolean
-check_option_groups (const RegManifest   *manifest,
-                     const char * const  *groups,
-                     GError             **error)
-{
-  g_autofree const char **names = g_new0 (const char *, manifest->n_backends + 1);
-  g_autofree RegBackendDetails **details = g_new0 (RegBackendDetails *, manifest->n_backends + 1);
+/* The loaders this libreg has (reg-loader-private.h), by their Loader=. */
+static const RegLoader * const loaders[] = {
+  &_reg_module_loader,
+};
 
-  for (guint i = 0; i < manifest->n_backends; i++)
+static const RegLoader *
+find_loader (const char *name)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (loaders); i++)
+    if (strcmp (loaders[i]->name, name) == 0)
+      return loaders[i];
+
+  return NULL;
+}
+
+/* [Reg Module]: the ABI, the loader and what it loads.  On failure
+ * *@hint says what to do. */
+static gboolean
+parse_module_group (RegKeyFile       *keyfile,
+                    const RegLoader **loader,
+                    char            **source,
+                    const char      **hint,
+                    GError          **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *loader_name = NULL;
+  gint64 abi_version;
+  RegKeyGroup group;
+
+  if (!_reg_key_file_has_group (keyfile, MODULE_GROUP))
     {
-      names[i] = manifest->backends[i].name;
-      details[i] = manifest->backends[i].details;
+      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_MISSING,
+                   "no [" MODULE_GROUP "] group");
+      return FALSE;
     }
 
-  return _reg_backend_details_check_groups (groups, names, details, manifest->n_backends, error);
+  *hint = HINT_ABI;
+  _reg_key_group_init (&group, keyfile, MODULE_GROUP);
+  if (_reg_key_group_get_value (&group, "AbiVersion") == NULL)
+    {
+      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_KEY_NOT_FOUND,
+                   "AbiVersion: missing (the module ABI the module was built for)");
+      return FALSE;
+    }
+  if (!_reg_key_group_get_int64 (&group, "AbiVersion", &abi_version, error))
+    return FALSE;
+  if (abi_version != REG_MODULE_ABI_VERSION)
+    {
+      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
+                   "AbiVersion=%" G_GINT64_FORMAT " is not supported, this libreg supports %d",
+                   abi_version, REG_MODULE_ABI_VERSION);
+      return FALSE;
+    }
+
+  *hint = HINT_SYNTAX;
+  if (!_reg_key_group_get_string (&group, "Loader", &loader_name, error))
+    return FALSE;
+  *loader = find_loader (loader_name != NULL ? loader_name : "c");
+  if (*loader == NULL)
+    {
+      g_autofree char *shown = _reg_quote_for_message (loader_name, -1);
+
+      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
+                   "Loader=%s is not a loader this libreg has (it has: c)", shown);
+      return FALSE;
+    }
+
+  *hint = (*loader)->hint;
+  *source = (*loader)->read_source (&group, error);
+  return *source != NULL;
+}
+
+/* The first byte from @p on that is not ASCII, or is NUL.  Manifests are
+ * ASCII but for a few descriptions: this goes eight bytes at a time where
+ * g_utf8_validate() goes one. */
+static const char *
+skip_ascii (const char *p,
+            const char *end)
+{
+  for (; end - p >= 8; p += 8)
+    {
+      guint64 word;
+
+      memcpy (&word, p, sizeof word);
+      /* A byte of 0x80 or more, or a zero byte (which borrows). */
+      if (((word - G_GUINT64_CONSTANT (0x0101010101010101)) | word) &
+          G_GUINT64_CONSTANT (0x8080808080808080))
+        break;
+    }
+  while (p < end && (guchar) (*p - 1) < 0x7f)
+    p++;
+
+  return p;
 }
 
 /* Parses a manifest; on failure *@hint says what to do about it. */
 static RegManifest *
-parse_manifest (const char  *path,
+parse_manifest (const char  *dir,
+                const char  *file,
                 const char  *data,
                 gsize        length,
                 const char **hint,
                 GError     **error)
 {
-  g_autoptr(GKeyFile) keyfile = g_key_file_new ();
-  g_autoptr(RegManifest) manifest = NULL;
-  g_autofree char *module = NULL;
-  g_autofree char *dir = NULL;
-  g_auto(GStrv) groups = NULL;
+  g_autoptr(RegKeyFile) keyfile = NULL;
+  g_autofree Parsed *parsed = NULL;
+  g_autofree char *source = NULL;
   g_autoptr(GError) local_error = NULL;
+  const RegLoader *loader = NULL;
+  RegManifest *manifest = NULL;
+  const char * const *groups;
+  guint n_groups, n_parsed = 0;
   const char *end;
-  gint64 abi_version;
-  gsize n_groups;
 
   *hint = HINT_SYNTAX;
 
   /* Validate the whole text first: GKeyFile would stop at a NUL byte and
    * quietly drop a value that is not UTF-8 where no error is asked for. */
-  if (!g_utf8_validate_len (data, length, &end))
+  end = skip_ascii (data, data + length);
+  if (!g_utf8_validate_len (end, length - (end - data), &end))
     {
       g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_ENCODING,
                    "not a UTF-8 key file: %s at byte %" G_GSIZE_FORMAT,
@@ -218,77 +765,41 @@ parse_manifest (const char  *path,
       return NULL;
     }
 
-  if (!g_key_file_load_from_data (keyfile, data, length, G_KEY_FILE_NONE, &local_error))
+  keyfile = _reg_key_file_new (data, length, &local_error);
+  if (keyfile == NULL)
     {
-      g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
-                                  "not a key file: ");
+      g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "not a key file: ");
       return NULL;
     }
 
-  if (!g_key_file_has_group (keyfile, MODULE_GROUP))
-    {
-      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_MISSING,
-                   "no [" MODULE_GROUP "] group");
-      return NULL;
-    }
-
-  abi_version = g_key_file_get_int64 (keyfile, MODULE_GROUP, "AbiVersion", &local_error);
-  *hint = HINT_ABI;
-  if (local_error != NULL)
-    {
-      g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "AbiVersion: ");
-      return NULL;
-    }
-  if (abi_version != REG_MODULE_ABI_VERSION)
-    {
-      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
-                   "AbiVersion=%" G_GINT64_FORMAT " is not supported, this libreg supports %d",
-                   abi_version, REG_MODULE_ABI_VERSION);
-      return NULL;
-    }
-
-  *hint = HINT_MODULE;
-  if (!get_raw_value (keyfile, MODULE_GROUP, "Module", &module, error))
-    return NULL;
-
-  module = get_string (keyfile, MODULE_GROUP, "Module", module, &local_error);
-  if (module == NULL)
-    {
-      g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "Module: ");
-      return NULL;
-    }
-  if (!check_module_name (module, error))
+  if (!parse_module_group (keyfile, &loader, &source, hint, error))
     return NULL;
 
   *hint = HINT_SYNTAX;
-  dir = g_path_get_dirname (path);
-  manifest = g_new0 (RegManifest, 1);
-  manifest->path = g_strdup (path);
-  manifest->module_path = g_build_filename (dir, module, NULL);
-
-  groups = g_key_file_get_groups (keyfile, &n_groups);
-  manifest->backends = g_new0 (RegManifestBackend, n_groups);
-  for (gsize i = 0; i < n_groups; i++)
+  groups = _reg_key_file_get_groups (keyfile);
+  n_groups = g_strv_length ((char **) groups);
+  parsed = g_new0 (Parsed, n_groups);
+  for (guint i = 0; i < n_groups; i++)
     {
-      if (!g_str_has_prefix (groups[i], BACKEND_GROUP_PREFIX))
+      if (strncmp (groups[i], BACKEND_GROUP_PREFIX, strlen (BACKEND_GROUP_PREFIX)) != 0)
         continue;
-
-      if (!parse_backend (keyfile, groups[i], &manifest->backends[manifest->n_backends], error))
-        return NULL;
-      manifest->n_backends++;
+      if (!parse_backend (keyfile, groups[i], loader, &parsed[n_parsed], error))
+        goto out;
+      n_parsed++;
     }
 
-  if (manifest->n_backends == 0)
-    {
-      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_MISSING,
-                   "declares no backend (no [" BACKEND_GROUP_PREFIX "NAME] group)");
-      return NULL;
-    }
+  if (n_parsed == 0)
+    g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_MISSING,
+                 "declares no backend (no [" BACKEND_GROUP_PREFIX "NAME] group)");
+  else if (check_option_groups (groups, parsed, n_parsed, error))
+    manifest = manifest_new (dir, file, loader, source, parsed, n_parsed);
 
-  if (!check_option_groups (manifest, (const char * const *) groups, error))
-    return NULL;
+out:
+  /* Up to the one that failed, if one did. */
+  for (guint i = 0; i < MIN (n_parsed + 1, n_groups); i++)
+    parsed_clear (&parsed[i]);
 
-  return g_steal_pointer (&manifest);
+  return manifest;
 }
 
 /* The manifest's code for an error of the checks it shares with others:
@@ -305,24 +816,25 @@ manifest_error_code (const GError *error)
 }
 
 static RegManifest *
-parse_with_hint (const char  *path,
+parse_with_hint (const char  *dir,
+                 const char  *file,
                  const char  *data,
                  gsize        length,
                  const char **hint,
                  GError     **error)
 {
   g_autoptr(GError) local_error = NULL;
-  RegManifest *manifest = parse_manifest (path, data, length, hint, &local_error);
+  RegManifest *manifest = parse_manifest (dir, file, data, length, hint, &local_error);
 
   /* A reason may quote the file's text (GKeyFile quotes the line it
    * stopped at, our checks the value): escaped and cut, so that a
-   * manifest cannot put megabytes or terminal escapes into a warning. */
+   * manifest cannot put megabytes or terminal escapes into a warning.
+   * GKeyFile's domain stays for the key file syntax, the manifest's is
+   * for everything else. */
   if (manifest == NULL)
     {
       g_autofree char *reason = _reg_text_for_message (local_error->message, -1, 300);
 
-      /* GKeyFile's domain for the key file syntax, the manifest's for
-       * everything else. */
       if (g_error_matches (local_error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_PARSE) ||
           local_error->domain == REG_MANIFEST_ERROR)
         g_set_error_literal (error, local_error->domain, local_error->code, reason);
@@ -333,15 +845,51 @@ parse_with_hint (const char  *path,
   return manifest;
 }
 
+/* The directory of @path, interned, and its file name. */
+static char *
+split_path (const char  *path,
+            const char **file)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+
+  *file = strrchr (path, '/') != NULL ? strrchr (path, '/') + 1 : path;
+  return g_ref_string_new_intern (dir);
+}
+
 RegManifest *
 _reg_manifest_parse (const char  *path,
                      const char  *data,
                      gsize        length,
                      GError     **error)
 {
-  const char *hint;
+  const char *file, *hint;
+  char *dir = split_path (path, &file);
+  RegManifest *manifest = parse_with_hint (dir, file, data, length, &hint, error);
 
-  return parse_with_hint (path, data, length, &hint, error);
+  g_ref_string_release (dir);
+  return manifest;
+}
+
+/* Reads and parses the manifest @path (@file of @dir, a GRefString); on
+ * failure *@hint says what to do and *@contents holds what was read, if
+ * anything. */
+static RegManifest *
+read_manifest (const char   *path,
+               const char   *dir,
+               const char   *file,
+               GBytes      **contents,
+               const char  **hint,
+               GError      **error)
+{
+  /* A special file is refused unread (a FIFO would block discovery, a
+   * device never end), and so is one over REG_MANIFEST_MAX_SIZE. */
+  *hint = HINT_FILE;
+  *contents = _reg_file_read (path, REG_MANIFEST_MAX_SIZE, "a manifest", NULL, error);
+  if (*contents == NULL)
+    return NULL;
+
+  return parse_with_hint (dir, file, g_bytes_get_data (*contents, NULL),
+                          g_bytes_get_size (*contents), hint, error);
 }
 
 RegManifest *
@@ -349,17 +897,12 @@ _reg_manifest_load (const char  *path,
                     GError     **error)
 {
   g_autoptr(GBytes) contents = NULL;
-  gsize length;
-  const char *data;
+  const char *file, *hint;
+  char *dir = split_path (path, &file);
+  RegManifest *manifest = read_manifest (path, dir, file, &contents, &hint, error);
 
-  /* A special file is refused unread (a FIFO would block discovery, a
-   * device never end), and so is one over REG_MANIFEST_MAX_SIZE. */
-  contents = _reg_file_read (path, REG_MANIFEST_MAX_SIZE, "a manifest", NULL, error);
-  if (contents == NULL)
-    return NULL;
-
-  data = g_bytes_get_data (contents, &length);
-  return _reg_manifest_parse (path, data, length, error);
+  g_ref_string_release (dir);
+  return manifest;
 }
 
 void
@@ -379,12 +922,18 @@ _reg_manifest_skip_free (RegManifestSkip *skip)
  * a lookup of one of these names can then say which manifest was meant.
  * Only names the naming rules accept are kept. */
 static char **
-find_backend_names (const char *data,
-                    gsize       length)
+find_backend_names (GBytes *contents)
 {
   g_autoptr(GStrvBuilder) names = g_strv_builder_new ();
-  const char *end = data + length;
-  const char *line = data;
+  const gsize prefix = strlen ("[" BACKEND_GROUP_PREFIX);
+  const char *line, *end;
+  gsize length;
+
+  if (contents == NULL)
+    return g_strv_builder_end (names);
+
+  line = g_bytes_get_data (contents, &length);
+  end = line + length;
 
   while (line < end)
     {
@@ -397,55 +946,20 @@ find_backend_names (const char *data,
       while (stop > p && (stop[-1] == ' ' || stop[-1] == '\t' || stop[-1] == '\r'))
         stop--;
 
-      if (stop - p > (gssize) strlen ("[" BACKEND_GROUP_PREFIX "]") &&
-          memcmp (p, "[" BACKEND_GROUP_PREFIX, strlen ("[" BACKEND_GROUP_PREFIX)) == 0 &&
+      if ((gsize) (stop - p) > prefix + 1 && memcmp (p, "[" BACKEND_GROUP_PREFIX, prefix) == 0 &&
           stop[-1] == ']')
         {
-          const char *name = p + strlen ("[" BACKEND_GROUP_PREFIX);
-          g_autofree char *copy = g_strndup (name, stop - 1 - name);
+          g_autofree char *name = g_strndup (p + prefix, stop - 1 - (p + prefix));
 
-          if (strlen (copy) == (gsize) (stop - 1 - name) &&
-              _reg_name_validate (copy, "backend name", NULL))
-            g_strv_builder_add (names, copy);
+          if (strlen (name) == (gsize) (stop - 1 - (p + prefix)) &&
+              _reg_name_validate (name, "backend name", NULL))
+            g_strv_builder_add (names, name);
         }
 
       line = eol != NULL ? eol + 1 : end;
     }
 
   return g_strv_builder_end (names);
-}
-
-/* Reads and parses the manifest @path; on failure fills a new @skip. */
-static RegManifest *
-load_or_skip (const char       *path,
-              RegManifestSkip **skip)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GBytes) contents = NULL;
-  const char *data = NULL;
-  RegManifest *manifest = NULL;
-  const char *hint = HINT_FILE;
-  gsize length = 0;
-
-  /* A special file is refused unread (a FIFO would block discovery, a
-   * device never end), and so is one over REG_MANIFEST_MAX_SIZE. */
-  contents = _reg_file_read (path, REG_MANIFEST_MAX_SIZE, "a manifest", NULL, &error);
-  if (contents != NULL)
-    {
-      data = g_bytes_get_data (contents, &length);
-      manifest = parse_with_hint (path, data, length, &hint, &error);
-    }
-
-  if (manifest != NULL)
-    return manifest;
-
-  *skip = g_new0 (RegManifestSkip, 1);
-  (*skip)->path = g_strdup (path);
-  (*skip)->reason = g_strdup (error->message);
-  (*skip)->hint = hint;
-  (*skip)->names = data != NULL ? find_backend_names (data, length) : g_new0 (char *, 1);
-
-  return NULL;
 }
 
 static int
@@ -455,18 +969,16 @@ compare_names (gconstpointer a,
   return strcmp (*(const char * const *) a, *(const char * const *) b);
 }
 
-GPtrArray *
+void
 _reg_manifest_scan_dir (const char *dir,
+                        GPtrArray  *manifests,
                         GPtrArray  *skipped)
 {
-  GPtrArray *manifests;
-  g_autoptr(GPtrArray) names = NULL;
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GError) error = NULL;
   g_autoptr(GDir) gdir = NULL;
+  char *interned;
   const char *name;
-
-  manifests = g_ptr_array_new_with_free_func ((GDestroyNotify) _reg_manifest_free);
-  names = g_ptr_array_new_with_free_func (g_free);
 
   gdir = g_dir_open (dir, 0, &error);
   if (gdir == NULL)
@@ -475,7 +987,7 @@ _reg_manifest_scan_dir (const char *dir,
       g_autofree char *why = _reg_escape (error->message);
 
       g_debug ("backend directory %s not scanned: %s", shown_dir, why);
-      return manifests;
+      return;
     }
 
   while ((name = g_dir_read_name (gdir)) != NULL)
@@ -486,83 +998,37 @@ _reg_manifest_scan_dir (const char *dir,
    * name first does not depend on the file system. */
   g_ptr_array_sort (names, compare_names);
 
+  interned = g_ref_string_new_intern (dir);
   for (guint i = 0; i < names->len; i++)
     {
-      g_autofree char *path = g_build_filename (dir, g_ptr_array_index (names, i), NULL);
-      RegManifestSkip *skip = NULL;
-      RegManifest *manifest = load_or_skip (path, &skip);
+      const char *file = g_ptr_array_index (names, i);
+      g_autofree char *path = g_strconcat (dir, "/", file, NULL);
+      g_autoptr(GBytes) contents = NULL;
+      g_autoptr(GError) local_error = NULL;
+      g_autofree char *shown_path = NULL;
+      g_autofree char *why = NULL;
+      RegManifestSkip *skip;
+      RegManifest *manifest;
+      const char *hint;
 
+      manifest = read_manifest (path, interned, file, &contents, &hint, &local_error);
       if (manifest != NULL)
-        g_ptr_array_add (manifests, manifest);
-      else
         {
-          g_autofree char *shown_path = _reg_escape (path);
-          g_autofree char *why = _reg_escape (skip->reason);
-
-          g_warning ("manifest %s skipped: %s. %s", shown_path, why, skip->hint);
-          if (skipped != NULL)
-            g_ptr_array_add (skipped, skip);
-          else
-            _reg_manifest_skip_free (skip);
+          g_ptr_array_add (manifests, manifest);
+          continue;
         }
+
+      shown_path = _reg_escape (path);
+      why = _reg_escape (local_error->message);
+      g_warning ("manifest %s skipped: %s. %s", shown_path, why, hint);
+
+      skip = g_new0 (RegManifestSkip, 1);
+      skip->path = g_steal_pointer (&path);
+      skip->reason = g_strdup (local_error->message);
+      skip->hint = hint;
+      skip->names = find_backend_names (contents);
+      g_ptr_array_add (skipped, skip);
     }
 
-  return manifests;
-}
-
-gboolean
-_reg_manifest_get_string (GKeyFile    *keyfile,
-                          const char  *group,
-                          const char  *key,
-                          char       **value,
-                          GError     **error)
-{
-  g_autofree char *raw = NULL;
-  g_autoptr(GError) local_error = NULL;
-
-  *value = NULL;
-  if (!get_raw_value (keyfile, group, key, &raw, error))
-    return FALSE;
-  if (raw == NULL)
-    return TRUE;
-
-  *value = get_string (keyfile, group, key, g_steal_pointer (&raw), &local_error);
-  if (*value == NULL)
-    {
-      g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "[%s] %s: ", group, key);
-      return FALSE;
-    }
-
-  return TRUE;
-}
-
-gboolean
-_reg_manifest_get_string_list (GKeyFile     *keyfile,
-                               const char   *group,
-                               const char   *key,
-                               char       ***value,
-                               GError      **error)
-{
-  g_autofree char *raw = NULL;
-  g_autoptr(GError) local_error = NULL;
-
-  *value = NULL;
-  if (!get_raw_value (keyfile, group, key, &raw, error))
-    return FALSE;
-  if (raw == NULL)
-    return TRUE;
-  if (raw[0] == '\0')
-    {
-      *value = g_new0 (char *, 1);
-      return TRUE;
-    }
-
-  *value = g_key_file_get_string_list (keyfile, group, key, NULL, &local_error);
-  if (*value == NULL)
-    {
-      g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "[%s] %s: ", group, key);
-      return FALSE;
-    }
-
-  return TRUE;
+  g_ref_string_release (interned);
 }

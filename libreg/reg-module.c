@@ -1,45 +1,17 @@
 /* reg-module.c: backend plugin modules
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
- *
- * Lock order.  This file owns the outermost of libreg's locks.  A thread
- * takes them in this order and never the other way round:
- *
- *   1. modules_lock (here): the process's module lock, recursive.  Every
- *      load through any registry takes it first (_reg_module_lock(), from
- *      the registry's load_backend()), and module code runs under it
- *      (reg_module_load(), the construction of a module's compilers), so
- *      that a module may look backends up in any registry, the default
- *      one included, while it loads: such a lookup takes it again, then
- *      the other registry's load lock.  It also serialises loading across
- *      the process, so no two modules load at once.
- *   2. RegRegistry.load_lock (reg-registry.c), one per registry,
- *      recursive: serialises discovery and loading in that registry.  A
- *      thread holds the load locks of two registries at once only in
- *      module code, so under modules_lock, which orders any two such
- *      threads.  Discovery takes a load lock without modules_lock, and
- *      takes nothing under it but its registry's lock.
- *   3. RegRegistry.lock (reg-registry.c): the registry's contents.  Held
- *      only around the registry's own code: no signal, notification,
- *      module or compiler code runs under it, and no lock but those of 4
- *      is taken under it.
- *   4. Leaves, under which nothing is taken: the storage cache lock of
- *      reg-storage.c, and the locks of GLib and GObject themselves.
- *
- * Before, a registry's loads took its load lock, then modules_lock: a
- * module whose reg_module_load() looked a backend up in the default
- * registry (modules_lock, then the default's load lock) deadlocked with
- * a thread loading through the default registry.  test-stress's
- * /stress/lock-order loads modules through several registries at once,
- * ThreadSanitizer watching (tools/check's tsan configuration).
  */
 
-#include <pthread.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
 
+#include <glib/gstdio.h>
 #include <gmodule.h>
 
-#include "reg-compiler.h"
 #include "reg-file-private.h"
+#include "reg-keyfile-private.h"
 #include "reg-message-private.h"
 #include "reg-module-private.h"
 #include "reg-error.h"
@@ -90,14 +62,6 @@ struct _RegModule
 
 G_DEFINE_FINAL_TYPE (RegModule, reg_module, G_TYPE_TYPE_MODULE)
 
-/* Guards the tables and serialises loading: a module is opened by one
- * thread while the others wait for its result.  A pthread mutex with a
- * static initialiser rather than a static GRecMutex: that one allocates
- * its mutex on first use, which threads may race to do (GLib orders them
- * with atomics ThreadSanitizer cannot see), and this lock is the first
- * any load takes, with no other lock held. */
-static pthread_mutex_t modules_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
-
 /* A module is its file: one file reached through several paths (symbolic
  * links, hard links, bind mounts, several search directories) is one
  * module, loaded once.  Running its reg_module_load() twice would register
@@ -113,6 +77,25 @@ offer_clear (gpointer data)
   RegModuleOffer *offer = data;
 
   g_free (offer->name);
+}
+
+/* Whether @path begins as an ELF file does. */
+static gboolean
+is_shared_object (const char *path)
+{
+  static const char elf_magic[4] = { 0x7f, 'E', 'L', 'F' };
+  char start[sizeof elf_magic];
+  gssize n = -1;
+  int fd;
+
+  fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0);
+  if (fd >= 0)
+    {
+      n = read (fd, start, sizeof start);
+      g_close (fd, NULL);
+    }
+
+  return n == sizeof start && memcmp (start, elf_magic, sizeof start) == 0;
 }
 
 static gboolean
@@ -135,12 +118,21 @@ reg_module_load_module (GTypeModule *type_module)
        * name from the module. */
       g_autofree char *why = _reg_escape (g_module_error ());
 
-      g_set_error (&self->load_error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
-                   "module %s cannot be opened: %s. %s", path, why,
-                   g_file_test (self->path, G_FILE_TEST_EXISTS)
-                   ? "Rebuild the module against this libreg and the libraries it needs "
-                     "(`ldd -r` on it lists what is missing)."
-                   : "Install the module file, or fix Module= in the manifest.");
+      if (!g_file_test (self->path, G_FILE_TEST_EXISTS))
+        g_set_error (&self->load_error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
+                     "module %s cannot be opened: %s. "
+                     "Install the module file, or fix Module= in the manifest.", path, why);
+      else if (!is_shared_object (self->path))
+        g_set_error (&self->load_error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
+                     "module %s is not a shared object (an ELF file): Module= names the "
+                     "compiled module of a backend written in C. A backend written in another "
+                     "language is declared by a manifest with the Loader= of its language.",
+                     path);
+      else
+        g_set_error (&self->load_error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
+                     "module %s cannot be opened: %s. Rebuild the module against this libreg "
+                     "and the libraries it needs (`ldd -r` on it lists what is missing).",
+                     path, why);
       return FALSE;
     }
 
@@ -215,30 +207,15 @@ reg_module_init (RegModule *self)
   g_array_set_clear_func (self->offers, offer_clear);
 }
 
-void
-_reg_module_lock (void)
-{
-  if (pthread_mutex_lock (&modules_lock) != 0)
-    g_assert_not_reached ();
-}
-
-void
-_reg_module_unlock (void)
-{
-  if (pthread_mutex_unlock (&modules_lock) != 0)
-    g_assert_not_reached ();
-}
-
-RegModule *
-_reg_module_ensure (const char  *path,
-                    GError     **error)
+/* The module of the file @path, loaded. */
+static RegModule *
+module_ensure (const char  *path,
+               GError     **error)
 {
   RegModule *self;
   RegModule *result = NULL;
 
   g_autofree char *identity = _reg_file_identity (path);
-
-  _reg_module_lock ();
 
   if (modules_by_file == NULL)
     {
@@ -283,17 +260,7 @@ _reg_module_ensure (const char  *path,
                    "module %s failed to load", shown);
     }
 
-  _reg_module_unlock ();
-
   return result;
-}
-
-const RegModuleOffer *
-_reg_module_get_offers (RegModule *module,
-                        guint     *n_offers)
-{
-  *n_offers = module->offers->len;
-  return (const RegModuleOffer *) (gpointer) module->offers->data;
 }
 
 /**
@@ -353,3 +320,97 @@ reg_module_get_path (RegModule *module)
 
   return module->path;
 }
+
+/* The loader of modules written in C: Loader=c, or no Loader= */
+
+/* Module= must name a file in the manifest's own directory: a manifest may
+ * not make libreg open a library elsewhere on the system. */
+static char *
+read_source (RegKeyGroup  *group,
+             GError      **error)
+{
+  g_autofree char *module = NULL;
+
+  if (!_reg_key_group_get_string (group, "Module", &module, error))
+    return NULL;
+
+  if (module == NULL)
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_KEY_NOT_FOUND,
+                 "Module: missing (it names the module's file, beside the manifest)");
+  else if (module[0] == '\0')
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE, "Module= is empty");
+  else if (strchr (module, '/') != NULL)
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                 "Module=%s is not a bare file name (it holds a '/')", module);
+  else if (g_str_equal (module, ".") || g_str_equal (module, ".."))
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                 "Module=%s is not a file name", module);
+  else
+    return g_steal_pointer (&module);
+
+  return NULL;
+}
+
+static char *
+locate (const char *dir,
+        const char *source)
+{
+  return g_build_filename (dir, source, NULL);
+}
+
+static GObject *
+load (const char  *dir,
+      const char  *source,
+      GError     **error)
+{
+  g_autofree char *path = locate (dir, source);
+
+  return G_OBJECT (module_ensure (path, error));
+}
+
+static char **
+offers (GObject *loaded)
+{
+  RegModule *self = REG_MODULE (loaded);
+  char **names = g_new (char *, self->offers->len + 1);
+
+  for (guint i = 0; i < self->offers->len; i++)
+    names[i] = g_strdup (g_array_index (self->offers, RegModuleOffer, i).name);
+  names[self->offers->len] = NULL;
+
+  return names;
+}
+
+static RegCompiler *
+make (GObject     *loaded,
+      const char  *name,
+      const char  *entry,
+      GError     **error)
+{
+  RegModule *self = REG_MODULE (loaded);
+  g_autofree char *shown = NULL;
+
+  for (guint i = 0; i < self->offers->len; i++)
+    {
+      const RegModuleOffer *offer = &g_array_index (self->offers, RegModuleOffer, i);
+
+      if (g_str_equal (offer->name, name))
+        return g_object_new (offer->type, NULL);
+    }
+
+  shown = _reg_escape (self->path);
+  g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
+               "module %s does not provide it. Make the module's reg_module_load() add it, "
+               "or remove [Backend %s] from the manifest.", shown, name);
+  return NULL;
+}
+
+const RegLoader _reg_module_loader = {
+  .name = "c",
+  .hint = "Fix Module= in the manifest: it names the module file, in the manifest's own directory.",
+  .read_source = read_source,
+  .locate = locate,
+  .load = load,
+  .offers = offers,
+  .make = make,
+};

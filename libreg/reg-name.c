@@ -13,8 +13,18 @@
 /* Printable ASCII characters that names may not hold: path separators
  * (names become file and manifest section names), and the separators and
  * quotes of the formats names are written in (GKeyFile lists, option
- * strings, messages). */
-#define FORBIDDEN_CHARACTERS "/\\[];,=#'\""
+ * strings, messages).  A table, as every name of every manifest comes
+ * through here at discovery. */
+static inline gboolean
+is_forbidden_ascii (gunichar c)
+{
+  static const char forbidden[128] = {
+    ['/'] = 1, ['\\'] = 1, ['['] = 1, [']'] = 1, [';'] = 1, [','] = 1, ['='] = 1, ['#'] = 1,
+    ['\''] = 1, ['"'] = 1,
+  };
+
+  return c < 0x80 && forbidden[c];
+}
 
 /* Unicode's White_Space property: the separators (Zs, Zl, Zp) and the
  * controls that Unicode counts as white space, U+0009 to U+000D and U+0085
@@ -59,7 +69,7 @@ describe_forbidden (gunichar c)
   /* A quote is shown between quotes of the other kind. */
   if (c == '\'')
     return g_strdup ("character \"'\"");
-  if (c < 0x80 && strchr (FORBIDDEN_CHARACTERS, (int) c) != NULL)
+  if (is_forbidden_ascii (c))
     return g_strdup_printf ("character '%c'", (int) c);
 
   return NULL;
@@ -129,7 +139,7 @@ _reg_name_validate (const char  *name,
       g_autofree char *quoted = NULL;
 
       /* Printable ASCII, the usual case, without the Unicode tables. */
-      if (*p > ' ' && *p < 0x7f && strchr (FORBIDDEN_CHARACTERS, *p) == NULL)
+      if (*p > ' ' && *p < 0x7f && !is_forbidden_ascii (*p))
         continue;
 
       problem = describe_forbidden (g_utf8_get_char (p));

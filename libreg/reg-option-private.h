@@ -1,4 +1,4 @@
-/* reg-option-private.h: option schemas inside libreg
+/* reg-option-private.h: options and schemas inside libreg
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -17,6 +17,8 @@ G_BEGIN_DECLS
 #define REG_OPTION_MAX_OPTIONS     256
 #define REG_OPTION_MAX_CHOICES     256
 #define REG_OPTION_MAX_DESCRIPTION 1024
+
+/* reg-option.c ------------------------------------------------------------ */
 
 /* The one validating constructor: every public constructor and the
  * manifest reader make options through it.  Takes floating
@@ -37,8 +39,25 @@ GVariant   *_reg_option_parse_text         (const char          *type_string,
                                             const char          *text,
                                             GError             **error);
 
+/* reg_option_check_value() for the option of the backend @backend
+ * (nullable: the message names none).  @self is made. */
+gboolean    _reg_option_check_value        (RegOption           *self,
+                                            const char          *backend,
+                                            GVariant            *value,
+                                            GError             **error);
+
 gboolean    _reg_option_equal              (RegOption           *a,
                                             RegOption           *b);
+
+/* Message parts, escaped: "option 'threads' for backend 'inductor'" (or
+ * without the backend when it is NULL), " for backend 'inductor'" (or ""),
+ * "'fold', 'cse'". */
+char       *_reg_option_describe           (const char          *name,
+                                            const char          *backend);
+char       *_reg_option_for_backend        (const char          *backend);
+char       *_reg_option_join_quoted        (const char * const  *strings);
+
+/* reg-option-list.c: schemas --------------------------------------------- */
 
 /* An immutable list model of options: what schemas are handed out as.
  * @options are checked by the caller (valid, names unique). */
@@ -54,18 +73,31 @@ RegOption  *_reg_option_list_lookup        (GListModel          *schema,
 /* Checks what a backend's own code handed back as its schema (any list
  * model: a binding's, possibly lying about its size or holding other
  * objects) and copies it into an option list.  NULL with @error (FAILED,
- * saying what is wrong) when it is not a schema. */
+ * saying what is wrong) when it is not a schema: "backend 'x' declares
+ * option 'a' twice", or with @backend NULL the predicate alone ("declares
+ * option 'a' twice"), for a caller that names the backend itself. */
 GListModel *_reg_option_list_copy_checked  (GListModel          *model,
                                             const char          *backend,
                                             GError             **error);
 
-/* Checks the `a{sv}` @options against @schema (an option list) for the
- * backend @backend: every key declared, every value of its option's type,
- * within its range or choices.  BAD_OPTION saying what is wrong, with
- * close matches for an unknown key. */
+/* The check of the options of every compile, for the backend @backend as
+ * its caller knows it: @options is an `a{sv}` that gives each key once
+ * and, when there is a @schema (an option list, nullable), follows it:
+ * every key declared, every value of its option's type, within its range
+ * or choices.  BAD_OPTION saying what is wrong, with close matches for an
+ * unknown key. */
 gboolean    _reg_option_list_check_options (GListModel          *schema,
                                             const char          *backend,
                                             GVariant            *options,
+                                            GError             **error);
+
+/* Reads KEY=VALUE texts into the `a{sv}` a compile takes: each VALUE by
+ * the type @schema (an option list, nullable) declares for KEY, or as
+ * GVariant text when there is no schema.  A new, non-floating reference,
+ * or NULL with BAD_OPTION. */
+GVariant   *_reg_option_list_parse         (GListModel          *schema,
+                                            const char          *backend,
+                                            const char * const  *assignments,
                                             GError             **error);
 
 G_END_DECLS

@@ -1,13 +1,16 @@
 /* reg-option.c: the declaration of one backend option
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Values are GVariants throughout: text is read with g_variant_parse()
+ * (plus the plain forms of strings and string lists), ranges are checked
+ * with g_variant_compare(), values are shown with g_variant_print().
  */
 
 #include <math.h>
 #include <string.h>
 
-#include "reg-close-matches.h"
-#include "reg-compiler.h"
+#include "reg-error.h"
 #include "reg-message-private.h"
 #include "reg-name-private.h"
 #include "reg-option-private.h"
@@ -40,6 +43,11 @@
  * | `d`         | `double` (finite) | yes |       |
  * | `s`         | `string`      |       | yes     |
  * | `as`        | `string list` |       | yes (each element) |
+ *
+ * A compile takes a value of the declared type only: an `int32` is not a
+ * `uint32`, even when it would fit, because the backend reads the value
+ * by its declared type.  Text is read by the type instead
+ * ([method@Reg.Option.parse_value], [method@Reg.BackendInfo.parse_options]).
  *
  * Options are immutable once made, so they may be shared between threads.
  *
@@ -79,38 +87,27 @@ static GParamSpec *properties[N_PROPS];
 
 G_DEFINE_FINAL_TYPE (RegOption, reg_option, G_TYPE_OBJECT)
 
-/* The value types, one table: what each is called, how its values read,
- * compare and print. */
-typedef enum {
-  KIND_BOOLEAN,
-  KIND_SIGNED,
-  KIND_UNSIGNED,
-  KIND_DOUBLE,
-  KIND_STRING,
-  KIND_STRINGS,
-} Kind;
-
+/* The value types: what each is called, and what text of it must be. */
 typedef struct
 {
   const char *type_string;
   const char *name;
-  Kind        kind;
-  gint64      min;  /* integers: the bounds of the type */
-  guint64     max;
+  const char *expected;  /* "'%s' is not <expected>"; NULL for a string */
 } OptionType;
 
 static const OptionType option_types[] = {
-  { "b",  "boolean",     KIND_BOOLEAN,  0,          0 },
-  { "y",  "byte",        KIND_UNSIGNED, 0,          G_MAXUINT8 },
-  { "n",  "int16",       KIND_SIGNED,   G_MININT16, G_MAXINT16 },
-  { "q",  "uint16",      KIND_UNSIGNED, 0,          G_MAXUINT16 },
-  { "i",  "int32",       KIND_SIGNED,   G_MININT32, G_MAXINT32 },
-  { "u",  "uint32",      KIND_UNSIGNED, 0,          G_MAXUINT32 },
-  { "x",  "int64",       KIND_SIGNED,   G_MININT64, G_MAXINT64 },
-  { "t",  "uint64",      KIND_UNSIGNED, 0,          G_MAXUINT64 },
-  { "d",  "double",      KIND_DOUBLE,   0,          0 },
-  { "s",  "string",      KIND_STRING,   0,          0 },
-  { "as", "string list", KIND_STRINGS,  0,          0 },
+  { "b",  "boolean", "a boolean (true or false)" },
+  { "y",  "byte",    "a byte (an integer from 0 to 255)" },
+  { "n",  "int16",   "an int16 (an integer from -32768 to 32767)" },
+  { "q",  "uint16",  "a uint16 (an integer from 0 to 65535)" },
+  { "i",  "int32",   "an int32 (an integer from -2147483648 to 2147483647)" },
+  { "u",  "uint32",  "a uint32 (an integer from 0 to 4294967295)" },
+  { "x",  "int64",   "an int64 (an integer from -9223372036854775808 to 9223372036854775807)" },
+  { "t",  "uint64",  "a uint64 (an integer from 0 to 18446744073709551615)" },
+  { "d",  "double",  "a number" },
+  { "s",  "string",  NULL },
+  { "as", "string list",
+    "a string list (items separated by commas, or GVariant text like ['a', 'b'])" },
 };
 
 static const OptionType *
@@ -124,9 +121,23 @@ find_type (const char *type_string)
 }
 
 static gboolean
-kind_is_number (Kind kind)
+is_number (const char *type_string)
 {
-  return kind == KIND_SIGNED || kind == KIND_UNSIGNED || kind == KIND_DOUBLE;
+  return type_string[1] == '\0' && strchr ("ynqiuxtd", type_string[0]) != NULL;
+}
+
+static gboolean
+is_string (const char *type_string)
+{
+  return g_str_equal (type_string, "s") || g_str_equal (type_string, "as");
+}
+
+/* A RegOption made without a constructor (g_object_new() from a binding)
+ * has no name: schemas refuse it. */
+static gboolean
+option_is_made (RegOption *self)
+{
+  return self->name != NULL && self->type_string != NULL;
 }
 
 /* "uint32 ('u')", or "'a{sv}'" for a type that is not an option's. */
@@ -136,93 +147,26 @@ describe_type (const char *type_string)
   const OptionType *type = find_type (type_string);
   g_autofree char *shown = _reg_text_for_message (type_string, -1, 64);
 
-  if (type != NULL)
-    return g_strdup_printf ("%s ('%s')", type->name, type->type_string);
-
-  return g_strdup_printf ("'%s'", shown);
+  return type != NULL ? g_strdup_printf ("%s ('%s')", type->name, shown)
+                      : g_strdup_printf ("'%s'", shown);
 }
 
-static gint64
-get_signed (GVariant *value)
-{
-  switch (g_variant_get_type_string (value)[0])
-    {
-    case 'n':
-      return g_variant_get_int16 (value);
-    case 'i':
-      return g_variant_get_int32 (value);
-    case 'x':
-      return g_variant_get_int64 (value);
-    default:
-      g_assert_not_reached ();
-    }
-}
-
-static guint64
-get_unsigned (GVariant *value)
-{
-  switch (g_variant_get_type_string (value)[0])
-    {
-    case 'y':
-      return g_variant_get_byte (value);
-    case 'q':
-      return g_variant_get_uint16 (value);
-    case 'u':
-      return g_variant_get_uint32 (value);
-    case 't':
-      return g_variant_get_uint64 (value);
-    default:
-      g_assert_not_reached ();
-    }
-}
-
-/* -1, 0 or 1 as @a is below, equal to or above @b, two numbers of one
- * type of @kind (doubles are finite: options hold no NaN). */
-static int
-compare_numbers (Kind      kind,
-                 GVariant *a,
-                 GVariant *b)
-{
-  switch (kind)
-    {
-    case KIND_SIGNED:
-      {
-        gint64 x = get_signed (a), y = get_signed (b);
-
-        return x < y ? -1 : x > y;
-      }
-    case KIND_UNSIGNED:
-      {
-        guint64 x = get_unsigned (a), y = get_unsigned (b);
-
-        return x < y ? -1 : x > y;
-      }
-    case KIND_DOUBLE:
-      {
-        double x = g_variant_get_double (a), y = g_variant_get_double (b);
-
-        return x < y ? -1 : x > y;
-      }
-    case KIND_BOOLEAN:
-    case KIND_STRING:
-    case KIND_STRINGS:
-    default:
-      g_assert_not_reached ();
-    }
-}
-
-/* Text for a message: a value as GVariant text, escaped and cut. */
+/* A value as text: bytes in decimal, as they are read, other values as
+ * GVariant text without types (escaped: strings may come from outside). */
 static char *
 value_for_message (GVariant *value)
 {
-  g_autofree char *text = g_variant_print (value, FALSE);
+  g_autofree char *text = NULL;
 
+  if (g_variant_is_of_type (value, G_VARIANT_TYPE_BYTE))
+    return g_strdup_printf ("%u", g_variant_get_byte (value));
+
+  text = g_variant_print (value, FALSE);
   return _reg_text_for_message (text, -1, 80);
 }
 
-/* "'fold', 'simplify', 'cse'" */
-static char *
-join_quoted (const char * const *strings)
+char *
+_reg_option_join_quoted (const char * const *strings)
 {
   GString *out = g_string_new (NULL);
 
@@ -232,34 +176,39 @@ join_quoted (const char * const *strings)
   return g_string_free (out, FALSE);
 }
 
-/* "option 'threads' for backend 'inductor'", or "option 'threads'" */
-static char *
-describe_option (const char *name,
-                 const char *backend)
+char *
+_reg_option_for_backend (const char *backend)
 {
-  g_autofree char *shown_name = _reg_text_for_message (name, -1, 255);
-  g_autofree char *shown_backend = NULL;
+  g_autofree char *shown = backend != NULL ? _reg_text_for_message (backend, -1, 255) : NULL;
 
-  if (backend == NULL)
-    return g_strdup_printf ("option '%s'", shown_name);
-
-  shown_backend = _reg_text_for_message (backend, -1, 255);
-  return g_strdup_printf ("option '%s' for backend '%s'", shown_name, shown_backend);
+  return shown != NULL ? g_strdup_printf (" for backend '%s'", shown) : g_strdup ("");
 }
 
-/* Checks @value (of the option's type) against the rules of every value
- * of its type, and the range or choices of @self.  @what describes the
- * option or the declaration for the message. */
-static gboolean
-check_allowed (const OptionType   *type,
-               GVariant           *minimum,
-               GVariant           *maximum,
-               const char * const *choices,
-               GVariant           *value,
-               const char         *what,
-               GError            **error)
+char *
+_reg_option_describe (const char *name,
+                      const char *backend)
 {
-  if (type->kind == KIND_DOUBLE && !isfinite (g_variant_get_double (value)))
+  g_autofree char *shown = _reg_text_for_message (name, -1, 255);
+  g_autofree char *where = _reg_option_for_backend (backend);
+
+  return g_strdup_printf ("option '%s'%s", shown, where);
+}
+
+/* Checks @value, of the option's type, against what every value of its
+ * type must be (a double finite) and @minimum, @maximum and @choices
+ * (each nullable).  @what names the value for the message. */
+static gboolean
+check_allowed (const char          *type_string,
+               GVariant            *minimum,
+               GVariant            *maximum,
+               const char * const  *choices,
+               GVariant            *value,
+               const char          *what,
+               GError             **error)
+{
+  gboolean below, above;
+
+  if (g_str_equal (type_string, "d") && !isfinite (g_variant_get_double (value)))
     {
       g_autofree char *shown = value_for_message (value);
 
@@ -268,51 +217,45 @@ check_allowed (const OptionType   *type,
       return FALSE;
     }
 
-  if (kind_is_number (type->kind) &&
-      ((minimum != NULL && compare_numbers (type->kind, value, minimum) < 0) ||
-       (maximum != NULL && compare_numbers (type->kind, value, maximum) > 0)))
+  below = minimum != NULL && g_variant_compare (value, minimum) < 0;
+  above = maximum != NULL && g_variant_compare (value, maximum) > 0;
+  if (below || above)
     {
       g_autofree char *shown = value_for_message (value);
-      g_autofree char *low = minimum != NULL ? g_variant_print (minimum, FALSE) : NULL;
-      g_autofree char *high = maximum != NULL ? g_variant_print (maximum, FALSE) : NULL;
+      g_autofree char *low = minimum != NULL ? value_for_message (minimum) : NULL;
+      g_autofree char *high = maximum != NULL ? value_for_message (maximum) : NULL;
 
       if (low != NULL && high != NULL)
         g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
                      "%s must be between %s and %s, not %s", what, low, high, shown);
-      else if (low != NULL)
-        g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                     "%s must be at least %s, not %s", what, low, shown);
       else
         g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                     "%s must be at most %s, not %s", what, high, shown);
+                     "%s must be at %s %s, not %s", what, below ? "least" : "most",
+                     below ? low : high, shown);
       return FALSE;
     }
 
-  if (choices != NULL && type->kind == KIND_STRING &&
-      !g_strv_contains (choices, g_variant_get_string (value, NULL)))
+  /* Choices: a string is one of them, each element of a list is. */
+  if (choices != NULL)
     {
-      g_autofree char *shown = _reg_text_for_message (g_variant_get_string (value, NULL), -1, 80);
-      g_autofree char *allowed = join_quoted (choices);
+      gboolean list = g_str_equal (type_string, "as");
+      g_autofree const char **elements = list ? g_variant_get_strv (value, NULL)
+                                              : g_new0 (const char *, 2);
 
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                   "%s must be one of %s, not '%s'", what, allowed, shown);
-      return FALSE;
-    }
-
-  if (choices != NULL && type->kind == KIND_STRINGS)
-    {
-      GVariantIter iter;
-      const char *element;
-
-      g_variant_iter_init (&iter, value);
-      while (g_variant_iter_next (&iter, "&s", &element))
-        if (!g_strv_contains (choices, element))
+      if (!list)
+        elements[0] = g_variant_get_string (value, NULL);
+      for (guint i = 0; elements[i] != NULL; i++)
+        if (!g_strv_contains (choices, elements[i]))
           {
-            g_autofree char *shown = _reg_text_for_message (element, -1, 80);
-            g_autofree char *allowed = join_quoted (choices);
+            g_autofree char *shown = _reg_text_for_message (elements[i], -1, 80);
+            g_autofree char *allowed = _reg_option_join_quoted (choices);
 
-            g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                         "%s holds '%s', which is not one of %s", what, shown, allowed);
+            if (list)
+              g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
+                           "%s holds '%s', which is not one of %s", what, shown, allowed);
+            else
+              g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
+                           "%s must be one of %s, not '%s'", what, allowed, shown);
             return FALSE;
           }
     }
@@ -320,14 +263,13 @@ check_allowed (const OptionType   *type,
   return TRUE;
 }
 
-static gboolean
-check_value (RegOption   *self,
-             const char  *backend,
-             GVariant    *value,
-             GError     **error)
+gboolean
+_reg_option_check_value (RegOption   *self,
+                         const char  *backend,
+                         GVariant    *value,
+                         GError     **error)
 {
-  const OptionType *type = find_type (self->type_string);
-  g_autofree char *what = describe_option (self->name, backend);
+  g_autofree char *what = _reg_option_describe (self->name, backend);
 
   if (!g_variant_is_of_type (value, G_VARIANT_TYPE (self->type_string)))
     {
@@ -339,24 +281,14 @@ check_value (RegOption   *self,
       return FALSE;
     }
 
-  return check_allowed (type, self->minimum, self->maximum,
+  return check_allowed (self->type_string, self->minimum, self->maximum,
                         (const char * const *) self->choices, value, what, error);
 }
 
 /* Text */
 
-static gboolean
-is_variant_text_of (const char *type_string,
-                    const char *text,
-                    GVariant  **value)
-{
-  /* A new, non-floating reference, or NULL. */
-  *value = g_variant_parse (G_VARIANT_TYPE (type_string), text, NULL, NULL, NULL);
-  return *value != NULL;
-}
-
-/* Splits "a, b,c" at commas, blanks around items stripped, empty items
- * dropped. */
+/* "fold, cse," as ['fold', 'cse']: blanks around items stripped, empty
+ * items dropped. */
 static GVariant *
 parse_string_list (const char *text)
 {
@@ -365,11 +297,8 @@ parse_string_list (const char *text)
 
   g_variant_builder_init (&builder, G_VARIANT_TYPE_STRING_ARRAY);
   for (guint i = 0; parts[i] != NULL; i++)
-    {
-      g_strstrip (parts[i]);
-      if (parts[i][0] != '\0')
-        g_variant_builder_add (&builder, "s", parts[i]);
-    }
+    if (g_strstrip (parts[i])[0] != '\0')
+      g_variant_builder_add (&builder, "s", parts[i]);
 
   return g_variant_ref_sink (g_variant_builder_end (&builder));
 }
@@ -381,8 +310,7 @@ _reg_option_parse_text (const char  *type_string,
 {
   const OptionType *type = find_type (type_string);
   g_autofree char *shown = NULL;
-  GVariant *value = NULL;
-  char *end = NULL;
+  GVariant *value;
 
   g_assert (type != NULL);
 
@@ -393,184 +321,48 @@ _reg_option_parse_text (const char  *type_string,
       return NULL;
     }
 
-  switch (type->kind)
-    {
-    case KIND_BOOLEAN:
-      if (g_str_equal (text, "true") || g_str_equal (text, "false"))
-        return g_variant_ref_sink (g_variant_new_boolean (text[0] == 't'));
-      break;
-
-    case KIND_SIGNED:
-      {
-        gint64 number;
-
-        if (g_ascii_string_to_signed (text, 10, type->min, (gint64) type->max, &number, NULL))
-          {
-            switch (type->type_string[0])
-              {
-              case 'n':
-                value = g_variant_new_int16 ((gint16) number);
-                break;
-              case 'i':
-                value = g_variant_new_int32 ((gint32) number);
-                break;
-              default:
-                value = g_variant_new_int64 (number);
-              }
-            return g_variant_ref_sink (value);
-          }
-      }
-      break;
-
-    case KIND_UNSIGNED:
-      {
-        guint64 number;
-
-        if (g_ascii_string_to_unsigned (text, 10, 0, type->max, &number, NULL))
-          {
-            switch (type->type_string[0])
-              {
-              case 'y':
-                value = g_variant_new_byte ((guint8) number);
-                break;
-              case 'q':
-                value = g_variant_new_uint16 ((guint16) number);
-                break;
-              case 'u':
-                value = g_variant_new_uint32 ((guint32) number);
-                break;
-              default:
-                value = g_variant_new_uint64 (number);
-              }
-            return g_variant_ref_sink (value);
-          }
-      }
-      break;
-
-    case KIND_DOUBLE:
-      {
-        double number = g_ascii_strtod (text, &end);
-
-        if (text[0] != '\0' && !g_ascii_isspace (text[0]) && *end == '\0')
-          return g_variant_ref_sink (g_variant_new_double (number));
-      }
-      break;
-
-    case KIND_STRING:
-      /* A GVariant string literal is read as one, so that a value may
-       * still be written as GVariant text ('fast'); anything else is the
-       * string itself. */
-      if ((text[0] == '\'' || text[0] == '"') && is_variant_text_of ("s", text, &value))
-        return value;
-      return g_variant_ref_sink (g_variant_new_string (text));
-
-    case KIND_STRINGS:
-      if (text[0] == '[' || text[0] == '@')
-        {
-          if (is_variant_text_of ("as", text, &value))
-            return value;
-          break;
-        }
-      return parse_string_list (text);
-
-    default:
-      g_assert_not_reached ();
-    }
-
-  /* GVariant text of the type: "uint32 2", "0x10", "@b true". */
-  if (is_variant_text_of (type->type_string, text, &value))
+  /* GVariant text of the type: "2", "uint32 2", "0x10", "true", "'fast'",
+   * "['a', 'b']".  A new, non-floating reference. */
+  value = g_variant_parse (G_VARIANT_TYPE (type_string), text, NULL, NULL, NULL);
+  if (value != NULL)
     return value;
 
-  shown = _reg_text_for_message (text, -1, 80);
-  switch (type->kind)
-    {
-    case KIND_BOOLEAN:
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                   "'%s' is not a boolean (true or false)", shown);
-      break;
-    case KIND_SIGNED:
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                   "'%s' is not an %s (an integer from %" G_GINT64_FORMAT " to %" G_GUINT64_FORMAT ")",
-                   shown, type->name, type->min, type->max);
-      break;
-    case KIND_UNSIGNED:
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                   "'%s' is not a %s (an integer from 0 to %" G_GUINT64_FORMAT ")",
-                   shown, type->name, type->max);
-      break;
-    case KIND_DOUBLE:
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                   "'%s' is not a number", shown);
-      break;
-    case KIND_STRINGS:
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                   "'%s' is not a string list (items separated by commas, or GVariant text "
-                   "like ['a', 'b'])", shown);
-      break;
-    case KIND_STRING:
-    default:
-      g_assert_not_reached ();
-    }
+  /* The plain forms: a string is the text itself, a string list items
+   * separated by commas (unless it is bracketed as GVariant text). */
+  if (g_str_equal (type_string, "s"))
+    return g_variant_ref_sink (g_variant_new_string (text));
+  if (g_str_equal (type_string, "as") && text[0] != '[' && text[0] != '@')
+    return parse_string_list (text);
 
+  shown = _reg_text_for_message (text, -1, 80);
+  g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
+               "'%s' is not %s", shown, type->expected);
   return NULL;
 }
 
-/* Whether @text reads back as the string list it was made of. */
-static gboolean
-is_plain_list_item (const char *item,
-                    gboolean    first)
+/* Reads @text as a value of @self, checked; named without a backend. */
+static GVariant *
+parse_value (RegOption   *self,
+             const char  *text,
+             GError     **error)
 {
-  gsize length = strlen (item);
+  g_autoptr(GVariant) value = NULL;
+  g_autoptr(GError) local_error = NULL;
 
-  return length > 0 && strchr (item, ',') == NULL &&
-         !g_ascii_isspace (item[0]) && !g_ascii_isspace (item[length - 1]) &&
-         !(first && (item[0] == '[' || item[0] == '@'));
-}
-
-static char *
-value_to_text (const OptionType *type,
-               GVariant         *value)
-{
-  switch (type->kind)
+  value = _reg_option_parse_text (self->type_string, text, &local_error);
+  if (value == NULL)
     {
-    case KIND_BOOLEAN:
-      return g_strdup (g_variant_get_boolean (value) ? "true" : "false");
+      g_autofree char *what = _reg_option_describe (self->name, NULL);
 
-    case KIND_SIGNED:
-      return g_strdup_printf ("%" G_GINT64_FORMAT, get_signed (value));
-
-    case KIND_UNSIGNED:
-      return g_strdup_printf ("%" G_GUINT64_FORMAT, get_unsigned (value));
-
-    case KIND_DOUBLE:
-      {
-        char buffer[G_ASCII_DTOSTR_BUF_SIZE];
-
-        return g_strdup (g_ascii_dtostr (buffer, sizeof buffer, g_variant_get_double (value)));
-      }
-
-    case KIND_STRING:
-      {
-        const char *string = g_variant_get_string (value, NULL);
-
-        if (string[0] == '\'' || string[0] == '"')
-          return g_variant_print (value, FALSE);
-        return g_strdup (string);
-      }
-
-    case KIND_STRINGS:
-      {
-        g_autofree const char **strings = g_variant_get_strv (value, NULL);
-
-        for (guint i = 0; strings[i] != NULL; i++)
-          if (!is_plain_list_item (strings[i], i == 0))
-            return g_variant_print (value, FALSE);
-        return g_strjoinv (",", (char **) strings);
-      }
-
-    default:
-      g_assert_not_reached ();
+      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
+                   "%s: %s", what, local_error->message);
+      return NULL;
     }
+
+  if (!_reg_option_check_value (self, NULL, value, error))
+    return NULL;
+
+  return g_steal_pointer (&value);
 }
 
 /* Construction */
@@ -615,26 +407,28 @@ check_description (const char  *description,
   return TRUE;
 }
 
-/* @value, one of the declaration's (default, minimum, maximum), must be of
- * @type. */
+/* The default, minimum and maximum must each be of the option's type. */
 static gboolean
-check_declared_type (const OptionType  *type,
-                     GVariant          *value,
-                     const char        *role,
-                     const char        *what,
-                     GError           **error)
+check_declared_types (const char  *type_string,
+                      GVariant    *values[3],
+                      const char  *what,
+                      GError     **error)
 {
-  g_autofree char *expected = NULL;
-  g_autofree char *given = NULL;
+  const char * const roles[] = { "default", "minimum", "maximum" };
 
-  if (value == NULL || g_variant_is_of_type (value, G_VARIANT_TYPE (type->type_string)))
-    return TRUE;
+  for (guint i = 0; i < 3; i++)
+    if (values[i] != NULL && !g_variant_is_of_type (values[i], G_VARIANT_TYPE (type_string)))
+      {
+        g_autofree char *expected = describe_type (type_string);
+        g_autofree char *given = describe_type (g_variant_get_type_string (values[i]));
 
-  expected = describe_type (type->type_string);
-  given = describe_type (g_variant_get_type_string (value));
-  g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-               "%s: %s of type %s, not of the option's type %s", what, role, given, expected);
-  return FALSE;
+        g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
+                     "%s: %s of type %s, not of the option's type %s",
+                     what, roles[i], given, expected);
+        return FALSE;
+      }
+
+  return TRUE;
 }
 
 static gboolean
@@ -645,7 +439,7 @@ check_choices (const OptionType    *type,
 {
   guint n = g_strv_length ((char **) choices);
 
-  if (type->kind != KIND_STRING && type->kind != KIND_STRINGS)
+  if (!is_string (type->type_string))
     {
       g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
                    "%s: only string and string list options have choices, not %s ones",
@@ -693,21 +487,25 @@ _reg_option_new_full (const char          *name,
                       const char * const  *choices,
                       GError             **error)
 {
-  g_autoptr(GVariant) default_ref = default_value != NULL ? g_variant_ref_sink (default_value) : NULL;
-  g_autoptr(GVariant) minimum_ref = minimum != NULL ? g_variant_ref_sink (minimum) : NULL;
-  g_autoptr(GVariant) maximum_ref = maximum != NULL ? g_variant_ref_sink (maximum) : NULL;
+  GVariant *values[3] = {
+    default_value != NULL ? g_variant_ref_sink (default_value) : NULL,
+    minimum != NULL ? g_variant_ref_sink (minimum) : NULL,
+    maximum != NULL ? g_variant_ref_sink (maximum) : NULL,
+  };
   g_autoptr(GError) local_error = NULL;
   g_autofree char *what = NULL;
+  g_autofree char *role = NULL;
   const OptionType *type;
-  RegOption *self;
+  RegOption *self = NULL;
 
   if (!_reg_name_validate (name, "option name", &local_error))
     {
       g_set_error_literal (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
                            local_error->message);
-      return NULL;
+      goto out;
     }
   what = g_strdup_printf ("option '%s'", name);
+  role = g_strdup_printf ("%s: default", what);
 
   type = find_type (type_string);
   if (type == NULL)
@@ -717,60 +515,54 @@ _reg_option_new_full (const char          *name,
       g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
                    "%s: type '%s' is not one an option may have (b, y, n, q, i, u, x, t, "
                    "d, s or as)", what, shown);
-      return NULL;
+      goto out;
     }
 
-  if (!check_declared_type (type, default_value, "default", what, error) ||
-      !check_declared_type (type, minimum, "minimum", what, error) ||
-      !check_declared_type (type, maximum, "maximum", what, error))
-    return NULL;
+  if (!check_declared_types (type_string, values, what, error))
+    goto out;
 
-  if ((minimum != NULL || maximum != NULL) && !kind_is_number (type->kind))
+  if ((minimum != NULL || maximum != NULL) && !is_number (type_string))
     {
       g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
                    "%s: only numbers have a range, not %s options", what, type->name);
-      return NULL;
+      goto out;
     }
-  if (type->kind == KIND_DOUBLE &&
+  if (g_str_equal (type_string, "d") &&
       ((minimum != NULL && !isfinite (g_variant_get_double (minimum))) ||
        (maximum != NULL && !isfinite (g_variant_get_double (maximum)))))
     {
       g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
                    "%s: the bounds of a range must be finite numbers", what);
-      return NULL;
+      goto out;
     }
-  if (minimum != NULL && maximum != NULL && compare_numbers (type->kind, minimum, maximum) > 0)
+  if (minimum != NULL && maximum != NULL && g_variant_compare (minimum, maximum) > 0)
     {
-      g_autofree char *low = g_variant_print (minimum, FALSE);
-      g_autofree char *high = g_variant_print (maximum, FALSE);
+      g_autofree char *low = value_for_message (minimum);
+      g_autofree char *high = value_for_message (maximum);
 
       g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
                    "%s: minimum %s is above maximum %s", what, low, high);
-      return NULL;
+      goto out;
     }
 
-  if (choices != NULL && !check_choices (type, choices, what, error))
-    return NULL;
-
-  if (description != NULL && !check_description (description, what, error))
-    return NULL;
-
-  if (default_value != NULL)
-    {
-      g_autofree char *role = g_strdup_printf ("%s: default", what);
-
-      if (!check_allowed (type, minimum, maximum, choices, default_value, role, error))
-        return NULL;
-    }
+  if ((choices != NULL && !check_choices (type, choices, what, error)) ||
+      (description != NULL && !check_description (description, what, error)) ||
+      (default_value != NULL &&
+       !check_allowed (type_string, minimum, maximum, choices, default_value, role, error)))
+    goto out;
 
   self = g_object_new (REG_TYPE_OPTION, NULL);
   self->name = g_strdup (name);
   self->type_string = g_strdup (type->type_string);
-  self->default_value = g_steal_pointer (&default_ref);
+  self->default_value = g_steal_pointer (&values[0]);
   self->description = g_strdup (description);
-  self->minimum = g_steal_pointer (&minimum_ref);
-  self->maximum = g_steal_pointer (&maximum_ref);
+  self->minimum = g_steal_pointer (&values[1]);
+  self->maximum = g_steal_pointer (&values[2]);
   self->choices = g_strdupv ((char **) choices);
+
+out:
+  for (guint i = 0; i < 3; i++)
+    g_clear_pointer (&values[i], g_variant_unref);
 
   return self;
 }
@@ -779,28 +571,23 @@ static gboolean
 variants_equal (GVariant *a,
                 GVariant *b)
 {
-  if (a == NULL || b == NULL)
-    return a == b;
-
-  return g_variant_equal (a, b);
+  return a == NULL || b == NULL ? a == b : g_variant_equal (a, b);
 }
 
 gboolean
 _reg_option_equal (RegOption *a,
                    RegOption *b)
 {
-  if (a == b)
-    return TRUE;
-
-  return g_strcmp0 (a->name, b->name) == 0 &&
-         g_strcmp0 (a->type_string, b->type_string) == 0 &&
-         variants_equal (a->default_value, b->default_value) &&
-         g_strcmp0 (a->description, b->description) == 0 &&
-         variants_equal (a->minimum, b->minimum) &&
-         variants_equal (a->maximum, b->maximum) &&
-         ((a->choices == NULL && b->choices == NULL) ||
-          (a->choices != NULL && b->choices != NULL &&
-           g_strv_equal ((const char * const *) a->choices, (const char * const *) b->choices)));
+  return a == b ||
+         (g_strcmp0 (a->name, b->name) == 0 &&
+          g_strcmp0 (a->type_string, b->type_string) == 0 &&
+          variants_equal (a->default_value, b->default_value) &&
+          g_strcmp0 (a->description, b->description) == 0 &&
+          variants_equal (a->minimum, b->minimum) &&
+          variants_equal (a->maximum, b->maximum) &&
+          (a->choices == NULL || b->choices == NULL
+           ? a->choices == b->choices
+           : g_strv_equal ((const char * const *) a->choices, (const char * const *) b->choices)));
 }
 
 /* GObject */
@@ -930,14 +717,6 @@ reg_option_class_init (RegOptionClass *klass)
 static void
 reg_option_init (RegOption *self)
 {
-}
-
-/* A RegOption made without a constructor (g_object_new() from a binding)
- * has no name: schemas refuse it. */
-static gboolean
-option_is_made (RegOption *self)
-{
-  return self->name != NULL && self->type_string != NULL;
 }
 
 /**
@@ -1089,13 +868,10 @@ reg_option_get_type_string (RegOption *self)
 const char *
 reg_option_get_type_name (RegOption *self)
 {
-  const OptionType *type;
-
   g_return_val_if_fail (REG_IS_OPTION (self), NULL);
   g_return_val_if_fail (option_is_made (self), NULL);
 
-  type = find_type (self->type_string);
-  return type->name;
+  return find_type (self->type_string)->name;
 }
 
 /**
@@ -1208,7 +984,7 @@ reg_option_check_value (RegOption  *self,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   value_ref = g_variant_ref_sink (value);
-  return check_value (self, NULL, value, error);
+  return _reg_option_check_value (self, NULL, value, error);
 }
 
 /**
@@ -1217,13 +993,13 @@ reg_option_check_value (RegOption  *self,
  * @text: a value written as text
  * @error: return location for a #GError
  *
- * Reads a value of the option from @text, by the option's type: `true` or
- * `false` for a boolean, a decimal integer (`2`, `-7`) for integer types,
- * a decimal number (`0.5`, `1e-3`) for doubles, the text itself for a
- * string (`fast`), items separated by commas for a string list
- * (`fold,cse`; the empty text is the empty list).  GVariant text of the
- * type is read too (`uint32 2`, `'fast'`, `['fold', 'cse']`).  `regctl run
- * -o KEY=VALUE` and a manifest's `Default=` read values this way.
+ * Reads a value of the option from @text, by the option's type: GVariant
+ * text of the type (`true`, `2`, `-7`, `0x10`, `0.5`, `1e-3`, `uint32 2`,
+ * `'fast'`, `['fold', 'cse']`; as in C, an integer with a leading 0 is
+ * octal), and for a string the text itself (`fast`), for a string list
+ * items separated by commas (`fold,cse`; the empty text is the empty
+ * list).  `regctl run -o KEY=VALUE`, [method@Reg.BackendInfo.parse_options]
+ * and a manifest's `Default=` read values this way.
  *
  * The value is then checked as [method@Reg.Option.check_value] checks
  * it.  Fails with %REG_COMPILER_ERROR_BAD_OPTION saying what was expected.
@@ -1235,26 +1011,12 @@ reg_option_parse_value (RegOption   *self,
                         const char  *text,
                         GError     **error)
 {
-  g_autoptr(GVariant) value = NULL;
-  g_autoptr(GError) local_error = NULL;
-
   g_return_val_if_fail (REG_IS_OPTION (self), NULL);
   g_return_val_if_fail (option_is_made (self), NULL);
   g_return_val_if_fail (text != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  value = _reg_option_parse_text (self->type_string, text, &local_error);
-  if (value == NULL)
-    {
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                   "option '%s': %s", self->name, local_error->message);
-      return NULL;
-    }
-
-  if (!check_value (self, NULL, value, error))
-    return NULL;
-
-  return g_steal_pointer (&value);
+  return parse_value (self, text, error);
 }
 
 /**
@@ -1274,6 +1036,8 @@ reg_option_value_to_string (RegOption *self,
                             GVariant  *value)
 {
   g_autoptr(GVariant) value_ref = NULL;
+  g_autoptr(GVariant) again = NULL;
+  char *text;
 
   g_return_val_if_fail (REG_IS_OPTION (self), NULL);
   g_return_val_if_fail (option_is_made (self), NULL);
@@ -1281,247 +1045,24 @@ reg_option_value_to_string (RegOption *self,
   g_return_val_if_fail (g_variant_is_of_type (value, G_VARIANT_TYPE (self->type_string)), NULL);
 
   value_ref = g_variant_ref_sink (value);
-  return value_to_text (find_type (self->type_string), value);
-}
-
-/* Option lists ------------------------------------------------------------ */
-
-/* RegOptionList: the immutable list model schemas are handed out as, so
- * that a schema given to a caller (transfer none) cannot be changed under
- * the checks that rely on it. */
-#define REG_TYPE_OPTION_LIST (reg_option_list_get_type ())
-G_DECLARE_FINAL_TYPE (RegOptionList, reg_option_list, REG, OPTION_LIST, GObject)
-
-struct _RegOptionList
-{
-  GObject     parent_instance;
-
-  GPtrArray  *options;  /* RegOption */
-};
-
-static GType
-reg_option_list_get_item_type (GListModel *model)
-{
-  return REG_TYPE_OPTION;
-}
-
-static guint
-reg_option_list_get_n_items (GListModel *model)
-{
-  return REG_OPTION_LIST (model)->options->len;
-}
-
-static gpointer
-reg_option_list_get_item (GListModel *model,
-                          guint       position)
-{
-  RegOptionList *self = REG_OPTION_LIST (model);
-
-  if (position >= self->options->len)
-    return NULL;
-
-  return g_object_ref (g_ptr_array_index (self->options, position));
-}
-
-static void
-reg_option_list_model_init (GListModelInterface *iface)
-{
-  iface->get_item_type = reg_option_list_get_item_type;
-  iface->get_n_items = reg_option_list_get_n_items;
-  iface->get_item = reg_option_list_get_item;
-}
-
-G_DEFINE_FINAL_TYPE_WITH_CODE (RegOptionList, reg_option_list, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL,
-                                                      reg_option_list_model_init))
-
-static void
-reg_option_list_finalize (GObject *object)
-{
-  g_ptr_array_unref (REG_OPTION_LIST (object)->options);
-
-  G_OBJECT_CLASS (reg_option_list_parent_class)->finalize (object);
-}
-
-static void
-reg_option_list_class_init (RegOptionListClass *klass)
-{
-  G_OBJECT_CLASS (klass)->finalize = reg_option_list_finalize;
-}
-
-static void
-reg_option_list_init (RegOptionList *self)
-{
-  self->options = g_ptr_array_new_with_free_func (g_object_unref);
-}
-
-GListModel *
-_reg_option_list_new (RegOption * const *options,
-                      guint              n_options)
-{
-  RegOptionList *self = g_object_new (REG_TYPE_OPTION_LIST, NULL);
-
-  for (guint i = 0; i < n_options; i++)
-    g_ptr_array_add (self->options, g_object_ref (options[i]));
-
-  return G_LIST_MODEL (self);
-}
-
-gboolean
-_reg_option_list_equal (GListModel *a,
-                        GListModel *b)
-{
-  RegOptionList *list_a, *list_b;
-
-  if (a == NULL || b == NULL)
-    return a == b;
-
-  list_a = REG_OPTION_LIST (a);
-  list_b = REG_OPTION_LIST (b);
-  if (list_a->options->len != list_b->options->len)
-    return FALSE;
-
-  for (guint i = 0; i < list_a->options->len; i++)
-    if (!_reg_option_equal (g_ptr_array_index (list_a->options, i),
-                            g_ptr_array_index (list_b->options, i)))
-      return FALSE;
-
-  return TRUE;
-}
-
-RegOption *
-_reg_option_list_lookup (GListModel *schema,
-                         const char *name)
-{
-  RegOptionList *self = REG_OPTION_LIST (schema);
-
-  for (guint i = 0; i < self->options->len; i++)
+  if (g_str_equal (self->type_string, "s"))
+    text = g_variant_dup_string (value, NULL);
+  else if (g_str_equal (self->type_string, "as"))
     {
-      RegOption *option = g_ptr_array_index (self->options, i);
+      g_autofree const char **strings = g_variant_get_strv (value, NULL);
 
-      if (g_str_equal (option->name, name))
-        return option;
+      text = g_strjoinv (",", (char **) strings);
     }
-
-  return NULL;
-}
-
-GListModel *
-_reg_option_list_copy_checked (GListModel  *model,
-                               const char  *backend,
-                               GError     **error)
-{
-  g_autoptr(GPtrArray) options = g_ptr_array_new_with_free_func (g_object_unref);
-  g_autofree char *who = _reg_text_for_message (backend, -1, 255);
-  guint n = g_list_model_get_n_items (model);
-
-  if (n > REG_OPTION_MAX_OPTIONS)
-    {
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
-                   "backend '%s' declares %u options, at most %d are allowed",
-                   who, n, REG_OPTION_MAX_OPTIONS);
-      return NULL;
-    }
-
-  for (guint i = 0; i < n; i++)
-    {
-      g_autoptr(GObject) item = g_list_model_get_item (model, i);
-      RegOption *option;
-
-      if (item == NULL || !REG_IS_OPTION (item))
-        {
-          g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
-                       "backend '%s' declares options with item %u %s%s, not a RegOption",
-                       who, i, item == NULL ? "missing" : "a ",
-                       item == NULL ? "" : G_OBJECT_TYPE_NAME (item));
-          return NULL;
-        }
-      option = REG_OPTION (item);
-      if (!option_is_made (option))
-        {
-          g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
-                       "backend '%s' declares options with item %u made without a "
-                       "constructor of RegOption (it has no name)", who, i);
-          return NULL;
-        }
-      for (guint j = 0; j < options->len; j++)
-        if (g_str_equal (option->name, REG_OPTION (g_ptr_array_index (options, j))->name))
-          {
-            g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
-                         "backend '%s' declares option '%s' twice", who, option->name);
-            return NULL;
-          }
-      g_ptr_array_add (options, g_steal_pointer (&item));
-    }
-
-  return _reg_option_list_new ((RegOption * const *) options->pdata, options->len);
-}
-
-static void
-set_unknown_key_error (RegOptionList  *self,
-                       const char     *backend,
-                       const char     *key,
-                       GError        **error)
-{
-  g_autofree char *who = _reg_text_for_message (backend, -1, 255);
-  g_autofree char *shown = _reg_text_for_message (key, -1, 80);
-  g_autofree const char **names = g_new0 (const char *, self->options->len + 1);
-  g_auto(GStrv) matches = NULL;
-
-  for (guint i = 0; i < self->options->len; i++)
-    names[i] = REG_OPTION (g_ptr_array_index (self->options, i))->name;
-
-  if (self->options->len == 0)
-    {
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                   "unknown option '%s' for backend '%s', which takes no option", shown, who);
-      return;
-    }
-
-  matches = reg_close_matches (key, names, 3, 0.6);
-  if (matches[0] != NULL)
-    {
-      g_autofree char *quoted = join_quoted ((const char * const *) matches);
-
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                   "unknown option '%s' for backend '%s', did you mean %s?", shown, who, quoted);
-    }
+  else if (g_str_equal (self->type_string, "y"))
+    text = g_strdup_printf ("%u", g_variant_get_byte (value));
   else
-    {
-      g_autofree char *all = g_strjoinv (", ", (char **) names);
+    text = g_variant_print (value, FALSE);
 
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                   "unknown option '%s' for backend '%s'; it takes %s", shown, who, all);
-    }
-}
+  /* The plain form where it reads back the same, GVariant text where not. */
+  again = _reg_option_parse_text (self->type_string, text, NULL);
+  if (again != NULL && g_variant_equal (again, value))
+    return text;
 
-gboolean
-_reg_option_list_check_options (GListModel  *schema,
-                                const char  *backend,
-                                GVariant    *options,
-                                GError     **error)
-{
-  RegOptionList *self = REG_OPTION_LIST (schema);
-  GVariantIter iter;
-  const char *key;
-  GVariant *value;
-
-  g_assert (g_variant_is_of_type (options, G_VARIANT_TYPE_VARDICT));
-
-  g_variant_iter_init (&iter, options);
-  while (g_variant_iter_next (&iter, "{&sv}", &key, &value))
-    {
-      g_autoptr(GVariant) owned = value;
-      RegOption *option = _reg_option_list_lookup (schema, key);
-
-      if (option == NULL)
-        {
-          set_unknown_key_error (self, backend, key, error);
-          return FALSE;
-        }
-      if (!check_value (option, backend, value, error))
-        return FALSE;
-    }
-
-  return TRUE;
+  g_free (text);
+  return g_variant_print (value, FALSE);
 }

@@ -373,6 +373,30 @@ test_options_messages (void)
     }
 }
 
+/* A key given twice is refused: inductor would read its first value, and
+ * the compile cache must not file the compile under another. */
+static void
+test_options_repeated_key (void)
+{
+  g_autoptr(RegGraph) graph = graph_new_from_string ("graph(x):\n  y = exp(x)\n  return (y,)\n");
+  g_autoptr(GPtrArray) inputs = tensor_array_new ();
+  g_autoptr(GVariant) twice = options_parse ("{'vector-math': <false>, 'vector-math': <true>}");
+  g_autoptr(RegCompiledFn) fn = NULL;
+  g_autoptr(RegCompiledFn) vector = NULL;
+  g_autoptr(RegCompiledFn) exact = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_ptr_array_add (inputs, tensor_new_random ((const gint64[]) { 5 }, 1, FALSE));
+  fn = reg_registry_compile (registry, "inductor", graph, inputs, twice, &error);
+  g_assert_null (fn);
+  g_assert_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION);
+  g_assert_cmpstr (error->message, ==, "option 'vector-math' for backend 'inductor' is given twice");
+
+  vector = compile_with ("inductor", graph, inputs, "{'vector-math': <true>}");
+  exact = compile_with ("inductor", graph, inputs, "{'vector-math': <false>}");
+  g_assert_true (vector != exact);
+}
+
 /* Passes, each on its own --------------------------------------------- */
 
 typedef struct
@@ -552,12 +576,14 @@ test_optimized_graph_built_once (void)
 
   x = reg_graph_add_input (graph, "x");
   y = reg_graph_add_input (graph, "y");
-  a = reg_graph_add_call (graph, "a", REG_OP_ADD, (guint[]) { x, y }, 2, &error);
-  b = reg_graph_add_call (graph, NULL, REG_OP_ADD, (guint[]) { y, x }, 2, &error);
+  a = reg_graph_add_op (graph, "add", (guint[]) { x, y }, 2, &error);
+  g_assert_true (reg_graph_set_node_name (graph, a, "a", &error));
+  b = reg_graph_add_op (graph, "add", (guint[]) { y, x }, 2, &error);
   k = reg_graph_add_constant (graph, 2.5);
-  c = reg_graph_add_call (graph, NULL, REG_OP_MUL, (guint[]) { b, k }, 2, &error);
+  c = reg_graph_add_op (graph, "mul", (guint[]) { b, k }, 2, &error);
   g_assert_cmpuint (c, ==, 5);
-  reg_graph_add_call (graph, "d", REG_OP_EXP, &x, 1, &error);
+  g_assert_true (reg_graph_set_node_name (graph, reg_graph_add_op (graph, "exp", &x, 1, &error),
+                                          "d", &error));
   g_assert_no_error (error);
   outputs[0] = c, outputs[1] = a, outputs[2] = reg_graph_add_constant (graph, 0.5);
   reg_graph_set_outputs (graph, outputs, 3);
@@ -1712,6 +1738,7 @@ main (int   argc,
   g_test_add_func ("/inductor/options/good", test_options_good);
   g_test_add_func ("/inductor/options/bad", test_options_bad);
   g_test_add_func ("/inductor/options/messages", test_options_messages);
+  g_test_add_func ("/inductor/options/repeated-key", test_options_repeated_key);
   for (guint i = 0; i < G_N_ELEMENTS (pass_cases); i++)
     {
       g_autofree char *path = g_strdup_printf ("/inductor/passes/%s", pass_cases[i].name);

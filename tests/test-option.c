@@ -375,6 +375,7 @@ struct _TestSchemaCompiler
 {
   GObject     parent_instance;
   GListModel *model;
+  gboolean    nameless;  /* dup_name() gives NULL: named after its type */
   guint       asked;
   guint       compiles;
   GVariant   *last_options;
@@ -402,7 +403,7 @@ test_schema_compiler_compile (RegCompiler  *compiler,
 static char *
 test_schema_compiler_dup_name (RegCompiler *compiler)
 {
-  return g_strdup ("schema");
+  return TEST_SCHEMA_COMPILER (compiler)->nameless ? NULL : g_strdup ("schema");
 }
 
 static GListModel *
@@ -541,6 +542,12 @@ test_schema_checks (void)
       "option 'mode' for backend 'schema' must be one of 'fast', 'small', not 'slow'" },
     { "{'passes': <['fold', 'inline']>}",
       "option 'passes' for backend 'schema' holds 'inline', which is not one of 'fold', 'cse', 'dce'" },
+    /* A backend reads the first value of a key (g_variant_lookup()), a
+     * GVariantDict the last: a key given twice is refused. */
+    { "{'threads': <uint32 2>, 'threads': <uint32 3>}",
+      "option 'threads' for backend 'schema' is given twice" },
+    { "{'fuse': <true>, 'mode': <'fast'>, 'fuse': <true>}",
+      "option 'fuse' for backend 'schema' is given twice" },
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -613,6 +620,14 @@ test_schema_none (void)
   g_assert_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_UNSUPPORTED_OP);
   g_assert_null (reg_compiler_get_options (REG_COMPILER (compiler)));
   g_assert_cmpuint (compiler->asked, ==, 1);
+  g_clear_error (&error);
+
+  /* But a key given twice, which backends and the compile cache would
+   * read differently, is refused. */
+  error = compile_with (compiler, "{'a': <1>, 'b': <2>, 'a': <3>}");
+  g_assert_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION);
+  g_assert_cmpstr (error->message, ==, "option 'a' for backend 'schema' is given twice");
+  g_assert_cmpuint (compiler->compiles, ==, 1);
 
   /* A compiler without the vfunc has none either. */
   g_assert_null (reg_compiler_get_options (func));
@@ -716,6 +731,221 @@ test_schema_threads (void)
     }
 }
 
+
+static void
+store_result (GObject      *source_object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  GAsyncResult **out = user_data;
+
+  *out = g_object_ref (result);
+  g_main_context_wakeup (NULL);
+}
+
+/* The error of compiling a one-input graph on @backend of @registry with
+ * the options of @text (GVariant text), synchronously or not. */
+static GError *
+registry_compile_error (RegRegistry *registry,
+                        const char  *backend,
+                        const char  *text,
+                        gboolean     async)
+{
+  g_autoptr(RegGraph) graph = graph_new_from_string ("graph(x):\n  y = neg(x)\n  return (y,)\n");
+  g_autoptr(GPtrArray) inputs = tensor_array_new ();
+  g_autoptr(GVariant) options = NULL;
+  g_autoptr(RegCompiledFn) fn = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  GError *error = NULL;
+
+  g_ptr_array_add (inputs, reg_tensor_new ((const gint64[]) { 3 }, 1));
+  options = g_variant_parse (NULL, text, NULL, NULL, &error);
+  g_assert_no_error (error);
+
+  if (async)
+    {
+      reg_registry_compile_async (registry, backend, graph, inputs, options, NULL,
+                                  store_result, &result);
+      while (result == NULL)
+        g_main_context_iteration (NULL, TRUE);
+      fn = reg_registry_compile_finish (registry, result, &error);
+    }
+  else
+    {
+      fn = reg_registry_compile (registry, backend, graph, inputs, options, &error);
+    }
+
+  g_assert_null (fn);
+  g_assert_nonnull (error);
+  return error;
+}
+
+/* A backend is named as its caller knows it: compiled through a registry,
+ * by the name it is registered under, even when its compiler's own name is
+ * its type's (it has no dup_name); compiled directly, by its own name. */
+static void
+test_schema_registered_name (void)
+{
+  g_autoptr(RegRegistry) registry = reg_registry_new ();
+  g_autoptr(TestSchemaCompiler) compiler = schema_compiler_new (inductor_like_schema ());
+  g_autoptr(TestSchemaCompiler) refused = NULL;
+  g_autoptr(RegOption) option = reg_option_new ("a", "b", NULL, NULL, NULL);
+  g_autoptr(GListStore) twice = g_list_store_new (REG_TYPE_OPTION);
+  g_autoptr(GError) error = NULL;
+  const struct {
+    const char *options;
+    const char *message;
+  } cases[] = {
+    { "{'thread': <uint32 2>}",
+      "unknown option 'thread' for backend 'mine', did you mean 'threads'?" },
+    { "{'threads': <2>}",
+      "option 'threads' for backend 'mine' must be of type uint32 ('u'), not int32 ('i')" },
+    { "{'threads': <uint32 2>, 'threads': <uint32 2>}",
+      "option 'threads' for backend 'mine' is given twice" },
+    { "uint32 2",
+      "options for backend 'mine' must be an a{sv} dictionary, not a value of type 'u'" },
+  };
+
+  compiler->nameless = TRUE;
+  g_assert_cmpstr (reg_compiler_get_name (REG_COMPILER (compiler)), ==, "TestSchemaCompiler");
+  g_assert_true (reg_registry_register_backend (registry, "mine", REG_COMPILER (compiler), NULL, &error));
+  g_assert_no_error (error);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    for (int async = 0; async <= 1; async++)
+      {
+        g_autoptr(GError) compile_error = registry_compile_error (registry, "mine",
+                                                                  cases[i].options, async);
+
+        g_test_message ("%s%s", cases[i].options, async ? " (async)" : "");
+        g_assert_error (compile_error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION);
+        g_assert_cmpstr (compile_error->message, ==, cases[i].message);
+      }
+
+  error = compile_with (compiler, "{'thread': <uint32 2>}");
+  g_assert_cmpstr (error->message, ==,
+                   "unknown option 'thread' for backend 'TestSchemaCompiler', did you mean 'threads'?");
+  g_clear_error (&error);
+
+  /* A schema the backend gives that is refused is told under the name too:
+   * the compiler keeps it once, and each caller names the backend. */
+  g_list_store_append (twice, option);
+  g_list_store_append (twice, option);
+  refused = schema_compiler_new (G_LIST_MODEL (g_steal_pointer (&twice)));
+  refused->nameless = TRUE;
+  g_assert_true (reg_registry_register_backend (registry, "other", REG_COMPILER (refused), NULL, &error));
+  error = registry_compile_error (registry, "other", "@a{sv} {}", FALSE);
+  g_assert_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED);
+  g_assert_cmpstr (error->message, ==, "backend 'other' declares option 'a' twice");
+  g_clear_error (&error);
+  error = compile_with (refused, NULL);
+  g_assert_cmpstr (error->message, ==, "backend 'TestSchemaCompiler' declares option 'a' twice");
+  g_assert_cmpuint (refused->compiles, ==, 0);
+}
+
+/* ---- Options from text -------------------------------------------------- */
+
+/* KEY=VALUE texts read by the schema of a backend's info, without loading
+ * its module, into the options a compile takes. */
+static void
+test_parse_options (void)
+{
+  g_autoptr(RegRegistry) registry = reg_registry_new ();
+  g_autoptr(RegBackendInfo) inductor = reg_registry_get_backend_info (registry, "inductor");
+  g_autoptr(RegBackendInfo) after = NULL;
+  g_autoptr(RegGraph) graph = graph_new_from_string ("graph(x):\n  y = neg(x)\n  return (y,)\n");
+  g_autoptr(GPtrArray) inputs = tensor_array_new ();
+  g_autoptr(GVariant) options = NULL;
+  g_autoptr(GVariant) empty = NULL;
+  g_autoptr(GVariant) expected = NULL;
+  g_autoptr(RegCompiledFn) fn = NULL;
+  g_autoptr(GError) error = NULL;
+  const char * const assignments[] = {
+    "threads=2", "fuse=false", "passes=fold,cse", "matmul=blas", "block-size=uint32 64", NULL
+  };
+  const char * const none[] = { NULL };
+
+  options = reg_backend_info_parse_options (inductor, assignments, &error);
+  g_assert_no_error (error);
+  g_assert_false (g_variant_is_floating (options));
+  expected = g_variant_ref_sink (g_variant_new_parsed (
+    "{'threads': <uint32 2>, 'fuse': <false>, 'passes': <['fold', 'cse']>, "
+    "'matmul': <'blas'>, 'block-size': <uint32 64>}"));
+  g_assert_true (g_variant_equal (options, expected));
+
+  after = reg_registry_get_backend_info (registry, "inductor");
+  g_assert_false (reg_backend_info_get_loaded (after));
+
+  g_ptr_array_add (inputs, reg_tensor_new ((const gint64[]) { 3 }, 1));
+  fn = reg_registry_compile (registry, "inductor", graph, inputs, options, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (fn);
+
+  empty = reg_backend_info_parse_options (inductor, none, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (g_variant_get_type_string (empty), ==, "a{sv}");
+  g_assert_cmpuint (g_variant_n_children (empty), ==, 0);
+}
+
+/* What parse_options() refuses, as parse_value() and compile refuse it. */
+static void
+test_parse_options_errors (void)
+{
+  g_autoptr(RegRegistry) registry = reg_registry_new ();
+  g_autoptr(RegCompiler) func = reg_func_compiler_new ("func", refuse_compile, NULL, NULL);
+  const struct {
+    const char  *backend;
+    const char  *assignments[3];
+    const char  *message;
+  } cases[] = {
+    { "inductor", { "thread=2" },
+      "unknown option 'thread' for backend 'inductor', did you mean 'threads'?" },
+    { "inductor", { "threads=many" },
+      "option 'threads': 'many' is not a uint32 (an integer from 0 to 4294967295)" },
+    { "inductor", { "threads=300" }, "option 'threads' must be between 0 and 256, not 300" },
+    { "inductor", { "matmul=fast" },
+      "option 'matmul' must be one of 'auto', 'blas', 'in-tree', not 'fast'" },
+    { "inductor", { "threads=2", "threads=2" },
+      "option 'threads' for backend 'inductor' is given twice" },
+    { "inductor", { "threads" }, "option assignment 'threads' is not KEY=VALUE" },
+    { "inductor", { "=2" }, "option assignment '=2' is not KEY=VALUE" },
+    { "inductor", { "threads=\xff" }, "option assignment 'threads=\\xFF' is not UTF-8 text" },
+    { "eager", { "fuse=false" },
+      "unknown option 'fuse' for backend 'eager', which takes no option" },
+    /* No schema: the values are GVariant text, checked by the backend. */
+    { "func", { "x=maybe" },
+      "option 'x' for backend 'func': 'maybe' is not GVariant text (0-5:unknown keyword), "
+      "and the backend declares no options to read it by; write booleans as true or false, "
+      "unsigned numbers as uint32 2, strings quoted as 'text'" },
+  };
+
+  g_assert_true (reg_registry_register_backend (registry, "func", func, NULL, NULL));
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(RegBackendInfo) info = reg_registry_get_backend_info (registry, cases[i].backend);
+      g_autoptr(GVariant) options = NULL;
+      g_autoptr(GError) error = NULL;
+
+      g_test_message ("%s: %s", cases[i].backend, cases[i].message);
+      options = reg_backend_info_parse_options (info, cases[i].assignments, &error);
+      g_assert_null (options);
+      g_assert_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION);
+      g_assert_cmpstr (error->message, ==, cases[i].message);
+    }
+
+  /* GVariant text, for a backend without a schema. */
+  {
+    g_autoptr(RegBackendInfo) info = reg_registry_get_backend_info (registry, "func");
+    const char * const typed[] = { "n=uint32 2", "s='two words'", "b=true", "l=[1, 2]", NULL };
+    g_autoptr(GVariant) options = reg_backend_info_parse_options (info, typed, NULL);
+    g_autoptr(GVariant) expected = g_variant_ref_sink (g_variant_new_parsed (
+      "{'n': <uint32 2>, 's': <'two words'>, 'b': <true>, 'l': <[1, 2]>}"));
+
+    g_assert_nonnull (options);
+    g_assert_true (g_variant_equal (options, expected));
+  }
+}
 
 /* ---- Schemas in manifests ----------------------------------------------- */
 
@@ -1044,6 +1274,9 @@ main (int    argc,
   g_test_add_func ("/option/schema/empty", test_schema_empty);
   g_test_add_func ("/option/schema/refused", test_schema_refused);
   g_test_add_func ("/option/schema/threads", test_schema_threads);
+  g_test_add_func ("/option/schema/registered-name", test_schema_registered_name);
+  g_test_add_func ("/option/parse-options/read", test_parse_options);
+  g_test_add_func ("/option/parse-options/errors", test_parse_options_errors);
   g_test_add_func ("/option/manifest/declared", test_manifest_declared);
   g_test_add_func ("/option/manifest/module-schema", test_manifest_module_schema);
   g_test_add_func ("/option/manifest/rescan-changed", test_manifest_rescan_changed);

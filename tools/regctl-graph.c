@@ -236,48 +236,51 @@ regctl_check_options (char    **specs,
   return TRUE;
 }
 
-/* The value of --option @spec (key @key, value @text) for a backend with
- * the options @schema (NULL: none declared).  A declared key's value is
- * read by its type (threads=2, fuse=false, mode=fast; GVariant text
- * works too).  Another key's value is read as GVariant text or, when the
- * backend has a schema, taken as a string if it is not: libreg refuses the
- * key at compile, naming close ones, which says more than a parse error. */
-static GVariant *
-read_value (GListModel  *schema,
-            const char  *spec,
-            const char  *key,
-            const char  *text,
-            GError     **error)
+/* Whether the backend of @info declares @key, or judges every key itself
+ * (it has no schema). */
+static gboolean
+takes_key (RegBackendInfo *info,
+           const char     *key)
 {
-  g_autoptr(GError) local_error = NULL;
-  GVariant *value;
+  GListModel *schema = reg_backend_info_get_options (info);
 
   for (guint i = 0; schema != NULL && i < g_list_model_get_n_items (schema); i++)
     {
       g_autoptr(RegOption) option = g_list_model_get_item (schema, i);
 
-      if (!g_str_equal (reg_option_get_name (option), key))
-        continue;
-
-      value = reg_option_parse_value (option, text, &local_error);
-      if (value == NULL)
-        g_set_error (error, REGCTL_ERROR, REGCTL_ERROR_USAGE,
-                     "--option '%s': %s", spec, local_error->message);
-      return value;
+      if (g_str_equal (reg_option_get_name (option), key))
+        return TRUE;
     }
 
-  /* A new, non-floating reference, or NULL. */
-  value = g_variant_parse (NULL, text, NULL, NULL, &local_error);
-  if (value != NULL)
-    return value;
-  if (schema != NULL)
-    return g_variant_ref_sink (g_variant_new_string (text));
+  return schema == NULL;
+}
 
-  g_set_error (error, REGCTL_ERROR, REGCTL_ERROR_USAGE,
-               "--option '%s': VALUE is not GVariant text (%s), and the backend declares "
-               "no options to read it by; write booleans as true/false, unsigned numbers as "
-               "'uint32 2', strings quoted as \"'text'\"",
-               spec, local_error->message);
+/* The value of --option @spec (key @key, value @text), read as libreg
+ * reads options from text for the backend of @info.  A key the backend
+ * does not declare fails as its compile would (exit status 1, libreg's
+ * message naming close keys); a value that does not read is a usage
+ * error. */
+static GVariant *
+read_value (RegBackendInfo  *info,
+            const char      *spec,
+            const char      *key,
+            const char      *text,
+            GError         **error)
+{
+  g_autofree char *assignment = g_strconcat (key, "=", text, NULL);
+  const char * const assignments[] = { assignment, NULL };
+  g_autoptr(GVariant) options = NULL;
+  g_autoptr(GError) local_error = NULL;
+
+  options = reg_backend_info_parse_options (info, assignments, &local_error);
+  if (options != NULL)
+    return g_variant_lookup_value (options, key, NULL);
+
+  if (!takes_key (info, key))
+    g_propagate_error (error, g_steal_pointer (&local_error));
+  else
+    g_set_error (error, REGCTL_ERROR, REGCTL_ERROR_USAGE,
+                 "--option '%s': %s", spec, local_error->message);
   return NULL;
 }
 
@@ -308,61 +311,73 @@ merge_into (GHashTable *merged,
  * regctl_parse_options:
  * @specs: (nullable): the values of --option
  * @allow_backend: whether "BACKEND/KEY=VALUE" is understood
- * @backend: (nullable): the backend to gather options for: those without
- *   a backend prefix and those for @backend, which win
- * @schema: (nullable): the options @backend declares
- *   (reg_compiler_get_options()), by whose types values are read
+ * @info: the backend to gather options for: those without a backend
+ *   prefix and those for it, which win; values are read by its schema
+ *   (reg_backend_info_parse_options())
  * @options: (out) (transfer full) (nullable): an `a{sv}`, or %NULL when no
  *   option applies (so the backend sees no options rather than an empty
  *   dictionary)
- * @error: return location for a %REGCTL_ERROR_USAGE error
+ * @error: return location for a %REGCTL_ERROR_USAGE error, or libreg's
+ *   %REG_COMPILER_ERROR_BAD_OPTION for a key the backend does not declare
  *
  * Returns: %TRUE on success
  */
 gboolean
-regctl_parse_options (char       **specs,
-                      gboolean     allow_backend,
-                      const char  *backend,
-                      GListModel  *schema,
-                      GVariant   **options,
-                      GError     **error)
+regctl_parse_options (char           **specs,
+                      gboolean         allow_backend,
+                      RegBackendInfo  *info,
+                      GVariant       **options,
+                      GError         **error)
 {
+  const char *backend = reg_backend_info_get_name (info);
   g_autoptr(GHashTable) common = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                                         (GDestroyNotify) g_variant_unref);
   g_autoptr(GHashTable) specific = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                                           (GDestroyNotify) g_variant_unref);
+  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr(GHashTable) merged = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr(GPtrArray) keys = g_ptr_array_new ();
+  g_autoptr(GPtrArray) wanted = g_ptr_array_new ();
   GVariantBuilder builder;
 
   *options = NULL;
 
+  /* The form and the repeats of every --option first, then the values in
+   * the order given: a key given twice is a usage error, whatever the
+   * backend would say of it. */
   for (guint i = 0; specs != NULL && specs[i] != NULL; i++)
     {
       g_autofree char *for_backend = NULL;
       g_autofree char *key = NULL;
       g_autofree char *text = NULL;
-      g_autoptr(GVariant) value = NULL;
-      GHashTable *table;
 
       if (!regctl_parse_option (specs[i], allow_backend, &for_backend, &key, &text, error))
         return FALSE;
-
-      if (for_backend != NULL && (backend == NULL || !g_str_equal (for_backend, backend)))
+      if (for_backend != NULL && !g_str_equal (for_backend, backend))
         continue;
 
-      value = read_value (schema, specs[i], key, text, error);
-      if (value == NULL)
-        return FALSE;
-
-      table = for_backend != NULL ? specific : common;
-      if (g_hash_table_contains (table, key))
+      if (!g_hash_table_add (seen, g_strconcat (for_backend != NULL ? "/" : "", key, NULL)))
         {
           g_set_error (error, REGCTL_ERROR, REGCTL_ERROR_USAGE,
                        "--option: key '%s' given twice", key);
           return FALSE;
         }
-      g_hash_table_insert (table, g_steal_pointer (&key), g_steal_pointer (&value));
+      g_ptr_array_add (wanted, specs[i]);
+    }
+
+  for (guint i = 0; i < wanted->len; i++)
+    {
+      const char *spec = g_ptr_array_index (wanted, i);
+      g_autofree char *for_backend = NULL;
+      g_autofree char *key = NULL;
+      g_autofree char *text = NULL;
+      GVariant *value;
+
+      regctl_parse_option (spec, allow_backend, &for_backend, &key, &text, NULL);
+      value = read_value (info, spec, key, text, error);
+      if (value == NULL)
+        return FALSE;
+      g_hash_table_insert (for_backend != NULL ? specific : common, g_steal_pointer (&key), value);
     }
 
   if (g_hash_table_size (common) == 0 && g_hash_table_size (specific) == 0)

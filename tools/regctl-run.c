@@ -345,6 +345,7 @@ regctl_run (const RegctlCommand  *command,
   g_autoptr(RegGraph) graph = NULL;
   g_autoptr(GPtrArray) inputs = NULL;
   g_autoptr(RegCompiler) compiler = NULL;
+  g_autoptr(RegBackendInfo) info = NULL;
   g_autoptr(RegCompiledFn) fn = NULL;
   g_autoptr(GPtrArray) outputs = NULL;
   g_autoptr(GError) error = NULL;
@@ -407,8 +408,8 @@ regctl_run (const RegctlCommand  *command,
   default_name = reg_registry_dup_default_backend (registry);
 
   /* Values are read by the types the backend declares. */
-  if (!regctl_parse_options (option_specs, FALSE, NULL, reg_compiler_get_options (compiler),
-                             &options, &error))
+  info = reg_registry_get_backend_info (registry, backend != NULL ? backend : default_name);
+  if (!regctl_parse_options (option_specs, FALSE, info, &options, &error))
     return option_error (command, error);
 
   /* Asynchronous calls waited for, so that a long compile or call shows
@@ -685,6 +686,7 @@ bench_backend (const RegctlCommand *command,
 {
   g_autoptr(GVariant) options = NULL;
   g_autoptr(RegCompiler) compiler = NULL;
+  g_autoptr(RegBackendInfo) info = NULL;
   g_autoptr(RegCompiledFn) fn = NULL;
   g_autoptr(GPtrArray) outputs = NULL;
   g_autoptr(GError) error = NULL;
@@ -702,8 +704,8 @@ bench_backend (const RegctlCommand *command,
     }
 
   /* Values are read by the types this backend declares. */
-  if (!regctl_parse_options (option_specs, TRUE, result->name, reg_compiler_get_options (compiler),
-                             &options, &error))
+  info = reg_registry_get_backend_info (registry, result->name);
+  if (!regctl_parse_options (option_specs, TRUE, info, &options, &error))
     {
       progress_clear (progress);
       return option_error (command, error);

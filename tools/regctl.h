@@ -140,8 +140,7 @@ gboolean        regctl_check_options        (char                **specs,
                                              GError              **error);
 gboolean        regctl_parse_options        (char                **specs,
                                              gboolean              allow_backend,
-                                             const char           *backend,
-                                             GListModel           *schema,
+                                             RegBackendInfo       *info,
                                              GVariant            **options,
                                              GError              **error);
 RegGraph       *regctl_load_graph           (const char           *path,

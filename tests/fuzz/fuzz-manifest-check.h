@@ -7,7 +7,7 @@
 
 #include "fuzz-common.h"
 
-#include "reg-backend-details-private.h"
+#include "reg-keyfile-private.h"
 #include "reg-manifest-private.h"
 #include "reg-name-private.h"
 #include "reg-option.h"
@@ -68,19 +68,11 @@ fuzz_check_manifest (const RegManifest *manifest,
                      const char        *dir)
 {
   g_autoptr(GHashTable) names = g_hash_table_new (g_str_hash, g_str_equal);
-  gsize dir_len = strlen (dir);
-  const char *file, *module;
+  const char *module = manifest->source;
 
-  FUZZ_ASSERT (strncmp (manifest->path, dir, dir_len) == 0 && manifest->path[dir_len] == '/',
-               "manifest %s", manifest->path);
-  file = manifest->path + dir_len + 1;
-  FUZZ_ASSERT (strchr (file, '/') == NULL && g_str_has_suffix (file, ".backend"),
-               "manifest file '%s' is not a bare .backend file name", file);
-
-  FUZZ_ASSERT (strncmp (manifest->module_path, dir, dir_len) == 0 &&
-               manifest->module_path[dir_len] == '/',
-               "module %s", manifest->module_path);
-  module = manifest->module_path + dir_len + 1;
+  FUZZ_ASSERT (strcmp (manifest->dir, dir) == 0, "manifest in %s", manifest->dir);
+  FUZZ_ASSERT (strchr (manifest->file, '/') == NULL && g_str_has_suffix (manifest->file, ".backend"),
+               "manifest file '%s' is not a bare .backend file name", manifest->file);
   FUZZ_ASSERT (*module != '\0' && strchr (module, '/') == NULL &&
                strcmp (module, ".") != 0 && strcmp (module, "..") != 0,
                "module file '%s' is not a bare file name", module);
@@ -93,18 +85,64 @@ fuzz_check_manifest (const RegManifest *manifest,
 
       FUZZ_ASSERT (_reg_name_validate (backend->name, "backend name", NULL),
                    "declared backend name '%s' breaks the naming rules", backend->name);
-      FUZZ_ASSERT (g_hash_table_add (names, backend->name), "'%s' declared twice", backend->name);
+      FUZZ_ASSERT (g_hash_table_add (names, (gpointer) backend->name), "'%s' declared twice", backend->name);
       FUZZ_ASSERT (backend->tags != NULL, "'%s' without a tag array", backend->name);
       for (guint j = 0; backend->tags[j] != NULL; j++)
         {
           FUZZ_ASSERT (_reg_name_validate (backend->tags[j], "tag", NULL),
                        "tag '%s' of '%s' breaks the naming rules", backend->tags[j], backend->name);
-          FUZZ_ASSERT (g_hash_table_add (tags, backend->tags[j]), "tag '%s' twice", backend->tags[j]);
+          FUZZ_ASSERT (g_hash_table_add (tags, (gpointer) backend->tags[j]), "tag '%s' twice", backend->tags[j]);
         }
       FUZZ_ASSERT (backend->description == NULL ||
                    g_utf8_validate (backend->description, -1, NULL),
                    "description of '%s' is not UTF-8", backend->name);
       if (backend->details != NULL)
         fuzz_check_details (backend->name, backend->details);
+    }
+}
+
+/* The manifest reader finds the values of a key file where GKeyFile would
+ * (reg-keyfile.c): it accepts what GKeyFile accepts, lists the same
+ * groups in the same order, and gives every key of a group (but those
+ * with a locale, which nothing asks for) the raw value
+ * g_key_file_get_value() gives. */
+static inline void
+fuzz_check_key_file (const char *text,
+                     gsize       size)
+{
+  g_autoptr(GKeyFile) reference = g_key_file_new ();
+  g_autoptr(RegKeyFile) ours = _reg_key_file_new (text, size, NULL);
+  g_auto(GStrv) groups = NULL;
+  const char * const *our_groups;
+  gboolean accepted = g_key_file_load_from_data (reference, text, size, G_KEY_FILE_NONE, NULL);
+
+  FUZZ_ASSERT ((ours != NULL) == accepted, "GKeyFile %s it, the reader does not",
+               accepted ? "accepts" : "refuses");
+  if (!accepted)
+    return;
+
+  groups = g_key_file_get_groups (reference, NULL);
+  our_groups = _reg_key_file_get_groups (ours);
+  for (guint i = 0; groups[i] != NULL || our_groups[i] != NULL; i++)
+    {
+      g_auto(GStrv) keys = NULL;
+      RegKeyGroup group;
+
+      FUZZ_ASSERT (g_strcmp0 (groups[i], our_groups[i]) == 0, "group %u: '%s', not '%s'",
+                   i, our_groups[i], groups[i]);
+      FUZZ_ASSERT (_reg_key_file_has_group (ours, groups[i]), "no group '%s'", groups[i]);
+
+      _reg_key_group_init (&group, ours, groups[i]);
+      keys = g_key_file_get_keys (reference, groups[i], NULL, NULL);
+      for (guint j = 0; keys[j] != NULL; j++)
+        {
+          g_autofree char *value = g_key_file_get_value (reference, groups[i], keys[j], NULL);
+
+          if (strchr (keys[j], '[') != NULL)
+            continue;
+          FUZZ_ASSERT (g_strcmp0 (_reg_key_group_get_value (&group, keys[j]), value) == 0,
+                       "[%s] %s: '%s', not '%s'", groups[i], keys[j],
+                       _reg_key_group_get_value (&group, keys[j]), value);
+        }
     }
 }

@@ -2,10 +2,11 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The input is the text of a manifest.  A manifest is either refused with
- * a clear message, or it declares backends that all follow the rules a
- * registry relies on: valid names, normalized tags, and a module file in
- * the manifest's own directory.
+ * The input is the text of a manifest.  Its values are found where
+ * GKeyFile finds them; a manifest is either refused with a clear message,
+ * or it declares backends that all follow the rules a registry relies on:
+ * valid names, normalized tags, and a module file in the manifest's own
+ * directory.
  */
 
 #include "fuzz-manifest-check.h"
@@ -27,6 +28,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   if (size > REG_MANIFEST_MAX_SIZE)
     return 0;
 
+  fuzz_check_key_file (text, size);
+
   manifest = _reg_manifest_parse (DIR "/fuzz.backend", text, size, &error);
   if (manifest == NULL)
     {
@@ -35,7 +38,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
       return 0;
     }
   FUZZ_ASSERT (error == NULL, "a manifest and an error");
-  FUZZ_ASSERT (g_str_equal (manifest->path, DIR "/fuzz.backend"), "path %s", manifest->path);
+  FUZZ_ASSERT (g_str_equal (manifest->file, "fuzz.backend"), "file %s", manifest->file);
   fuzz_check_manifest (manifest, DIR);
 
   return 0;

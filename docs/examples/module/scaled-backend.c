@@ -53,9 +53,8 @@ scale_outputs (RegGraph  *graph,
 
             for (guint a = 0; a < n_args; a++)
               copied_args[a] = copy_of[args[a]];
-            copy_of[n] = reg_graph_add_call (scaled, reg_graph_get_node_name (graph, n),
-                                             reg_graph_get_node_operator (graph, n),
-                                             copied_args, n_args, error);
+            copy_of[n] = reg_graph_add_op (scaled, reg_graph_get_node_op (graph, n),
+                                           copied_args, n_args, error);
             if (copy_of[n] == REG_GRAPH_INVALID_NODE)
               return NULL;
           }
@@ -77,7 +76,7 @@ scale_outputs (RegGraph  *graph,
     {
       const guint args[] = { copy_of[outputs[i]], factor_node };
 
-      scaled_outputs[i] = reg_graph_add_call (scaled, NULL, REG_OP_MUL, args, 2, error);
+      scaled_outputs[i] = reg_graph_add_op (scaled, "mul", args, 2, error);
       if (scaled_outputs[i] == REG_GRAPH_INVALID_NODE)
         return NULL;
     }

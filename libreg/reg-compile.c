@@ -1,0 +1,657 @@
+/* reg-compile.c: compiling on a registry's backends: the backend asked
+ * for, then the fallback chain, synchronously and asynchronously
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The rules are in the RegRegistry documentation ("Compiling"): a compile
+ * that its backend cannot do (the module does not load, UNSUPPORTED_OP,
+ * FAILED) falls back along fallback-backends; the caller's own mistakes
+ * (inputs, options, the graph, a bad name) never do.  A backend whose
+ * functions are shareable is asked through the compile cache.
+ */
+
+#include <string.h>
+
+#include "reg-binding-private.h"
+#include "reg-compiler-private.h"
+#include "reg-message-private.h"
+#include "reg-registry-private.h"
+
+/* The backends a compile tries: the one asked for (NULL: the default),
+ * then the fallbacks that were not tried yet; and what each failure said. */
+typedef struct
+{
+  char       *asked;         /* nullable: the default */
+  char      **fallbacks;
+  guint       position;      /* 0: the backend asked for; else fallbacks[position - 1] */
+  char       *default_name;  /* the default's name, once known, when asked is NULL */
+  const char *name;          /* the name of the backend at position, once known: asked,
+                              * default_name or a fallback */
+  const char *first_name;    /* the name of the backend asked for, once known */
+  GError     *first_error;   /* why the backend asked for failed */
+  GString    *reasons;       /* why each fallback failed, for the final message */
+} Chain;
+
+static void
+chain_init (Chain       *chain,
+            RegRegistry *self,
+            const char  *backend)
+{
+  memset (chain, 0, sizeof *chain);
+  chain->asked = g_strdup (backend);
+  g_rw_lock_reader_lock (&self->lock);
+  chain->fallbacks = g_strdupv (self->fallbacks);
+  g_rw_lock_reader_unlock (&self->lock);
+}
+
+static void
+chain_clear (Chain *chain)
+{
+  g_clear_pointer (&chain->asked, g_free);
+  g_clear_pointer (&chain->fallbacks, g_strfreev);
+  g_clear_pointer (&chain->default_name, g_free);
+  chain->name = NULL;
+  chain->first_name = NULL;
+  g_clear_error (&chain->first_error);
+  if (chain->reasons != NULL)
+    g_string_free (g_steal_pointer (&chain->reasons), TRUE);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Chain, chain_clear)
+
+/* Looks up the backend at the chain's position: the compiler, and its name
+ * in chain->name. */
+static RegCompiler *
+chain_resolve (Chain        *chain,
+               RegRegistry  *self,
+               GError      **error)
+{
+  RegCompiler *compiler;
+
+  if (chain->position == 0 && chain->asked == NULL)
+    {
+      g_clear_pointer (&chain->default_name, g_free);
+      compiler = _reg_settings_resolve_default (self, &chain->default_name, error);
+      chain->name = chain->default_name;
+    }
+  else
+    {
+      chain->name = chain->position == 0 ? chain->asked : chain->fallbacks[chain->position - 1];
+      compiler = reg_registry_lookup_backend (self, chain->name, error);
+    }
+
+  if (chain->position == 0)
+    chain->first_name = chain->name;
+
+  return compiler;
+}
+
+/* Whether the backend asked for failed because it could not do it, rather
+ * than because the caller asked wrong: only then does a compile fall
+ * back. */
+static gboolean
+falls_back (const GError *error)
+{
+  return g_error_matches (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_UNSUPPORTED_OP) ||
+         g_error_matches (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED) ||
+         g_error_matches (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BACKEND_UNAVAILABLE) ||
+         g_error_matches (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED);
+}
+
+static gboolean
+chain_tried (const Chain *chain,
+             const char  *name)
+{
+  if (g_strcmp0 (name, chain->first_name) == 0)
+    return TRUE;
+
+  for (guint i = 0; i + 1 < chain->position; i++)
+    if (g_str_equal (name, chain->fallbacks[i]))
+      return TRUE;
+
+  return FALSE;
+}
+
+/* Records why the backend at the chain's position failed (@error, taken
+ * over) and moves to the next backend to try, announcing the fallback in
+ * the calling thread.  Returns FALSE when there is none, or when @error
+ * must not fall back. */
+static gboolean
+chain_next (Chain       *chain,
+            RegRegistry *self,
+            GError      *error)
+{
+  g_autoptr(GError) fallback_error = NULL;
+  g_autofree char *failed = g_strdup (chain->name != NULL ? chain->name : "the default backend");
+  g_autofree char *failed_shown = NULL;
+  g_autofree char *next_shown = NULL;
+  const char *next;
+
+  failed_shown = _reg_text_for_message (failed, -1, 255);
+  if (chain->position == 0)
+    {
+      chain->first_error = error;
+      if (!falls_back (error))
+        return FALSE;
+    }
+  else
+    {
+      fallback_error = error;
+      if (chain->reasons == NULL)
+        chain->reasons = g_string_new (NULL);
+      g_string_append_printf (chain->reasons, "; '%s': %s", failed_shown, error->message);
+    }
+
+  do
+    {
+      next = chain->fallbacks[chain->position];
+      if (next == NULL)
+        return FALSE;
+      chain->position++;
+    }
+  while (chain_tried (chain, next));
+
+  next_shown = _reg_text_for_message (next, -1, 255);
+  g_message ("backend '%s' cannot compile the graph (%s); falling back to '%s'",
+             failed_shown, error->message, next_shown);
+  g_signal_emit (self, _reg_registry_signals[REG_REGISTRY_FALLBACK], 0, failed, next, error);
+
+  return TRUE;
+}
+
+/* The error of a chain that failed: the backend asked for's, with the
+ * fallbacks' reasons added to its message. */
+static void
+chain_fail (Chain   *chain,
+            GError **error)
+{
+  GError *first = g_steal_pointer (&chain->first_error);
+
+  if (chain->reasons != NULL)
+    {
+      char *message = g_strconcat (first->message, " (and every fallback failed",
+                                   chain->reasons->str, ")", NULL);
+
+      g_free (first->message);
+      first->message = message;
+    }
+
+  g_propagate_error (error, first);
+}
+
+/* One attempt of a compile: the backend resolved, the graph checked for
+ * it, and, for a backend whose functions are shareable, the cache
+ * consulted. */
+typedef struct
+{
+  RegRegistry   *registry;
+  RegCompiler   *compiler;
+  char          *name;
+  RegShape      *shapes;
+  GBytes        *key;          /* nullable: not cached */
+  gsize          cost;
+  gboolean       must_settle;
+  RegCompiledFn *hit;          /* nullable: the function, from the cache or compiled */
+} Attempt;
+
+/* Ends an attempt with what its compile gave (@fn, nullable): settles its
+ * claim on the cache, which must happen whatever the outcome. */
+static void
+attempt_end (Attempt       *attempt,
+             RegCompiledFn *fn)
+{
+  if (!attempt->must_settle)
+    return;
+
+  _reg_compile_cache_settle (attempt->registry->cache, attempt->compiler,
+                             g_bytes_get_data (attempt->key, NULL), g_bytes_get_size (attempt->key),
+                             fn, attempt->cost);
+  attempt->must_settle = FALSE;
+}
+
+/* An attempt dropped (a compile that failed, or was cancelled while a
+ * worker still ran it) gives up its claim on the cache. */
+static void
+attempt_free (Attempt *attempt)
+{
+  attempt_end (attempt, NULL);
+
+  g_clear_object (&attempt->registry);
+  g_clear_object (&attempt->compiler);
+  g_free (attempt->name);
+  g_free (attempt->shapes);
+  g_clear_pointer (&attempt->key, g_bytes_unref);
+  g_clear_object (&attempt->hit);
+  g_free (attempt);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Attempt, attempt_free)
+
+/* Whether a compile may look in the cache before the graph is checked for
+ * its inputs: only when the options are a dictionary and the graph is
+ * complete.  An equal key then means an equal graph and equal shapes,
+ * which passed the full check when the entry was made. */
+static gboolean
+may_look_up_first (RegGraph  *graph,
+                   GPtrArray *example_inputs,
+                   GVariant  *options)
+{
+  guint n_inputs;
+
+  reg_graph_get_inputs (graph, &n_inputs);
+
+  return (options == NULL || g_variant_is_of_type (options, G_VARIANT_TYPE_VARDICT)) &&
+         n_inputs == example_inputs->len &&
+         reg_graph_validate (graph, NULL);
+}
+
+/* Resolves the chain's current backend, looks in the cache when its
+ * functions are shareable (a hit is attempt->hit), and otherwise checks
+ * the graph for it.  May block: a lookup may load a module, and the cache
+ * waits for another compile of the same key. */
+static Attempt *
+attempt_begin (Chain         *chain,
+               RegRegistry   *self,
+               RegGraph      *graph,
+               GPtrArray     *example_inputs,
+               GVariant      *options,
+               GCancellable  *cancellable,
+               GError       **error)
+{
+  g_autoptr(Attempt) attempt = g_new0 (Attempt, 1);
+  gboolean by_default = chain->position == 0 && chain->asked == NULL;
+
+  attempt->registry = g_object_ref (self);
+  attempt->compiler = chain_resolve (chain, self, error);
+  if (attempt->compiler == NULL)
+    return NULL;
+  attempt->name = g_strdup (chain->name);
+
+  if ((_reg_compiler_get_effective_flags (attempt->compiler) & REG_COMPILER_FLAGS_SHAREABLE) &&
+      may_look_up_first (graph, example_inputs, options))
+    {
+      gboolean wait = !_reg_binding_is_thread_bound (G_OBJECT_TYPE (attempt->compiler));
+      gsize key_size;
+      const guint8 *key = _reg_compile_cache_key (graph, example_inputs, options, &key_size);
+
+      if (key != NULL)
+        {
+          attempt->hit = _reg_compile_cache_begin (self->cache, attempt->compiler, key, key_size,
+                                                   by_default, wait, cancellable,
+                                                   &attempt->must_settle);
+          if (attempt->hit != NULL)
+            return g_steal_pointer (&attempt);
+          /* The key outlives this thread's next one: the compile may run
+           * in another thread. */
+          attempt->key = g_bytes_new (key, key_size);
+        }
+    }
+
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    {
+      attempt_end (attempt, NULL);
+      return NULL;
+    }
+
+  attempt->shapes = _reg_compiler_prepare (attempt->compiler, attempt->name, graph,
+                                           example_inputs, options, error);
+  if (attempt->shapes == NULL)
+    {
+      attempt_end (attempt, NULL);
+      return NULL;
+    }
+  if (attempt->key != NULL)
+    attempt->cost = _reg_compile_cache_cost (graph, attempt->shapes,
+                                             g_bytes_get_size (attempt->key));
+
+  return g_steal_pointer (&attempt);
+}
+
+/**
+ * reg_registry_compile:
+ * @self: a [class@Reg.Registry]
+ * @backend: (nullable): a backend name, or %NULL for the default
+ * @graph: the graph to compile
+ * @example_inputs: (element-type Reg.Tensor): tensors shaped like the
+ *   inputs of the calls to come
+ * @options: (nullable): backend settings, an `a{sv}` dictionary, for
+ *   @backend (fallback backends compile with their defaults)
+ * @error: return location for a #GError
+ *
+ * Looks the backend up (see [method@Reg.Registry.lookup_backend] and
+ * [method@Reg.Registry.dup_default_compiler]) and compiles @graph with it
+ * (see [method@Reg.Compiler.compile]), falling back to
+ * [property@Reg.Registry:fallback-backends] when it cannot, and returning
+ * a cached function for an equal compile of a backend that shares its
+ * functions (see the class description).  This function is thread-safe.
+ *
+ * Returns: (transfer full): the compiled function, or %NULL with @error set
+ */
+RegCompiledFn *
+reg_registry_compile (RegRegistry  *self,
+                      const char   *backend,
+                      RegGraph     *graph,
+                      GPtrArray    *example_inputs,
+                      GVariant     *options,
+                      GError      **error)
+{
+  g_auto(Chain) chain;
+  g_autoptr(GVariant) options_ref = NULL;
+
+  g_return_val_if_fail (REG_IS_REGISTRY (self), NULL);
+  g_return_val_if_fail (REG_IS_GRAPH (graph), NULL);
+  g_return_val_if_fail (example_inputs != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  for (guint i = 0; i < example_inputs->len; i++)
+    g_return_val_if_fail (REG_IS_TENSOR (g_ptr_array_index (example_inputs, i)), NULL);
+
+  if (options != NULL)
+    options_ref = g_variant_ref_sink (options);
+
+  chain_init (&chain, self, backend);
+
+  for (;;)
+    {
+      GVariant *attempt_options = chain.position == 0 ? options : NULL;
+      g_autoptr(Attempt) attempt = NULL;
+      GError *local_error = NULL;
+      RegCompiledFn *fn = NULL;
+
+      attempt = attempt_begin (&chain, self, graph, example_inputs, attempt_options,
+                               NULL, &local_error);
+      if (attempt != NULL && attempt->hit != NULL)
+        return g_steal_pointer (&attempt->hit);
+
+      if (attempt != NULL)
+        {
+          fn = _reg_compiler_compile_prepared (attempt->compiler, attempt->name, graph,
+                                               example_inputs, attempt_options,
+                                               attempt->shapes, &local_error);
+          attempt_end (attempt, fn);
+          if (fn != NULL)
+            return fn;
+        }
+
+      if (!chain_next (&chain, self, local_error))
+        break;
+    }
+
+  chain_fail (&chain, error);
+  return NULL;
+}
+
+/* Compiling without blocking */
+
+/* An asynchronous compile: the chain, and what it compiles.  Each attempt
+ * begins in a worker thread (lookups may load modules, the cache may wait)
+ * and compiles through the backend's compile_async; every decision (a
+ * fallback, the result) is taken in the caller's main context. */
+typedef struct
+{
+  Chain      chain;
+  RegGraph  *graph;
+  GPtrArray *example_inputs;
+  GVariant  *options;
+  Attempt   *attempt;      /* between its beginning and its compile */
+} AsyncCompile;
+
+static void
+async_compile_free (gpointer data)
+{
+  AsyncCompile *ac = data;
+
+  chain_clear (&ac->chain);
+  g_object_unref (ac->graph);
+  g_ptr_array_unref (ac->example_inputs);
+  g_clear_pointer (&ac->options, g_variant_unref);
+  g_clear_pointer (&ac->attempt, attempt_free);
+  g_free (ac);
+}
+
+static void async_compile_attempt (GTask *task);
+
+/* The compile is over for this attempt's backend with @error (taken over):
+ * falls back or fails. */
+static void
+async_compile_failed (GTask  *task,
+                      GError *error)
+{
+  RegRegistry *self = g_task_get_source_object (task);
+  AsyncCompile *ac = g_task_get_task_data (task);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_task_return_error (task, error);
+    }
+  else if (chain_next (&ac->chain, self, error))
+    {
+      async_compile_attempt (task);
+    }
+  else
+    {
+      GError *final = NULL;
+
+      chain_fail (&ac->chain, &final);
+      g_task_return_error (task, final);
+    }
+}
+
+static void
+attempt_compiled (GObject      *source_object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  AsyncCompile *ac = g_task_get_task_data (task);
+  GError *error = NULL;
+  RegCompiledFn *fn;
+
+  fn = _reg_compiler_compile_prepared_finish (REG_COMPILER (source_object), result, &error);
+  attempt_end (ac->attempt, fn);
+  g_clear_pointer (&ac->attempt, attempt_free);
+
+  if (fn != NULL)
+    g_task_return_pointer (task, fn, g_object_unref);
+  else
+    async_compile_failed (task, error);
+}
+
+static void
+attempt_begun (GObject      *source_object,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  AsyncCompile *ac = g_task_get_task_data (task);
+  GError *error = NULL;
+  Attempt *attempt;
+
+  attempt = g_task_propagate_pointer (G_TASK (result), &error);
+  if (attempt == NULL)
+    {
+      async_compile_failed (task, error);
+      return;
+    }
+
+  if (attempt->hit != NULL)
+    {
+      g_task_return_pointer (task, g_steal_pointer (&attempt->hit), g_object_unref);
+      attempt_free (attempt);
+      return;
+    }
+
+  /* The backend's compile, in its own way (the default: a worker thread);
+   * the attempt's shapes go with it. */
+  ac->attempt = attempt;
+  _reg_compiler_compile_prepared_async (attempt->compiler, attempt->name, ac->graph,
+                                        ac->example_inputs,
+                                        ac->chain.position == 0 ? ac->options : NULL,
+                                        g_steal_pointer (&attempt->shapes),
+                                        g_task_get_cancellable (task),
+                                        attempt_compiled, g_object_ref (task));
+}
+
+/* Compiles in the worker, for a backend that would only have run its
+ * synchronous compile in a worker of its own (one trip between threads
+ * instead of two).  Returns the function, or NULL with @error. */
+static RegCompiledFn *
+compile_in_this_worker (Attempt       *attempt,
+                        AsyncCompile  *ac,
+                        GCancellable  *cancellable,
+                        GError       **error)
+{
+  GVariant *options = ac->chain.position == 0 ? ac->options : NULL;
+  RegCompiledFn *fn;
+
+  if (cancellable != NULL)
+    g_cancellable_push_current (cancellable);
+  fn = _reg_compiler_compile_prepared (attempt->compiler, attempt->name, ac->graph,
+                                       ac->example_inputs, options, attempt->shapes, error);
+  if (cancellable != NULL)
+    g_cancellable_pop_current (cancellable);
+
+  /* A compile cancelled meanwhile keeps nothing, not even in the cache. */
+  if (fn != NULL && g_cancellable_set_error_if_cancelled (cancellable, error))
+    g_clear_object (&fn);
+  attempt_end (attempt, fn);
+
+  return fn;
+}
+
+static void
+attempt_begin_in_worker (GTask        *step,
+                         gpointer      source_object,
+                         gpointer      task_data,
+                         GCancellable *cancellable)
+{
+  AsyncCompile *ac = g_task_get_task_data (G_TASK (task_data));
+  g_autoptr(Attempt) attempt = NULL;
+  GError *error = NULL;
+
+  /* Nothing runs for a compile cancelled before it starts. */
+  if (g_task_return_error_if_cancelled (step))
+    return;
+
+  attempt = attempt_begin (&ac->chain, source_object, ac->graph, ac->example_inputs,
+                           ac->chain.position == 0 ? ac->options : NULL,
+                           cancellable, &error);
+  if (attempt != NULL && attempt->hit == NULL && _reg_compiler_compiles_in_worker (attempt->compiler))
+    {
+      attempt->hit = compile_in_this_worker (attempt, ac, cancellable, &error);
+      if (attempt->hit == NULL)
+        g_clear_pointer (&attempt, attempt_free);
+    }
+
+  if (attempt == NULL)
+    g_task_return_error (step, error);
+  else
+    g_task_return_pointer (step, g_steal_pointer (&attempt), (GDestroyNotify) attempt_free);
+}
+
+static void
+async_compile_attempt (GTask *task)
+{
+  g_autoptr(GTask) step = g_task_new (g_task_get_source_object (task),
+                                      g_task_get_cancellable (task),
+                                      attempt_begun, g_object_ref (task));
+
+  g_task_set_source_tag (step, attempt_begin_in_worker);
+  /* The worker uses the compile's data until it returns, even after a
+   * cancellation has made the step return early (return-on-cancel): it
+   * holds the compile, and what it returns late is freed by
+   * attempt_free(), which gives up its claim on the cache. */
+  g_task_set_task_data (step, g_object_ref (task), g_object_unref);
+  g_task_set_return_on_cancel (step, TRUE);
+  g_task_run_in_thread (step, attempt_begin_in_worker);
+}
+
+/**
+ * reg_registry_compile_async:
+ * @self: a [class@Reg.Registry]
+ * @backend: (nullable): a backend name, or %NULL for the default
+ * @graph: the graph to compile
+ * @example_inputs: (element-type Reg.Tensor): tensors shaped like the
+ *   inputs of the calls to come
+ * @options: (nullable): backend settings, an `a{sv}` dictionary, for
+ *   @backend (fallback backends compile with their defaults)
+ * @cancellable: (nullable): a [class@Gio.Cancellable]
+ * @callback: called when the compile is done
+ * @user_data: data for @callback
+ *
+ * Compiles @graph without blocking: the asynchronous form of
+ * [method@Reg.Registry.compile], with the same fallbacks, cache and
+ * errors.  The lookup (which may load a module), the checks of the graph
+ * and the backend's compile all run off the calling thread, on a copy of
+ * @graph (the caller may change @graph as soon as this function returns);
+ * the backend's compile runs as its [vfunc@Reg.Compiler.compile_async]
+ * arranges (by default in a worker thread).
+ *
+ * @callback runs in the thread-default main context of the calling
+ * thread, as do [signal@Reg.Registry::fallback] handlers.  Cancelling
+ * @cancellable makes the compile finish promptly with
+ * %G_IO_ERROR_CANCELLED and keep nothing it made; if it is cancelled before
+ * the work starts, no backend runs.  Call
+ * [method@Reg.Registry.compile_finish] from @callback.  This function is
+ * thread-safe.
+ */
+void
+reg_registry_compile_async (RegRegistry         *self,
+                            const char          *backend,
+                            RegGraph            *graph,
+                            GPtrArray           *example_inputs,
+                            GVariant            *options,
+                            GCancellable        *cancellable,
+                            GAsyncReadyCallback  callback,
+                            gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  AsyncCompile *ac;
+
+  g_return_if_fail (REG_IS_REGISTRY (self));
+  g_return_if_fail (REG_IS_GRAPH (graph));
+  g_return_if_fail (example_inputs != NULL);
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  for (guint i = 0; i < example_inputs->len; i++)
+    g_return_if_fail (REG_IS_TENSOR (g_ptr_array_index (example_inputs, i)));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, reg_registry_compile_async);
+
+  ac = g_new0 (AsyncCompile, 1);
+  chain_init (&ac->chain, self, backend);
+  /* The worker reads it after this returns, when the caller may change
+   * its own (see _reg_graph_dup_frozen()). */
+  ac->graph = _reg_graph_dup_frozen (graph);
+  ac->example_inputs = g_ptr_array_new_full (example_inputs->len, g_object_unref);
+  for (guint i = 0; i < example_inputs->len; i++)
+    g_ptr_array_add (ac->example_inputs, g_object_ref (g_ptr_array_index (example_inputs, i)));
+  ac->options = options != NULL ? g_variant_ref_sink (options) : NULL;
+  g_task_set_task_data (task, ac, async_compile_free);
+
+  async_compile_attempt (task);
+}
+
+/**
+ * reg_registry_compile_finish:
+ * @self: a [class@Reg.Registry]
+ * @result: the result given to the callback of
+ *   [method@Reg.Registry.compile_async]
+ * @error: return location for a #GError
+ *
+ * Finishes [method@Reg.Registry.compile_async].
+ *
+ * Returns: (transfer full): the compiled function, or %NULL with @error set
+ */
+RegCompiledFn *
+reg_registry_compile_finish (RegRegistry   *self,
+                             GAsyncResult  *result,
+                             GError       **error)
+{
+  g_return_val_if_fail (REG_IS_REGISTRY (self), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}

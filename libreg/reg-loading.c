@@ -1,0 +1,454 @@
+/* reg-loading.c: making the compilers of declared backends
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * A declared backend becomes a compiler on its first lookup: the registry
+ * checks its module against the recorded verdicts (reg-verify.c), then
+ * its manifest's loader (reg-loader-private.h) loads the code and makes
+ * the compilers of the manifest's backends that the registry still has
+ * from that manifest.
+ *
+ * Lock order.  This file owns the outermost of libreg's locks.  A thread
+ * takes them in this order and never the other way round:
+ *
+ *   1. loading_lock (here): the process's loading lock, recursive.  Every
+ *      load through any registry takes it first, and the loaders' code
+ *      (opening a module, its reg_module_load(), making its compilers)
+ *      runs under it, so that a module may look backends up in any
+ *      registry, the default one included, while it loads: such a lookup
+ *      takes it again, then the other registry's load lock.  It also
+ *      guards the loaders' own tables (reg-module.c) and serialises
+ *      loading across the process, so no two modules load at once.
+ *   2. RegRegistry.load_lock, one per registry, recursive: serialises
+ *      discovery and loading in that registry.  A thread holds the load
+ *      locks of two registries at once only in module code, so under
+ *      loading_lock, which orders any two such threads.  Discovery takes
+ *      a load lock without loading_lock, and takes nothing under it but
+ *      its registry's contents lock.
+ *   3. RegRegistry.lock: the registry's contents.  Held only around the
+ *      registry's own code: no signal, notification, loader or compiler
+ *      code runs under it, and no lock but those of 4 is taken under it.
+ *   4. Leaves, under which nothing is taken: the compile cache's lock
+ *      (reg-compile-cache.c), the storage cache lock of reg-storage.c,
+ *      and the locks of GLib and GObject themselves.
+ *
+ * test-stress's /stress/lock-order loads modules through several
+ * registries at once, ThreadSanitizer watching (tools/check's tsan
+ * configuration).
+ */
+
+#include <pthread.h>
+#include <string.h>
+
+#include "reg-compiler-private.h"
+#include "reg-file-private.h"
+#include "reg-message-private.h"
+#include "reg-module.h"
+#include "reg-registry-private.h"
+#include "reg-verify-private.h"
+
+/* A pthread mutex with a static initialiser rather than a static
+ * GRecMutex: that one allocates its mutex on first use, which threads may
+ * race to do (GLib orders them with atomics ThreadSanitizer cannot see),
+ * and this lock is the first any load takes, with no other lock held. */
+static pthread_mutex_t loading_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+
+static void
+lock_loading (RegRegistry *self)
+{
+  if (pthread_mutex_lock (&loading_lock) != 0)
+    g_assert_not_reached ();
+  g_rec_mutex_lock (&self->load_lock);
+}
+
+static void
+unlock_loading (RegRegistry *self)
+{
+  g_rec_mutex_unlock (&self->load_lock);
+  if (pthread_mutex_unlock (&loading_lock) != 0)
+    g_assert_not_reached ();
+}
+
+/* Whether the name @offered, which @manifest's code offers but does not
+ * declare, is declared by another manifest of the same source file (a
+ * search directory holding a symbolic or hard link to the module, a bind
+ * mount): it is then that manifest's to make, on its own lookup.  Looking
+ * at the files is I/O: outside the lock. */
+static gboolean
+declared_through_another_path (RegRegistry *self,
+                               RegManifest *manifest,
+                               const char  *offered)
+{
+  g_autoptr(GPtrArray) others = g_ptr_array_new_with_free_func ((GDestroyNotify) _reg_manifest_unref);
+  g_autofree char *source = _reg_manifest_dup_source_path (manifest);
+  g_autofree char *identity = _reg_file_identity (source);
+  const RegEntry *entry;
+
+  g_rw_lock_reader_lock (&self->lock);
+  entry = g_hash_table_lookup (self->backends, offered);
+  if (entry != NULL && entry->manifest != NULL)
+    g_ptr_array_add (others, _reg_manifest_ref (entry->manifest));
+  for (guint i = 0; entry != NULL && entry->hidden != NULL && i < entry->hidden->len; i++)
+    g_ptr_array_add (others, _reg_manifest_ref (g_ptr_array_index (entry->hidden, i)));
+  g_rw_lock_reader_unlock (&self->lock);
+
+  for (guint i = 0; i < others->len && identity != NULL; i++)
+    {
+      RegManifest *other = g_ptr_array_index (others, i);
+      g_autofree char *other_source = NULL;
+      g_autofree char *other_identity = NULL;
+
+      if (other->loader != manifest->loader || _reg_manifest_find_backend (other, offered) < 0)
+        continue;
+      other_source = _reg_manifest_dup_source_path (other);
+      other_identity = _reg_file_identity (other_source);
+      if (g_strcmp0 (identity, other_identity) == 0)
+        return TRUE;
+    }
+
+  return FALSE;
+}
+
+/* The offers of @loaded that @manifest does not declare and no manifest
+ * of the same file declares: warned about, and recorded in @rejected (a
+ * message per name) for the lookups of those names to explain. */
+static void
+find_undeclared (RegRegistry *self,
+                 RegManifest *manifest,
+                 GObject     *loaded,
+                 GHashTable  *rejected)
+{
+  g_auto(GStrv) offers = manifest->loader->offers (loaded);
+  g_autofree char *source = NULL;
+  g_autofree char *shown_source = NULL;
+
+  for (guint i = 0; offers[i] != NULL; i++)
+    {
+      g_autofree char *shown_name = NULL;
+
+      if (_reg_manifest_find_backend (manifest, offers[i]) >= 0 ||
+          declared_through_another_path (self, manifest, offers[i]))
+        continue;
+
+      if (shown_source == NULL)
+        {
+          source = _reg_manifest_dup_source_path (manifest);
+          shown_source = _reg_escape (source);
+        }
+      shown_name = _reg_escape (offers[i]);
+      g_warning ("module %s offers backend '%s', which no manifest of it declares; ignored",
+                 shown_source, shown_name);
+      g_hash_table_replace (rejected, g_strdup (offers[i]),
+                            g_strdup_printf ("backend '%s': module %s offers it, but no manifest "
+                                             "of it declares it. Declare it in the module's "
+                                             "manifest ([Backend %s]).",
+                                             shown_name, shown_source, shown_name));
+    }
+}
+
+/* Makes the compiler of @manifest's backend @index, with what the
+ * manifest declares of it. */
+static RegCompiler *
+make_compiler (RegManifest  *manifest,
+               GObject      *loaded,
+               guint         index,
+               GError      **error)
+{
+  const RegManifestBackend *declaration = &manifest->backends[index];
+  RegBackendDetails *details = declaration->details;
+  RegCompiler *compiler;
+
+  compiler = manifest->loader->make (loaded, declaration->name, declaration->entry, error);
+  if (compiler == NULL)
+    return NULL;
+
+  /* Its manifest's flags (Shareable=) add to the compiler's own: the
+   * module's author speaks for its compiler there.  Its manifest's
+   * schema, none included, is the compiler's: the options a chooser was
+   * shown are those compiles are checked against. */
+  if (details != NULL)
+    _reg_compiler_set_declared_flags (compiler, details->compiler_flags);
+  if (!_reg_compiler_set_options (compiler, details != NULL ? details->options : NULL))
+    {
+      g_autofree char *source = _reg_manifest_dup_source_path (manifest);
+      g_autofree char *shown = _reg_escape (source);
+
+      g_warning ("backend '%s' of module %s: its compiler had a schema before the "
+                 "manifest's could be given to it; the manifest's is not checked",
+                 declaration->name, shown);
+    }
+
+  return compiler;
+}
+
+static void
+clear_compiler (gpointer data)
+{
+  g_clear_object ((RegCompiler **) data);
+}
+
+RegCompiler *
+_reg_loading_load (RegRegistry  *self,
+                   const char   *name,
+                   GError      **error)
+{
+  g_autoptr(RegManifest) manifest = NULL;
+  g_autoptr(GArray) wanted = g_array_new (FALSE, FALSE, sizeof (guint));  /* backend indexes */
+  g_autoptr(GArray) made = g_array_new (FALSE, TRUE, sizeof (RegCompiler *));
+  g_autoptr(GPtrArray) wanted_names = g_ptr_array_new ();
+  g_autoptr(GPtrArray) registered = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) garbage = _reg_registry_garbage_new ();
+  g_autoptr(GHashTable) rejected = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(GError) name_error = NULL;
+  g_autofree char *manifest_path = NULL;
+  g_autofree char *source = NULL;
+  g_autofree char *shown_manifest = NULL;
+  RegCompiler *result = NULL;
+  GObject *loaded = NULL;
+  gboolean first_load = FALSE;
+  GHashTableIter iter;
+  gpointer key, value;
+  RegEntry *entry;
+
+  g_array_set_clear_func (made, clear_compiler);
+
+  lock_loading (self);
+
+  /* Another thread may have loaded it, or unregistered it, meanwhile.
+   * What it takes from the manifest: the backends the registry still has
+   * from it, not loaded. */
+  g_rw_lock_reader_lock (&self->lock);
+  entry = g_hash_table_lookup (self->backends, name);
+  if (entry == NULL)
+    _reg_registry_set_unknown_error_locked (self, name, error);
+  else if (entry->compiler != NULL)
+    result = g_object_ref (entry->compiler);
+  else
+    {
+      manifest = _reg_manifest_ref (entry->manifest);
+      for (guint i = 0; i < manifest->n_backends; i++)
+        {
+          const RegEntry *other = g_hash_table_lookup (self->backends, manifest->backends[i].name);
+
+          if (other != NULL && other->manifest == manifest && other->compiler == NULL)
+            {
+              g_array_append_val (wanted, i);
+              g_ptr_array_add (wanted_names, (gpointer) manifest->backends[i].name);
+            }
+        }
+    }
+  g_rw_lock_reader_unlock (&self->lock);
+
+  if (manifest == NULL)
+    goto out;
+
+  manifest_path = _reg_manifest_dup_path (manifest);
+  source = _reg_manifest_dup_source_path (manifest);
+  shown_manifest = _reg_escape (manifest_path);
+
+  /* The code is loaded only if no verdict quarantines it (and, when
+   * asked, after its backends were checked in a child process). */
+  if (!_reg_verify_before_load (self, name, source, manifest_path, manifest->dir, wanted_names, error))
+    goto out;
+
+  loaded = manifest->loader->load (manifest->dir, manifest->source, &local_error);
+  if (loaded == NULL)
+    {
+      g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
+                                  "backend '%s' (declared by %s): ", name, shown_manifest);
+      goto out;
+    }
+
+  find_undeclared (self, manifest, loaded, rejected);
+
+  /* Making a compiler runs its code: outside the contents lock. */
+  g_array_set_size (made, wanted->len);
+  for (guint i = 0; i < wanted->len; i++)
+    {
+      guint index = g_array_index (wanted, guint, i);
+      gboolean is_name = strcmp (manifest->backends[index].name, name) == 0;
+
+      g_array_index (made, RegCompiler *, i) =
+        make_compiler (manifest, loaded, index, is_name ? &name_error : NULL);
+    }
+
+  g_rw_lock_writer_lock (&self->lock);
+  g_hash_table_iter_init (&iter, rejected);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      g_hash_table_iter_steal (&iter);
+      g_hash_table_replace (self->rejected, key, value);
+    }
+  first_load = g_hash_table_add (self->loaded, loaded);
+  for (guint i = 0; i < wanted->len; i++)
+    {
+      RegCompiler **compiler = &g_array_index (made, RegCompiler *, i);
+      RegEntry *target = g_hash_table_lookup (self->backends, g_ptr_array_index (wanted_names, i));
+
+      /* Unless another thread took the name meanwhile (a runtime
+       * registration wins, docs/discovery.md), or a rescan gave it to
+       * another manifest. */
+      if (*compiler != NULL && target != NULL && target->manifest == manifest &&
+          target->compiler == NULL)
+        {
+          target->compiler = g_steal_pointer (compiler);
+          g_ptr_array_add (registered, g_strdup (target->name));
+        }
+    }
+
+  entry = g_hash_table_lookup (self->backends, name);
+  if (entry == NULL)
+    _reg_registry_set_unknown_error_locked (self, name, error);
+  else if (entry->compiler != NULL)
+    result = g_object_ref (entry->compiler);
+  else if (name_error != NULL)
+    g_propagate_prefixed_error (error, g_steal_pointer (&name_error),
+                                "backend '%s' (declared by %s): ", name, shown_manifest);
+  else
+    g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
+                 "backend '%s' (declared by %s): it was declared again while its module loaded; "
+                 "look it up again", name, shown_manifest);
+  _reg_registry_invalidate_locked (self, garbage);
+  g_rw_lock_writer_unlock (&self->lock);
+
+out:
+  unlock_loading (self);
+
+  if (first_load && REG_IS_MODULE (loaded))
+    g_signal_emit (self, _reg_registry_signals[REG_REGISTRY_MODULE_LOADED], 0, loaded);
+  _reg_registry_emit_names (self, _reg_registry_signals[REG_REGISTRY_BACKEND_REGISTERED], registered);
+
+  return result;
+}
+
+/* Checking modules */
+
+/* The manifest whose declaration the backend @name is; an error for an
+ * unknown name, or for a backend registered at run time, which has none
+ * (and no module to check). */
+static RegManifest *
+dup_declaring_manifest (RegRegistry  *self,
+                        const char   *name,
+                        GError      **error)
+{
+  RegManifest *manifest = NULL;
+  const RegEntry *entry;
+
+  _reg_discovery_ensure_name (self, name);
+
+  g_rw_lock_reader_lock (&self->lock);
+  entry = g_hash_table_lookup (self->backends, name);
+  if (entry == NULL)
+    _reg_registry_set_unknown_error_locked (self, name, error);
+  else if (entry->manifest == NULL)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                 "backend '%s' is registered at run time, not declared by a module: "
+                 "there is no module to check", name);
+  else
+    manifest = _reg_manifest_ref (entry->manifest);
+  g_rw_lock_reader_unlock (&self->lock);
+
+  return manifest;
+}
+
+/**
+ * reg_registry_verify_backend:
+ * @self: a [class@Reg.Registry]
+ * @name: the name of a backend that a module declares
+ * @options: (nullable): an `a{sv}` of settings: `timeout` (`d`, seconds,
+ *   default 20), `memory-limit` (`t`, bytes of address space, default
+ *   4 GiB, 0 for none), `store` (`s`: `"user"`, the default, records the
+ *   verdict in the user's store; `"system"` in the store beside the module
+ *   file; `"none"` nowhere)
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Checks the backend @name in a process of its own: loads its module
+ * there, makes its compiler, compiles and calls the conformance set and
+ * compares every output with eager's, under the timeout and the memory
+ * limit.  Through the default registry the module reaches the backends of
+ * @self's search path, as it would in the application.  Nothing of the
+ * module runs in the calling process.  The verdict
+ * is recorded against the module file's identity in the store @options
+ * name, when the file did not change during the check, replacing the
+ * backend's earlier verdict there.  A crash or a timeout quarantines the
+ * module (see [property@Reg.Registry:module-checks]); a newer verdict of
+ * the same backend, in either store, lifts the quarantine its crash or
+ * timeout had put.
+ *
+ * Fails with %REG_REGISTRY_ERROR_INVALID_BACKEND for an unknown name,
+ * %G_IO_ERROR_NOT_SUPPORTED for a backend registered at run time (there is
+ * no module to check), %G_IO_ERROR_INVALID_ARGUMENT for bad @options,
+ * %G_IO_ERROR_CANCELLED, the error of starting the checker or
+ * %G_SPAWN_ERROR_FAILED when it ended before it reached the module (both
+ * in the %G_SPAWN_ERROR domain: no verdict about the module), or
+ * %G_IO_ERROR_NOT_FOUND when the backend builds on one that cannot be
+ * reached (it cannot be judged).  A verdict that cannot be recorded is
+ * returned all the same, with the error of the store
+ * ([method@Reg.Verdict.get_store_error]).  Blocks the calling thread for
+ * as long as the check takes.  This function is thread-safe.
+ *
+ * Returns: (transfer full): the verdict, or %NULL with @error set
+ */
+RegVerdict *
+reg_registry_verify_backend (RegRegistry   *self,
+                             const char    *name,
+                             GVariant      *options,
+                             GCancellable  *cancellable,
+                             GError       **error)
+{
+  g_autoptr(RegManifest) manifest = NULL;
+  g_autofree char *source = NULL;
+  RegVerifyOptions parsed;
+
+  g_return_val_if_fail (REG_IS_REGISTRY (self), NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+  g_return_val_if_fail (options == NULL || g_variant_is_of_type (options, G_VARIANT_TYPE_VARDICT), NULL);
+  g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!_reg_verify_options_parse (options, &parsed, error))
+    return NULL;
+
+  manifest = dup_declaring_manifest (self, name, error);
+  if (manifest == NULL)
+    return NULL;
+
+  source = _reg_manifest_dup_source_path (manifest);
+  return _reg_verify_run (self, name, source, manifest->dir, &parsed, cancellable, error);
+}
+
+/**
+ * reg_registry_dup_verdict:
+ * @self: a [class@Reg.Registry]
+ * @name: a backend name
+ *
+ * Finds the recorded verdict that governs the backend @name as its module
+ * file is now: a verdict quarantining the module (which may be about
+ * another backend of the same module: see
+ * [method@Reg.Verdict.get_backend_name]), or else the backend's own
+ * latest verdict.  Reads the store beside the module and the user's; a
+ * verdict about an earlier state of the file does not count.  Loads
+ * nothing.  This function is thread-safe.
+ *
+ * Returns: (transfer full) (nullable): the verdict, or %NULL when there is
+ *   none (or @name is unknown, or registered at run time)
+ */
+RegVerdict *
+reg_registry_dup_verdict (RegRegistry *self,
+                          const char  *name)
+{
+  g_autoptr(RegManifest) manifest = NULL;
+  g_autofree char *source = NULL;
+
+  g_return_val_if_fail (REG_IS_REGISTRY (self), NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+
+  manifest = dup_declaring_manifest (self, name, NULL);
+  if (manifest == NULL)
+    return NULL;
+
+  source = _reg_manifest_dup_source_path (manifest);
+  return _reg_verify_dup_verdict (name, source);
+}
