@@ -94,6 +94,7 @@ falls_back (const GError *error)
 {
   return g_error_matches (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_UNSUPPORTED_OP) ||
          g_error_matches (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED) ||
+         g_error_matches (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BACKEND_UNAVAILABLE) ||
          g_error_matches (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED);
 }
 

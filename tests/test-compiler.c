@@ -757,6 +757,37 @@ test_compile_foreign_error (void)
   g_assert_cmpstr (error->message, ==, "backend 'stranger': no such thing");
 }
 
+/* A backend that compiles on another one through a registry */
+static RegCompiledFn *
+compile_on_nowhere (RegGraph   *graph,
+                    GPtrArray  *example_inputs,
+                    GVariant   *options,
+                    gpointer    user_data,
+                    GError    **error)
+{
+  return reg_registry_compile (user_data, "nowhere", graph, example_inputs, NULL, error);
+}
+
+/* The registry's failure to provide the backend it builds on is not the
+ * registry's error of this compile (this backend exists), nor the
+ * backend's own failure: a code of its own, the registry's words. */
+static void
+test_compile_backend_unavailable (void)
+{
+  g_autoptr(RegRegistry) registry = reg_registry_new ();
+  g_autoptr(RegCompiler) compiler = reg_func_compiler_new ("wrapper", compile_on_nowhere, registry, NULL);
+  g_autoptr(RegGraph) graph = graph_new_from_string (two_input_graph);
+  const gint64 shape[] = { 2 };
+  g_autoptr(GPtrArray) inputs = tensors (2, shape, 1);
+  g_autoptr(RegCompiledFn) fn = NULL;
+  g_autoptr(GError) error = NULL;
+
+  fn = reg_compiler_compile (compiler, graph, inputs, NULL, &error);
+  g_assert_null (fn);
+  g_assert_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BACKEND_UNAVAILABLE);
+  g_assert_true (g_str_has_prefix (error->message, "backend 'wrapper': Invalid backend: 'nowhere'"));
+}
+
 /* A backend's message is text from outside: it reaches the caller on one
  * line, unable to drive a terminal, in its own domain or wrapped. */
 static void
@@ -989,6 +1020,7 @@ main (int   argc,
   g_test_add_func ("/compiler/compile/shared-fn-threads", test_compile_shared_fn_threads);
   g_test_add_func ("/compiler/compile/options-not-a-dictionary", test_compile_options_not_a_dictionary);
   g_test_add_func ("/compiler/compile/foreign-error", test_compile_foreign_error);
+  g_test_add_func ("/compiler/compile/backend-unavailable", test_compile_backend_unavailable);
   g_test_add_func ("/compiler/compile/error-text-escaped", test_compile_error_text_escaped);
   g_test_add_func ("/compiler/func-compiler/destroy", test_func_compiler_destroy);
   g_test_add_func ("/compiler/default-name", test_default_name);
