@@ -32,4 +32,9 @@ char *_reg_escape            (const char *text);
 char *_reg_quote_for_message (const char *text,
                               gssize      len);
 
+/* NULL when @text is one line of visible text (UTF-8 without the
+ * characters escaped above), else where it is not, for a message:
+ * "U+000A at byte 3", "invalid UTF-8 at byte 0". */
+char *_reg_find_invisible    (const char *text);
+
 G_END_DECLS
