@@ -11,15 +11,14 @@
 
 G_BEGIN_DECLS
 
-/* A schema is read by people, and checked on every compile. */
+/* A schema is read by people and checked on every compile. */
 #define REG_OPTION_MAX_OPTIONS     256
 #define REG_OPTION_MAX_CHOICES     256
 #define REG_OPTION_MAX_DESCRIPTION 1024
 
 /* reg-option.c */
 
-/* What every constructor and the manifest reader make options with.  Sinks
- * the variants, on failure too. */
+/* Every constructor and the manifest reader make options with it. */
 RegOption  *_reg_option_new_full           (const char          *name,
                                             const char          *type_string,
                                             GVariant            *default_value,
@@ -28,8 +27,7 @@ RegOption  *_reg_option_new_full           (const char          *name,
                                             GVariant            *maximum,
                                             const char * const  *choices,
                                             GError             **error);
-/* @text as a value of @type_string (an option's type), neither range nor
- * choices checked.  Not floating. */
+/* @text as a value of @type_string (an option's), unchecked, not floating. */
 GVariant   *_reg_option_parse_text         (const char          *type_string,
                                             const char          *text,
                                             GError             **error);
@@ -65,16 +63,15 @@ gboolean    _reg_option_list_equal         (GListModel          *a,
 /* Borrowed, or NULL. */
 RegOption  *_reg_option_list_lookup        (GListModel          *schema,
                                             const char          *name);
-/* Copies what a backend's code returned as its schema (any list model,
- * which may hold other objects or lie about its size), or fails with
- * REG_COMPILER_ERROR_FAILED: "backend 'x' declares option 'a' twice", or
- * without "backend 'x' " when @backend is NULL. */
+/* Copies what a backend's code returned as its schema (any list model, which
+ * may hold other objects or lie about its size), or fails with FAILED:
+ * "backend 'x' declares option 'a' twice" (without "backend 'x' " when
+ * @backend is NULL). */
 GListModel *_reg_option_list_copy_checked  (GListModel          *model,
                                             const char          *backend,
                                             GError             **error);
-/* The check of every compile's options: an `a{sv}` giving each key once
- * and following @schema when there is one.  BAD_OPTION, with close
- * matches for an unknown key. */
+/* The check of every compile's options: an `a{sv}` giving each key once,
+ * following @schema when there is one. */
 gboolean    _reg_option_list_check_options (GListModel          *schema,
                                             const char          *backend,
                                             GVariant            *options,

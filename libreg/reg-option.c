@@ -60,12 +60,6 @@
  * failure too.
  *
  * Options are immutable once made, so they may be shared between threads.
- *
- * ```python
- * threads = Reg.Option.new_with_range("threads", "u", GLib.Variant("u", 1),
- *                                GLib.Variant("u", 1), GLib.Variant("u", 64),
- *                                "Threads a call runs on")
- * ```
  */
 
 struct _RegOption
@@ -686,14 +680,12 @@ reg_option_new_with_choices (const char          *name,
  * reg_option_get_name:
  * @self: a [class@Reg.Option]
  *
- * Returns: (transfer none): the name, the option's key in the options of
- *   a compile
+ * Returns: (transfer none): the name, the option's key in a compile's options
  */
 const char *
 reg_option_get_name (RegOption *self)
 {
   g_return_val_if_fail (REG_IS_OPTION (self), NULL);
-
   return self->name;
 }
 
@@ -701,14 +693,12 @@ reg_option_get_name (RegOption *self)
  * reg_option_get_type_string:
  * @self: a [class@Reg.Option]
  *
- * Returns: (transfer none): the GVariant type string of the values, such
- *   as `u`
+ * Returns: (transfer none): the GVariant type string of the values, like `u`
  */
 const char *
 reg_option_get_type_string (RegOption *self)
 {
   g_return_val_if_fail (REG_IS_OPTION (self), NULL);
-
   return self->type_string;
 }
 
@@ -716,16 +706,13 @@ reg_option_get_type_string (RegOption *self)
  * reg_option_get_type_name:
  * @self: a [class@Reg.Option]
  *
- * Returns: (transfer none): the name of the type as people read it:
- *   `boolean`, `uint32`, `double`, `string`, `string list`... (the table
- *   of [class@Reg.Option])
+ * Returns: (transfer none): the type's name in the table of [class@Reg.Option]
  */
 const char *
 reg_option_get_type_name (RegOption *self)
 {
   g_return_val_if_fail (REG_IS_OPTION (self), NULL);
   g_return_val_if_fail (self->name != NULL, NULL);
-
   return find_type (self->type_string)->name;
 }
 
@@ -740,7 +727,6 @@ GVariant *
 reg_option_get_default_value (RegOption *self)
 {
   g_return_val_if_fail (REG_IS_OPTION (self), NULL);
-
   return self->default_value;
 }
 
@@ -754,7 +740,6 @@ const char *
 reg_option_get_description (RegOption *self)
 {
   g_return_val_if_fail (REG_IS_OPTION (self), NULL);
-
   return self->description;
 }
 
@@ -762,14 +747,12 @@ reg_option_get_description (RegOption *self)
  * reg_option_get_minimum:
  * @self: a [class@Reg.Option]
  *
- * Returns: (transfer none) (nullable): the smallest value a number option
- *   allows, or %NULL for none
+ * Returns: (transfer none) (nullable): the smallest value allowed, or %NULL
  */
 GVariant *
 reg_option_get_minimum (RegOption *self)
 {
   g_return_val_if_fail (REG_IS_OPTION (self), NULL);
-
   return self->minimum;
 }
 
@@ -777,14 +760,12 @@ reg_option_get_minimum (RegOption *self)
  * reg_option_get_maximum:
  * @self: a [class@Reg.Option]
  *
- * Returns: (transfer none) (nullable): the largest value a number option
- *   allows, or %NULL for none
+ * Returns: (transfer none) (nullable): the largest value allowed, or %NULL
  */
 GVariant *
 reg_option_get_maximum (RegOption *self)
 {
   g_return_val_if_fail (REG_IS_OPTION (self), NULL);
-
   return self->maximum;
 }
 
@@ -793,14 +774,12 @@ reg_option_get_maximum (RegOption *self)
  * @self: a [class@Reg.Option]
  *
  * Returns: (transfer none) (nullable) (array zero-terminated=1): the values
- *   a string option allows (the elements a string list option allows), or
- *   %NULL for any value
+ *   (of a string list, the elements) allowed, or %NULL for any
  */
 const char * const *
 reg_option_get_choices (RegOption *self)
 {
   g_return_val_if_fail (REG_IS_OPTION (self), NULL);
-
   return (const char * const *) self->choices;
 }
 
