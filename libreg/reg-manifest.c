@@ -376,7 +376,7 @@ parse_details (RegKeyGroup        *group,
             return FALSE;
           g_ptr_array_add (options, option);
         }
-      made->options = _reg_option_list_new ((RegOption * const *) options->pdata, options->len);
+      made->options = _reg_option_list_new (g_steal_pointer (&options));
     }
 
   if ((made->version != NULL && !check_text (made->version, "Version", REG_BACKEND_VERSION_MAX, &local_error)) ||

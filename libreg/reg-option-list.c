@@ -74,18 +74,14 @@ reg_option_list_class_init (RegOptionListClass *klass)
 static void
 reg_option_list_init (RegOptionList *self)
 {
-  self->options = g_ptr_array_new_with_free_func (g_object_unref);
 }
 
 GListModel *
-_reg_option_list_new (RegOption * const *options,
-                      guint              n_options)
+_reg_option_list_new (GPtrArray *options)
 {
   RegOptionList *self = g_object_new (REG_TYPE_OPTION_LIST, NULL);
 
-  for (guint i = 0; i < n_options; i++)
-    g_ptr_array_add (self->options, g_object_ref (options[i]));
-
+  self->options = options;
   return G_LIST_MODEL (self);
 }
 
@@ -170,7 +166,7 @@ _reg_option_list_copy_checked (GListModel  *model,
       return NULL;
     }
 
-  return _reg_option_list_new ((RegOption * const *) options->pdata, options->len);
+  return _reg_option_list_new (g_steal_pointer (&options));
 }
 
 static gboolean

@@ -54,9 +54,8 @@ char       *_reg_option_join_quoted        (const char * const  *strings);
 
 /* reg-option-list.c: schemas are immutable lists of options */
 
-/* @options are valid, their names unique. */
-GListModel *_reg_option_list_new           (RegOption * const   *options,
-                                            guint                n_options);
+/* Takes @options (of RegOption, freeing them), valid and names unique. */
+GListModel *_reg_option_list_new           (GPtrArray           *options);
 /* NULL (no schema) equals NULL only. */
 gboolean    _reg_option_list_equal         (GListModel          *a,
                                             GListModel          *b);
