@@ -207,6 +207,7 @@ _reg_loading_load (RegRegistry  *self,
   RegCompiler *result = NULL;
   GObject *loaded = NULL;
   gboolean first_load = FALSE;
+  RegModuleChecks checks;
   GHashTableIter iter;
   gpointer key, value;
   RegEntry *entry;
@@ -248,9 +249,18 @@ _reg_loading_load (RegRegistry  *self,
   shown_manifest = _reg_escape (manifest_path);
 
   /* The code is loaded only if no verdict quarantines it (and, when
-   * asked, after its backends were checked in a child process). */
-  if (!_reg_verify_before_load (self, name, source, manifest_path, manifest->dir, wanted_names, error))
-    goto out;
+   * asked, after its backends were checked in a child process, seeing
+   * the backends this registry sees). */
+  checks = g_atomic_int_get (&self->module_checks);
+  if (checks != REG_MODULE_CHECKS_NONE)
+    {
+      g_auto(GStrv) search_path = reg_registry_get_search_paths (self);
+
+      if (!_reg_verify_before_load ((checks & REG_MODULE_CHECKS_VERIFY) != 0,
+                                    (const char * const *) search_path, name, source,
+                                    manifest_path, manifest->dir, wanted_names, error))
+        goto out;
+    }
 
   loaded = manifest->loader->load (manifest->dir, manifest->source, &local_error);
   if (loaded == NULL)
@@ -400,6 +410,7 @@ reg_registry_verify_backend (RegRegistry   *self,
 {
   g_autoptr(RegManifest) manifest = NULL;
   g_autofree char *source = NULL;
+  g_auto(GStrv) search_path = NULL;
   RegVerifyOptions parsed;
 
   g_return_val_if_fail (REG_IS_REGISTRY (self), NULL);
@@ -416,7 +427,9 @@ reg_registry_verify_backend (RegRegistry   *self,
     return NULL;
 
   source = _reg_manifest_dup_source_path (manifest);
-  return _reg_verify_run (self, name, source, manifest->dir, &parsed, cancellable, error);
+  search_path = reg_registry_get_search_paths (self);
+  return _reg_verify_run ((const char * const *) search_path, name, source, manifest->dir,
+                          &parsed, cancellable, error);
 }
 
 /**
