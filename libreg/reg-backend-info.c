@@ -42,6 +42,9 @@ struct _RegBackendInfo
   RegCompilerFlags  compiler_flags;
   char             *manifest_path;
   char            **shadowed_manifests;
+  RegBackendState   state;
+  RegVerdict       *verdict;
+  char             *reason;
 };
 
 enum {
@@ -61,6 +64,9 @@ enum {
   PROP_COMPILER_FLAGS,
   PROP_MANIFEST_PATH,
   PROP_SHADOWED_MANIFESTS,
+  PROP_STATE,
+  PROP_VERDICT,
+  PROP_REASON,
   N_PROPS
 };
 
@@ -84,6 +90,8 @@ reg_backend_info_finalize (GObject *object)
   g_free (self->license);
   g_free (self->manifest_path);
   g_strfreev (self->shadowed_manifests);
+  g_clear_object (&self->verdict);
+  g_free (self->reason);
 
   G_OBJECT_CLASS (reg_backend_info_parent_class)->finalize (object);
 }
@@ -142,6 +150,15 @@ reg_backend_info_get_property (GObject    *object,
       break;
     case PROP_SHADOWED_MANIFESTS:
       g_value_set_boxed (value, self->shadowed_manifests);
+      break;
+    case PROP_STATE:
+      g_value_set_enum (value, self->state);
+      break;
+    case PROP_VERDICT:
+      g_value_set_object (value, self->verdict);
+      break;
+    case PROP_REASON:
+      g_value_set_string (value, self->reason);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -219,6 +236,15 @@ reg_backend_info_set_property (GObject      *object,
       break;
     case PROP_SHADOWED_MANIFESTS:
       self->shadowed_manifests = g_value_dup_boxed (value);
+      break;
+    case PROP_STATE:
+      self->state = g_value_get_enum (value);
+      break;
+    case PROP_VERDICT:
+      self->verdict = g_value_dup_object (value);
+      break;
+    case PROP_REASON:
+      self->reason = g_value_dup_string (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -374,6 +400,36 @@ reg_backend_info_class_init (RegBackendInfoClass *klass)
   properties[PROP_SHADOWED_MANIFESTS] =
     g_param_spec_boxed ("shadowed-manifests", NULL, NULL, G_TYPE_STRV, flags);
 
+  /**
+   * RegBackendInfo:state:
+   *
+   * Whether the backend can be used: declared, loaded, failed to load at
+   * its last lookup, or quarantined.  A [class@Reg.BackendList] replaces
+   * the info of a backend whose state changed, in its context.
+   */
+  properties[PROP_STATE] =
+    g_param_spec_enum ("state", NULL, NULL, REG_TYPE_BACKEND_STATE,
+                       REG_BACKEND_STATE_DECLARED, flags);
+
+  /**
+   * RegBackendInfo:verdict:
+   *
+   * The recorded verdict that governs a module backend as its module file
+   * is now (as [method@Reg.Registry.dup_verdict] finds it), or %NULL.
+   */
+  properties[PROP_VERDICT] =
+    g_param_spec_object ("verdict", NULL, NULL, REG_TYPE_VERDICT, flags);
+
+  /**
+   * RegBackendInfo:reason:
+   *
+   * Why the backend cannot be used: for %REG_BACKEND_STATE_FAILED, the
+   * message of its last lookup's error; for %REG_BACKEND_STATE_QUARANTINED,
+   * the verdict's reason; otherwise %NULL.
+   */
+  properties[PROP_REASON] =
+    g_param_spec_string ("reason", NULL, NULL, NULL, flags);
+
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -473,7 +529,11 @@ _reg_backend_info_equal (RegBackendInfo *a,
          g_strcmp0 (a->license, b->license) == 0 &&
          a->compiler_flags == b->compiler_flags &&
          g_strcmp0 (a->manifest_path, b->manifest_path) == 0 &&
-         strv_equal (a->shadowed_manifests, b->shadowed_manifests);
+         strv_equal (a->shadowed_manifests, b->shadowed_manifests) &&
+         a->state == b->state &&
+         g_strcmp0 (a->reason, b->reason) == 0 &&
+         (a->verdict == NULL) == (b->verdict == NULL) &&
+         (a->verdict == NULL || reg_verdict_get_time (a->verdict) == reg_verdict_get_time (b->verdict));
 }
 
 /**
@@ -775,4 +835,76 @@ reg_backend_info_get_shadowed_manifests (RegBackendInfo *self)
   g_return_val_if_fail (REG_IS_BACKEND_INFO (self), NULL);
 
   return self->shadowed_manifests != NULL ? (const char * const *) self->shadowed_manifests : none;
+}
+
+void
+_reg_backend_info_set_state (RegBackendInfo *self,
+                             RegVerdict     *verdict,
+                             const char     *load_error)
+{
+  g_assert (self->verdict == NULL && self->reason == NULL);
+
+  self->verdict = verdict != NULL ? g_object_ref (verdict) : NULL;
+  if (self->loaded)
+    self->state = REG_BACKEND_STATE_LOADED;
+  else if (verdict != NULL && reg_verdict_get_quarantines (verdict))
+    {
+      self->state = REG_BACKEND_STATE_QUARANTINED;
+      self->reason = g_strdup (reg_verdict_get_reason (verdict));
+    }
+  else if (load_error != NULL)
+    {
+      self->state = REG_BACKEND_STATE_FAILED;
+      self->reason = g_strdup (load_error);
+    }
+  else
+    self->state = REG_BACKEND_STATE_DECLARED;
+}
+
+/**
+ * reg_backend_info_get_state:
+ * @self: a [class@Reg.BackendInfo]
+ *
+ * Gets [property@Reg.BackendInfo:state].
+ *
+ * Returns: the state
+ */
+RegBackendState
+reg_backend_info_get_state (RegBackendInfo *self)
+{
+  g_return_val_if_fail (REG_IS_BACKEND_INFO (self), REG_BACKEND_STATE_DECLARED);
+
+  return self->state;
+}
+
+/**
+ * reg_backend_info_get_verdict:
+ * @self: a [class@Reg.BackendInfo]
+ *
+ * Gets [property@Reg.BackendInfo:verdict].
+ *
+ * Returns: (transfer none) (nullable): the verdict
+ */
+RegVerdict *
+reg_backend_info_get_verdict (RegBackendInfo *self)
+{
+  g_return_val_if_fail (REG_IS_BACKEND_INFO (self), NULL);
+
+  return self->verdict;
+}
+
+/**
+ * reg_backend_info_get_reason:
+ * @self: a [class@Reg.BackendInfo]
+ *
+ * Gets [property@Reg.BackendInfo:reason].
+ *
+ * Returns: (transfer none) (nullable): why the backend cannot be used
+ */
+const char *
+reg_backend_info_get_reason (RegBackendInfo *self)
+{
+  g_return_val_if_fail (REG_IS_BACKEND_INFO (self), NULL);
+
+  return self->reason;
 }
