@@ -165,101 +165,14 @@ reg_backend_info_get_property (GObject    *object,
     }
 }
 
-/* A list given at construction is copied into an option list, so that
- * the snapshot stays one: nobody can change it afterwards. */
-static void
-set_options (RegBackendInfo *self,
-             GListModel     *model)
-{
-  g_autoptr(GError) error = NULL;
-
-  g_clear_object (&self->options);
-  if (model == NULL)
-    return;
-
-  self->options = _reg_option_list_copy_checked (model, self->name != NULL ? self->name : "", &error);
-  if (self->options == NULL)
-    g_critical ("RegBackendInfo:options: %s", error->message);
-}
-
-static void
-reg_backend_info_set_property (GObject      *object,
-                               guint         prop_id,
-                               const GValue *value,
-                               GParamSpec   *pspec)
-{
-  RegBackendInfo *self = REG_BACKEND_INFO (object);
-
-  switch (prop_id)
-    {
-    case PROP_NAME:
-      self->name = g_value_dup_string (value);
-      break;
-    case PROP_TAGS:
-      self->tags = g_value_dup_boxed (value);
-      break;
-    case PROP_DESCRIPTION:
-      self->description = g_value_dup_string (value);
-      break;
-    case PROP_MODULE_PATH:
-      self->module_path = g_value_dup_string (value);
-      break;
-    case PROP_LOADED:
-      self->loaded = g_value_get_boolean (value);
-      break;
-    case PROP_ORIGIN:
-      self->origin = g_value_get_enum (value);
-      break;
-    case PROP_IS_DEFAULT:
-      self->is_default = g_value_get_boolean (value);
-      break;
-    case PROP_OPTIONS:
-      set_options (self, g_value_get_object (value));
-      break;
-    case PROP_VERSION:
-      self->version = g_value_dup_string (value);
-      break;
-    case PROP_AUTHORS:
-      self->authors = g_value_dup_boxed (value);
-      break;
-    case PROP_WEBSITE:
-      self->website = g_value_dup_string (value);
-      break;
-    case PROP_LICENSE:
-      self->license = g_value_dup_string (value);
-      break;
-    case PROP_COMPILER_FLAGS:
-      self->compiler_flags = g_value_get_flags (value);
-      break;
-    case PROP_MANIFEST_PATH:
-      self->manifest_path = g_value_dup_string (value);
-      break;
-    case PROP_SHADOWED_MANIFESTS:
-      self->shadowed_manifests = g_value_dup_boxed (value);
-      break;
-    case PROP_STATE:
-      self->state = g_value_get_enum (value);
-      break;
-    case PROP_VERDICT:
-      self->verdict = g_value_dup_object (value);
-      break;
-    case PROP_REASON:
-      self->reason = g_value_dup_string (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
 static void
 reg_backend_info_class_init (RegBackendInfoClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
-  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS;
+  const GParamFlags flags = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
 
   object_class->finalize = reg_backend_info_finalize;
   object_class->get_property = reg_backend_info_get_property;
-  object_class->set_property = reg_backend_info_set_property;
 
   /**
    * RegBackendInfo:name:
