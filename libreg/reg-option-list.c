@@ -118,12 +118,9 @@ _reg_option_list_lookup (GListModel *schema,
 
 GListModel *
 _reg_option_list_copy_checked (GListModel  *model,
-                               const char  *backend,
                                GError     **error)
 {
   g_autoptr(GPtrArray) options = g_ptr_array_new_with_free_func (g_object_unref);
-  g_autofree char *shown = backend != NULL ? _reg_text_for_message (backend, -1, 255) : NULL;
-  g_autofree char *who = shown != NULL ? g_strdup_printf ("backend '%s' ", shown) : g_strdup ("");
   g_autofree const char **names = NULL;
   guint n = g_list_model_get_n_items (model);
   const char *repeated;
@@ -131,7 +128,7 @@ _reg_option_list_copy_checked (GListModel  *model,
   if (n > REG_OPTION_MAX_OPTIONS)
     {
       g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
-                   "%sdeclares %u options, at most %d are allowed", who, n, REG_OPTION_MAX_OPTIONS);
+                   "declares %u options, at most %d are allowed", n, REG_OPTION_MAX_OPTIONS);
       return NULL;
     }
 
@@ -143,7 +140,7 @@ _reg_option_list_copy_checked (GListModel  *model,
       if (item == NULL || !REG_IS_OPTION (item))
         {
           g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
-                       "%sdeclares options with item %u %s%s, not a RegOption", who, i,
+                       "declares options with item %u %s%s, not a RegOption", i,
                        item == NULL ? "missing" : "a ", item == NULL ? "" : G_OBJECT_TYPE_NAME (item));
           return NULL;
         }
@@ -151,8 +148,8 @@ _reg_option_list_copy_checked (GListModel  *model,
       if (names[i] == NULL)
         {
           g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
-                       "%sdeclares options with item %u made without a constructor of "
-                       "RegOption (it has no name)", who, i);
+                       "declares options with item %u made without a constructor of "
+                       "RegOption (it has no name)", i);
           return NULL;
         }
       g_ptr_array_add (options, g_steal_pointer (&item));
@@ -162,7 +159,7 @@ _reg_option_list_copy_checked (GListModel  *model,
   if (repeated != NULL)
     {
       g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
-                   "%sdeclares option '%s' twice", who, repeated);
+                   "declares option '%s' twice", repeated);
       return NULL;
     }
 

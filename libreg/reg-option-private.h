@@ -63,11 +63,9 @@ gboolean    _reg_option_list_equal         (GListModel          *a,
 RegOption  *_reg_option_list_lookup        (GListModel          *schema,
                                             const char          *name);
 /* Copies what a backend's code returned as its schema (any list model, which
- * may hold other objects or lie about its size), or fails with FAILED:
- * "backend 'x' declares option 'a' twice" (without "backend 'x' " when
- * @backend is NULL). */
+ * may hold other objects or lie about its size), or fails with FAILED and
+ * what the caller puts after the backend's name: "declares option 'a' twice". */
 GListModel *_reg_option_list_copy_checked  (GListModel          *model,
-                                            const char          *backend,
                                             GError             **error);
 /* The check of every compile's options: an `a{sv}` giving each key once,
  * following @schema when there is one. */
