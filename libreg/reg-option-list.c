@@ -203,9 +203,12 @@ check_repeated (const char  *backend,
                 GError     **error)
 {
   gsize n = g_variant_n_children (options);
-  g_autofree const char **keys = g_new (const char *, n + 1);
+  g_autofree const char **keys = NULL;
   const char *repeated;
 
+  if (n < 2)
+    return TRUE;  /* without allocating, on every compile */
+  keys = g_new (const char *, n);
   for (gsize i = 0; i < n; i++)
     g_variant_get_child (options, i, "{&sv}", &keys[i], NULL);
   repeated = _reg_option_find_repeated (keys, n);
