@@ -12,7 +12,6 @@
 
 #include <string.h>
 
-#include "reg-binding-private.h"
 #include "reg-compiler-private.h"
 #include "reg-message-private.h"
 #include "reg-registry-private.h"
@@ -183,29 +182,26 @@ chain_fail (Chain   *chain,
  * consulted. */
 typedef struct
 {
-  RegRegistry   *registry;
-  RegCompiler   *compiler;
-  char          *name;
-  RegShape      *shapes;
-  GBytes        *key;          /* nullable: not cached */
-  gsize          cost;
-  gboolean       must_settle;
-  RegCompiledFn *hit;          /* nullable: the function, from the cache or compiled */
+  RegRegistry         *registry;
+  RegCompiler         *compiler;
+  char                *name;
+  RegShape            *shapes;
+  RegCompileCacheMiss *miss;   /* nullable: the cache's miss, to settle */
+  gsize                cost;
+  RegCompiledFn       *hit;    /* nullable: the function, from the cache or compiled */
 } Attempt;
 
 /* Ends an attempt with what its compile gave (@fn, nullable): settles its
- * claim on the cache, which must happen whatever the outcome. */
+ * miss in the cache, which must happen whatever the outcome. */
 static void
 attempt_end (Attempt       *attempt,
              RegCompiledFn *fn)
 {
-  if (!attempt->must_settle)
+  if (attempt->miss == NULL)
     return;
 
-  _reg_compile_cache_settle (attempt->registry->cache, attempt->compiler,
-                             g_bytes_get_data (attempt->key, NULL), g_bytes_get_size (attempt->key),
+  _reg_compile_cache_settle (attempt->registry->cache, g_steal_pointer (&attempt->miss),
                              fn, attempt->cost);
-  attempt->must_settle = FALSE;
 }
 
 /* An attempt dropped (a compile that failed, or was cancelled while a
@@ -219,7 +215,6 @@ attempt_free (Attempt *attempt)
   g_clear_object (&attempt->compiler);
   g_free (attempt->name);
   g_free (attempt->shapes);
-  g_clear_pointer (&attempt->key, g_bytes_unref);
   g_clear_object (&attempt->hit);
   g_free (attempt);
 }
@@ -246,19 +241,23 @@ may_look_up_first (RegGraph  *graph,
 
 /* Resolves the chain's current backend, looks in the cache when its
  * functions are shareable (a hit is attempt->hit), and otherwise checks
- * the graph for it.  May block: a lookup may load a module, and the cache
- * waits for another compile of the same key. */
+ * the graph for it.  @synchronous: the caller compiles in this thread if
+ * this misses (see _reg_compile_cache_begin()).  May block: a lookup may
+ * load a module, and the cache waits for another compile of the same
+ * key. */
 static Attempt *
 attempt_begin (Chain         *chain,
                RegRegistry   *self,
                RegGraph      *graph,
                GPtrArray     *example_inputs,
                GVariant      *options,
+               gboolean       synchronous,
                GCancellable  *cancellable,
                GError       **error)
 {
   g_autoptr(Attempt) attempt = g_new0 (Attempt, 1);
   gboolean by_default = chain->position == 0 && chain->asked == NULL;
+  gsize key_size = 0;
 
   attempt->registry = g_object_ref (self);
   attempt->compiler = chain_resolve (chain, self, error);
@@ -269,39 +268,28 @@ attempt_begin (Chain         *chain,
   if ((_reg_compiler_get_effective_flags (attempt->compiler) & REG_COMPILER_FLAGS_SHAREABLE) &&
       may_look_up_first (graph, example_inputs, options))
     {
-      gboolean wait = !_reg_binding_is_thread_bound (G_OBJECT_TYPE (attempt->compiler));
-      gsize key_size;
+      gboolean compiles_here = synchronous || _reg_compiler_compiles_in_worker (attempt->compiler);
       const guint8 *key = _reg_compile_cache_key (graph, example_inputs, options, &key_size);
 
       if (key != NULL)
         {
           attempt->hit = _reg_compile_cache_begin (self->cache, attempt->compiler, key, key_size,
-                                                   by_default, wait, cancellable,
-                                                   &attempt->must_settle);
+                                                   by_default, compiles_here, cancellable,
+                                                   &attempt->miss);
           if (attempt->hit != NULL)
             return g_steal_pointer (&attempt);
-          /* The key outlives this thread's next one: the compile may run
-           * in another thread. */
-          attempt->key = g_bytes_new (key, key_size);
         }
     }
 
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
-    {
-      attempt_end (attempt, NULL);
-      return NULL;
-    }
+    return NULL;
 
   attempt->shapes = _reg_compiler_prepare (attempt->compiler, attempt->name, graph,
                                            example_inputs, options, error);
   if (attempt->shapes == NULL)
-    {
-      attempt_end (attempt, NULL);
-      return NULL;
-    }
-  if (attempt->key != NULL)
-    attempt->cost = _reg_compile_cache_cost (graph, attempt->shapes,
-                                             g_bytes_get_size (attempt->key));
+    return NULL;
+  if (attempt->miss != NULL)
+    attempt->cost = _reg_compile_cache_cost (graph, attempt->shapes, key_size);
 
   return g_steal_pointer (&attempt);
 }
@@ -358,7 +346,7 @@ reg_registry_compile (RegRegistry  *self,
       RegCompiledFn *fn = NULL;
 
       attempt = attempt_begin (&chain, self, graph, example_inputs, attempt_options,
-                               NULL, &local_error);
+                               TRUE, NULL, &local_error);
       if (attempt != NULL && attempt->hit != NULL)
         return g_steal_pointer (&attempt->hit);
 
@@ -543,7 +531,7 @@ attempt_begin_in_worker (GTask        *step,
 
   attempt = attempt_begin (&ac->chain, source_object, ac->graph, ac->example_inputs,
                            ac->chain.position == 0 ? ac->options : NULL,
-                           cancellable, &error);
+                           FALSE, cancellable, &error);
   if (attempt != NULL && attempt->hit == NULL && _reg_compiler_compiles_in_worker (attempt->compiler))
     {
       attempt->hit = compile_in_this_worker (attempt, ac, cancellable, &error);

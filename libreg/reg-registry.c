@@ -84,14 +84,16 @@
  * canonical text form), for example inputs of the same shapes, with equal
  * options, on the same backend object returns the same function instead
  * of compiling again, whether the graph is the same object or not.
- * Concurrent compiles of one key compile once.  The cache keeps
- * [property@Reg.Registry:compile-cache-size] functions (0 disables it;
- * `REG_COMPILE_CACHE_SIZE` sets it from the environment) and at most
- * 256 MiB of estimated memory (the bytes of every node's value in the
- * compiled graphs), evicting the least recently used; a compile whose
- * graph and options alone would pass that is not cached.  It drops a
- * backend's functions when the backend is unregistered, everything on a
- * rescan, and the default backend's compiles when the default changes.
+ * Concurrent compiles of one key compile once, unless waiting for the
+ * first could block what it needs (see "Threads and signals").  The
+ * cache keeps [property@Reg.Registry:compile-cache-size] functions (0
+ * disables it; `REG_COMPILE_CACHE_SIZE` sets it from the environment) and
+ * at most 256 MiB of estimated memory (the bytes of every node's value in
+ * the compiled graphs), evicting the least recently used; a compile whose
+ * graph and options alone would pass that is not cached.  It
+ * drops a backend's functions when the backend is unregistered,
+ * everything on a rescan, and the default backend's compiles when the
+ * default changes.
  * [method@Reg.Registry.get_compile_cache_counters] counts its hits, misses
  * and evictions.
  *
