@@ -77,7 +77,9 @@ RegCompiledFn   *_reg_compile_cache_begin            (RegCompileCache      *cach
                                                       RegCompileCacheMiss **miss);
 /* Ends the compile of @miss with its function (@fn, nullable) of the
  * estimated memory @cost; @miss is no longer the caller's.  The function
- * is kept unless the compile was dropped meanwhile (see below). */
+ * is kept unless the compile was dropped meanwhile (see below) or @cost
+ * alone passes REG_COMPILE_CACHE_MAX_BYTES, which leaves the cache as it
+ * was. */
 void             _reg_compile_cache_settle           (RegCompileCache      *cache,
                                                       RegCompileCacheMiss  *miss,
                                                       RegCompiledFn        *fn,

@@ -501,8 +501,10 @@ _reg_compile_cache_settle (RegCompileCache     *cache,
 
   g_mutex_lock (&cache->mutex);
 
-  /* Kept if it compiled and was not dropped meanwhile. */
-  keep = fn != NULL && !entry->doomed && cache->max_entries > 0;
+  /* Kept if it compiled, was not dropped meanwhile, and fits the budget
+   * alone (an entry that does not would evict every other, then itself). */
+  keep = fn != NULL && !entry->doomed && cache->max_entries > 0 &&
+         cost <= REG_COMPILE_CACHE_MAX_BYTES;
 
   if (entry->owner != NULL)
     {

@@ -90,7 +90,7 @@
  * disables it; `REG_COMPILE_CACHE_SIZE` sets it from the environment) and
  * at most 256 MiB of estimated memory (the bytes of every node's value in
  * the compiled graphs), evicting the least recently used; a compile whose
- * graph and options alone would pass that is not cached.  It
+ * estimate alone would pass that is not cached, and evicts nothing.  It
  * drops a backend's functions when the backend is unregistered,
  * everything on a rescan, and the default backend's compiles when the
  * default changes.
