@@ -16,19 +16,26 @@
 #include "reg-message-private.h"
 #include "reg-registry-private.h"
 
+/* What the message of a chain that failed holds at most: the reasons of
+ * this many fallbacks (the others are counted), each cut to about
+ * REASON_MAX bytes. */
+#define MAX_REASONS 8
+#define REASON_MAX  512
+
 /* The backends a compile tries: the one asked for (NULL: the default),
  * then the fallbacks that were not tried yet; and what each failure said. */
 typedef struct
 {
   char       *asked;         /* nullable: the default */
-  char      **fallbacks;
+  GPtrArray  *fallbacks;     /* the registry's, shared and never changed */
   guint       position;      /* 0: the backend asked for; else fallbacks[position - 1] */
   char       *default_name;  /* the default's name, once known, when asked is NULL */
   const char *name;          /* the name of the backend at position, once known: asked,
                               * default_name or a fallback */
-  const char *first_name;    /* the name of the backend asked for, once known */
+  GHashTable *tried;         /* nullable: the names tried (borrowed), once it falls back */
   GError     *first_error;   /* why the backend asked for failed */
-  GString    *reasons;       /* why each fallback failed, for the final message */
+  GString    *reasons;       /* why the first MAX_REASONS fallbacks failed */
+  guint       n_failed;      /* the fallbacks that failed */
 } Chain;
 
 static void
@@ -38,19 +45,17 @@ chain_init (Chain       *chain,
 {
   memset (chain, 0, sizeof *chain);
   chain->asked = g_strdup (backend);
-  g_rw_lock_reader_lock (&self->lock);
-  chain->fallbacks = g_strdupv (self->fallbacks);
-  g_rw_lock_reader_unlock (&self->lock);
+  chain->fallbacks = _reg_settings_ref_fallbacks (self);
 }
 
 static void
 chain_clear (Chain *chain)
 {
   g_clear_pointer (&chain->asked, g_free);
-  g_clear_pointer (&chain->fallbacks, g_strfreev);
+  g_clear_pointer (&chain->fallbacks, g_ptr_array_unref);
   g_clear_pointer (&chain->default_name, g_free);
   chain->name = NULL;
-  chain->first_name = NULL;
+  g_clear_pointer (&chain->tried, g_hash_table_unref);
   g_clear_error (&chain->first_error);
   if (chain->reasons != NULL)
     g_string_free (g_steal_pointer (&chain->reasons), TRUE);
@@ -75,12 +80,11 @@ chain_resolve (Chain        *chain,
     }
   else
     {
-      chain->name = chain->position == 0 ? chain->asked : chain->fallbacks[chain->position - 1];
+      chain->name = chain->position == 0
+        ? chain->asked
+        : g_ptr_array_index (chain->fallbacks, chain->position - 1);
       compiler = reg_registry_lookup_backend (self, chain->name, error);
     }
-
-  if (chain->position == 0)
-    chain->first_name = chain->name;
 
   return compiler;
 }
@@ -96,24 +100,11 @@ falls_back (const GError *error)
          g_error_matches (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED);
 }
 
-static gboolean
-chain_tried (const Chain *chain,
-             const char  *name)
-{
-  if (g_strcmp0 (name, chain->first_name) == 0)
-    return TRUE;
-
-  for (guint i = 0; i + 1 < chain->position; i++)
-    if (g_str_equal (name, chain->fallbacks[i]))
-      return TRUE;
-
-  return FALSE;
-}
-
 /* Records why the backend at the chain's position failed (@error, taken
  * over) and moves to the next backend to try, announcing the fallback in
  * the calling thread.  Returns FALSE when there is none, or when @error
- * must not fall back. */
+ * must not fall back.  Each name is tried once: the set of those tried
+ * keeps a chain of n names O(n). */
 static gboolean
 chain_next (Chain       *chain,
             RegRegistry *self,
@@ -131,23 +122,31 @@ chain_next (Chain       *chain,
       chain->first_error = error;
       if (!falls_back (error))
         return FALSE;
+      chain->tried = g_hash_table_new (g_str_hash, g_str_equal);
+      if (chain->name != NULL)
+        g_hash_table_add (chain->tried, (gpointer) chain->name);
     }
   else
     {
       fallback_error = error;
-      if (chain->reasons == NULL)
-        chain->reasons = g_string_new (NULL);
-      g_string_append_printf (chain->reasons, "; '%s': %s", failed_shown, error->message);
+      if (chain->n_failed++ < MAX_REASONS)
+        {
+          g_autofree char *why = _reg_text_for_message (error->message, -1, REASON_MAX);
+
+          if (chain->reasons == NULL)
+            chain->reasons = g_string_new (NULL);
+          g_string_append_printf (chain->reasons, "; '%s': %s", failed_shown, why);
+        }
     }
 
   do
     {
-      next = chain->fallbacks[chain->position];
-      if (next == NULL)
+      if (chain->position >= chain->fallbacks->len)
         return FALSE;
+      next = g_ptr_array_index (chain->fallbacks, chain->position);
       chain->position++;
     }
-  while (chain_tried (chain, next));
+  while (!g_hash_table_add (chain->tried, (gpointer) next));
 
   next_shown = _reg_text_for_message (next, -1, 255);
   g_message ("backend '%s' cannot compile the graph (%s); falling back to '%s'",
@@ -158,7 +157,8 @@ chain_next (Chain       *chain,
 }
 
 /* The error of a chain that failed: the backend asked for's, with the
- * fallbacks' reasons added to its message. */
+ * fallbacks' reasons added to its message (MAX_REASONS of them, and how
+ * many more failed). */
 static void
 chain_fail (Chain   *chain,
             GError **error)
@@ -167,8 +167,11 @@ chain_fail (Chain   *chain,
 
   if (chain->reasons != NULL)
     {
+      g_autofree char *more = chain->n_failed > MAX_REASONS
+        ? g_strdup_printf ("; and %u more", chain->n_failed - MAX_REASONS)
+        : NULL;
       char *message = g_strconcat (first->message, " (and every fallback failed",
-                                   chain->reasons->str, ")", NULL);
+                                   chain->reasons->str, more != NULL ? more : "", ")", NULL);
 
       g_free (first->message);
       first->message = message;

@@ -74,7 +74,8 @@
  * fallback is emitted as [signal@Reg.Registry::fallback] and logged with
  * g_message(); [method@Reg.CompiledFn.get_backend] tells which backend
  * compiled a function.  When the whole chain fails, the error is the first
- * backend's, with the reasons of the others added to its message.
+ * backend's, with the reasons of the others (of the first eight, and how
+ * many more failed) added to its message.
  *
  * Compiled functions of backends that may share them are kept in a
  * compile cache: those whose compiler says %REG_COMPILER_FLAGS_SHAREABLE

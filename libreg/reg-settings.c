@@ -12,20 +12,19 @@
 #include "reg-message-private.h"
 #include "reg-registry-private.h"
 
-/* Removes the empty strings of @strv, in place. */
-static void
-drop_empty_strings (char **strv)
+/* The non-empty strings of @names (NULL: none), a new NULL-terminated
+ * array of copies. */
+static GPtrArray *
+fallbacks_new (const char * const *names)
 {
-  guint j = 0;
+  /* Reserved, so that pdata is a NULL-terminated array even when empty. */
+  GPtrArray *fallbacks = g_ptr_array_new_null_terminated (1, g_free, TRUE);
 
-  for (guint i = 0; strv[i] != NULL; i++)
-    {
-      if (strv[i][0] == '\0')
-        g_free (strv[i]);
-      else
-        strv[j++] = strv[i];
-    }
-  strv[j] = NULL;
+  for (guint i = 0; names != NULL && names[i] != NULL; i++)
+    if (names[i][0] != '\0')
+      g_ptr_array_add (fallbacks, g_strdup (names[i]));
+
+  return fallbacks;
 }
 
 /* REG_DEFAULT_BACKEND, REG_FALLBACK_BACKENDS, REG_COMPILE_CACHE_SIZE and
@@ -63,10 +62,11 @@ _reg_settings_init (RegRegistry *self)
       self->default_source = REG_SETTING_SOURCE_BUILT_IN;
     }
 
-  self->fallbacks = fallbacks != NULL
-    ? g_strsplit (fallbacks, G_SEARCHPATH_SEPARATOR_S, -1)
-    : g_new0 (char *, 1);
-  drop_empty_strings (self->fallbacks);
+  {
+    g_auto(GStrv) names = fallbacks != NULL ? g_strsplit (fallbacks, G_SEARCHPATH_SEPARATOR_S, -1) : NULL;
+
+    self->fallbacks = fallbacks_new ((const char * const *) names);
+  }
 
   if (cache_size != NULL &&
       !g_ascii_string_to_unsigned (cache_size, 10, 0, G_MAXUINT, &size, NULL))
@@ -85,7 +85,7 @@ _reg_settings_clear (RegRegistry *self)
 {
   g_free (self->default_name);
   g_clear_object (&self->default_compiler);
-  g_strfreev (self->fallbacks);
+  g_ptr_array_unref (self->fallbacks);
   _reg_compile_cache_free (self->cache);
 }
 
@@ -314,18 +314,18 @@ void
 reg_registry_set_fallback_backends (RegRegistry        *self,
                                     const char * const *names)
 {
-  char **fallbacks;
+  g_autoptr(GPtrArray) old = NULL;
+  GPtrArray *fallbacks;
   gboolean changed;
 
   g_return_if_fail (REG_IS_REGISTRY (self));
 
-  fallbacks = names != NULL ? g_strdupv ((char **) names) : g_new0 (char *, 1);
-  drop_empty_strings (fallbacks);
+  fallbacks = fallbacks_new (names);
 
   g_rw_lock_writer_lock (&self->lock);
-  changed = !g_strv_equal ((const char * const *) self->fallbacks,
-                           (const char * const *) fallbacks);
-  g_strfreev (self->fallbacks);
+  old = g_steal_pointer (&self->fallbacks);
+  changed = !g_strv_equal ((const char * const *) old->pdata,
+                           (const char * const *) fallbacks->pdata);
   self->fallbacks = fallbacks;
   g_rw_lock_writer_unlock (&self->lock);
 
@@ -346,15 +346,27 @@ reg_registry_set_fallback_backends (RegRegistry        *self,
 char **
 reg_registry_dup_fallback_backends (RegRegistry *self)
 {
-  char **names;
+  g_autoptr(GPtrArray) fallbacks = NULL;
 
   g_return_val_if_fail (REG_IS_REGISTRY (self), NULL);
 
+  fallbacks = _reg_settings_ref_fallbacks (self);
+
+  return g_strdupv ((char **) fallbacks->pdata);
+}
+
+/* A compile reads the chain without copying it: a chain of n names costs
+ * a compile nothing until it falls back. */
+GPtrArray *
+_reg_settings_ref_fallbacks (RegRegistry *self)
+{
+  GPtrArray *fallbacks;
+
   g_rw_lock_reader_lock (&self->lock);
-  names = g_strdupv (self->fallbacks);
+  fallbacks = g_ptr_array_ref (self->fallbacks);
   g_rw_lock_reader_unlock (&self->lock);
 
-  return names;
+  return fallbacks;
 }
 
 /**

@@ -280,6 +280,59 @@ test_whole_chain_fails (Fixture       *f,
   g_assert_cmpuint (f->heard.events->len, ==, 2);
 }
 
+static void
+count_message (const char     *log_domain,
+               GLogLevelFlags  log_level,
+               const char     *message,
+               gpointer        user_data)
+{
+  guint *n = user_data;
+
+  if (strstr (message, "falling back to") != NULL)
+    (*n)++;
+}
+
+/* A chain of 30,000 names that are no backends, some given twice: each
+ * name is tried once, and the error holds the reasons of the first few
+ * fallbacks and says how many more failed (it held every one, megabytes
+ * on one line). */
+static void
+test_long_chain (Fixture       *f,
+                 gconstpointer  data)
+{
+  const guint n = 30000;
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(RegCompiledFn) fn = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *more = NULL;
+  guint logged = 0;
+  guint handler;
+
+  for (guint i = 0; i < n; i++)
+    g_ptr_array_add (names, g_strdup_printf ("none%u", i));
+  g_ptr_array_add (names, g_strdup ("first"));
+  g_ptr_array_add (names, g_strdup ("none0"));
+  g_ptr_array_add (names, NULL);
+  reg_registry_set_fallback_backends (f->registry, (const char * const *) names->pdata);
+
+  test_backend_fail_with (f->first, REG_COMPILER_ERROR, REG_COMPILER_ERROR_UNSUPPORTED_OP);
+  handler = g_log_set_handler ("Reg", G_LOG_LEVEL_MESSAGE, count_message, &logged);
+  fn = reg_registry_compile (f->registry, "first", f->graph, f->inputs, NULL, &error);
+  g_log_remove_handler ("Reg", handler);
+
+  g_assert_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_UNSUPPORTED_OP);
+  g_assert_cmpuint (f->heard.events->len, ==, n);
+  g_assert_cmpuint (logged, ==, n);
+  g_assert_cmpint (test_backend_get_compiles (f->first), ==, 1);
+
+  g_assert_cmpuint (strlen (error->message), <, 8192);
+  g_assert_true (g_str_has_prefix (error->message,
+                                   "first fails as told (and every fallback failed; 'none0': "
+                                   "Invalid backend: 'none0'"));
+  more = g_strdup_printf ("; and %u more)", n - 8);
+  g_assert_true (g_str_has_suffix (error->message, more));
+}
+
 /* A handler may call back into the registry, even compile again. */
 static void
 on_fallback_compile_again (RegRegistry  *registry,
@@ -443,6 +496,7 @@ main (int   argc,
   ADD ("/fallback/never", test_never_falls_back);
   ADD ("/fallback/options-not-passed-on", test_options_not_passed_on);
   ADD ("/fallback/whole-chain-fails", test_whole_chain_fails);
+  ADD ("/fallback/long-chain", test_long_chain);
   ADD ("/fallback/reentrant-handler", test_reentrant_handler);
   ADD ("/fallback/default", test_default_falls_back);
   ADD ("/fallback/property", test_chain_property);
