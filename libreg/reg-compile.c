@@ -114,6 +114,7 @@ chain_next (Chain       *chain,
   g_autofree char *failed = g_strdup (chain->name != NULL ? chain->name : "the default backend");
   g_autofree char *failed_shown = NULL;
   g_autofree char *next_shown = NULL;
+  g_autofree char *why = NULL;
   const char *next;
 
   failed_shown = _reg_text_for_message (failed, -1, 255);
@@ -131,11 +132,12 @@ chain_next (Chain       *chain,
       fallback_error = error;
       if (chain->n_failed++ < MAX_REASONS)
         {
-          g_autofree char *why = _reg_text_for_message (error->message, -1, REASON_MAX);
+          g_autofree char *cut = _reg_text_for_message (error->message, -1, REASON_MAX);
+          g_autofree char *reason = _reg_message_embed (cut);
 
           if (chain->reasons == NULL)
             chain->reasons = g_string_new (NULL);
-          g_string_append_printf (chain->reasons, "; '%s': %s", failed_shown, why);
+          g_string_append_printf (chain->reasons, "; '%s': %s", failed_shown, reason);
         }
     }
 
@@ -149,8 +151,9 @@ chain_next (Chain       *chain,
   while (!g_hash_table_add (chain->tried, (gpointer) next));
 
   next_shown = _reg_text_for_message (next, -1, 255);
+  why = _reg_message_embed (error->message);
   g_message ("backend '%s' cannot compile the graph (%s); falling back to '%s'",
-             failed_shown, error->message, next_shown);
+             failed_shown, why, next_shown);
   g_signal_emit (self, _reg_registry_signals[REG_REGISTRY_FALLBACK], 0, failed, next, error);
 
   return TRUE;
@@ -167,10 +170,11 @@ chain_fail (Chain   *chain,
 
   if (chain->reasons != NULL)
     {
+      g_autofree char *why = _reg_message_embed (first->message);
       g_autofree char *more = chain->n_failed > MAX_REASONS
         ? g_strdup_printf ("; and %u more", chain->n_failed - MAX_REASONS)
         : NULL;
-      char *message = g_strconcat (first->message, " (and every fallback failed",
+      char *message = g_strconcat (why, " (and every fallback failed",
                                    chain->reasons->str, more != NULL ? more : "", ")", NULL);
 
       g_free (first->message);

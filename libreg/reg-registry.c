@@ -354,10 +354,11 @@ set_invalid_backend_error_locked (RegRegistry  *self,
   if (skip != NULL)
     {
       g_autofree char *path = _reg_text_for_message (skip->path, -1, 4096);
+      g_autofree char *why = _reg_message_embed (skip->reason);
 
       g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_INVALID_BACKEND,
                    "Invalid backend: '%s'. The manifest %s declares it but was skipped: %s. %s",
-                   name, path, skip->reason, skip->hint);
+                   name, path, why, skip->hint);
       return;
     }
 

@@ -229,8 +229,10 @@ _reg_settings_resolve_default (RegRegistry  *self,
       g_rw_lock_writer_unlock (&self->lock);
       if (replaced)
         {
+          g_autofree char *why = _reg_message_embed (local_error->message);
+
           g_warning ("REG_DEFAULT_BACKEND is ignored: %s; the default backend is '%s'",
-                     local_error->message, REG_DEFAULT_BACKEND);
+                     why, REG_DEFAULT_BACKEND);
           set_default (self, NULL, NULL, REG_SETTING_SOURCE_BUILT_IN);
         }
       g_clear_error (&local_error);

@@ -508,10 +508,14 @@ check (const char              *name,
 
   g_main_context_push_thread_default (run.context);
   if (!run_helper (&run, argv, options, cancellable, &local_error))
-    g_set_error (error, local_error->domain, local_error->code,
-                 "The checker %s cannot be started: %s. Install it, or name another one with "
-                 "REG_VERIFY_HELPER.",
-                 helper, local_error->message);
+    {
+      g_autofree char *why = _reg_message_embed (local_error->message);
+
+      g_set_error (error, local_error->domain, local_error->code,
+                   "The checker %s cannot be started: %s. Install it, or name another one with "
+                   "REG_VERIFY_HELPER.",
+                   helper, why);
+    }
   else if (run.cancelled)
     g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "The check of backend '%s' was cancelled", name);
   else
@@ -620,6 +624,8 @@ set_quarantined_error (GError     **error,
   g_autofree char *date = when != NULL ? g_date_time_format (when, "%Y-%m-%d %H:%M:%S UTC") : g_strdup ("?");
   g_autofree char *manifest = _reg_text_for_message (manifest_path, -1, 4096);
   g_autofree char *module = _reg_text_for_message (module_path, -1, 4096);
+  const char *reason = reg_verdict_get_reason (verdict);
+  g_autofree char *why = _reg_message_embed (reason != NULL ? reason : "no reason recorded");
 
   g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
                "backend '%s' (declared by %s): module %s is quarantined: when backend '%s' was "
@@ -627,7 +633,7 @@ set_quarantined_error (GError     **error,
                "run `regctl verify %s` to check it again.",
                name, manifest, module, reg_verdict_get_backend_name (verdict), date,
                reg_verdict_get_kind (verdict) == REG_VERDICT_KIND_TIMEOUT ? "it timed out" : "it crashed",
-               reg_verdict_get_reason (verdict), name);
+               why, name);
 }
 
 gboolean
@@ -673,12 +679,13 @@ _reg_verify_before_load (RegModuleChecks   checks,
         {
           g_autofree char *manifest = _reg_text_for_message (manifest_path, -1, 4096);
           g_autofree char *module = _reg_text_for_message (module_path, -1, 4096);
+          g_autofree char *why = _reg_message_embed (local_error->message);
 
           g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
                        "backend '%s' (declared by %s): module %s is to be checked before it is "
                        "loaded, and the check could not run: %s. Install libreg's checker, or "
                        "turn the checks off (REG_VERIFY_MODULES, reg_registry_set_module_checks()).",
-                       name, manifest, module, local_error->message);
+                       name, manifest, module, why);
           return FALSE;
         }
       if (reg_verdict_get_quarantines (fresh))

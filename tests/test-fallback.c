@@ -274,7 +274,7 @@ test_whole_chain_fails (Fixture       *f,
   g_assert_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_UNSUPPORTED_OP);
   g_assert_cmpstr (error->message, ==,
                    "first fails as told (and every fallback failed; 'nothing': Invalid backend: "
-                   "'nothing'. See `regctl list` for available backends.; 'second': second "
+                   "'nothing'. See `regctl list` for available backends; 'second': second "
                    "fails as told)");
   g_assert_cmpint (test_backend_get_compiles (f->first), ==, 1);
   g_assert_cmpuint (f->heard.events->len, ==, 2);
@@ -331,6 +331,100 @@ test_long_chain (Fixture       *f,
                                    "Invalid backend: 'none0'"));
   more = g_strdup_printf ("; and %u more)", n - 8);
   g_assert_true (g_str_has_suffix (error->message, more));
+}
+
+/* Whether @message reads as one sentence where it embeds others: no
+ * period that ends an embedded message runs into the text after it. */
+static void
+assert_reads_on (const char *message)
+{
+  const char *stops[] = { ".;", ".)", ". (", "..", ".," };
+
+  for (guint i = 0; i < G_N_ELEMENTS (stops); i++)
+    if (strstr (message, stops[i]) != NULL)
+      g_error ("'%s' in \"%s\"", stops[i], message);
+}
+
+static void
+collect_message (const char     *log_domain,
+                 GLogLevelFlags  log_level,
+                 const char     *message,
+                 gpointer        user_data)
+{
+  g_ptr_array_add (user_data, g_strdup (message));
+}
+
+/* Messages made of other messages (a load failure, an unknown name, a
+ * backend's failure, each ending with a period or not) read as one
+ * sentence: the fallback messages, and the error of a chain that fails. */
+static void
+test_messages_read_on (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autoptr(GPtrArray) logged = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(RegCompiledFn) fn = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *pattern = NULL;
+  guint handler;
+
+  write_file (dir, "broken.backend",
+              "[Reg Module]\nModule=libnot-there.so\nAbiVersion=2\n\n[Backend broken]\n", -1);
+  reg_registry_add_search_path (f->registry, dir);
+  set_chain (f, "nothing", "second", NULL);
+  test_backend_fail_with (f->second, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED);
+
+  handler = g_log_set_handler ("Reg", G_LOG_LEVEL_MESSAGE, collect_message, logged);
+  fn = reg_registry_compile (f->registry, "broken", f->graph, f->inputs, NULL, &error);
+  g_log_remove_handler ("Reg", handler);
+
+  g_assert_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED);
+  pattern = g_strdup_printf ("backend 'broken' (declared by %s/broken.backend): module "
+                             "%s/libnot-there.so cannot be opened: *. Install the module file, "
+                             "or fix Module= in the manifest (and every fallback failed; "
+                             "'nothing': Invalid backend: 'nothing'. See `regctl list` for "
+                             "available backends; 'second': second fails as told)", dir, dir);
+  if (!g_pattern_match_simple (pattern, error->message))
+    g_error ("\"%s\" does not match \"%s\"", error->message, pattern);
+  assert_reads_on (error->message);
+
+  g_assert_cmpuint (logged->len, ==, 2);
+  g_assert_true (g_pattern_match_simple ("backend 'broken' cannot compile the graph (backend "
+                                         "'broken' (declared by *): *, or fix Module= in the "
+                                         "manifest); falling back to 'nothing'",
+                                         g_ptr_array_index (logged, 0)));
+  g_assert_cmpstr (g_ptr_array_index (logged, 1), ==,
+                   "backend 'nothing' cannot compile the graph (Invalid backend: 'nothing'. See "
+                   "`regctl list` for available backends); falling back to 'second'");
+  for (guint i = 0; i < logged->len; i++)
+    assert_reads_on (g_ptr_array_index (logged, i));
+
+  remove_tmp_dir (dir);
+}
+
+/* A load failure that embeds another failure that ends with a hint: the
+ * check before loading could not run, because the checker could not be
+ * started. */
+static void
+test_checker_missing_reads_on (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_autoptr(RegCompiler) compiler = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_setenv ("REG_VERIFY_HELPER", "/nonexistent/reg-verify-helper", TRUE);
+  reg_registry_add_search_path (f->registry, TEST_BUILDDIR G_DIR_SEPARATOR_S "modules");
+  reg_registry_set_module_checks (f->registry, REG_MODULE_CHECKS_VERIFY);
+  compiler = reg_registry_lookup_backend (f->registry, "verify_ok", &error);
+  g_unsetenv ("REG_VERIFY_HELPER");
+
+  g_assert_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED);
+  if (!g_pattern_match_simple ("*the check could not run: The checker /nonexistent/"
+                               "reg-verify-helper cannot be started: *. Install it, or name "
+                               "another one with REG_VERIFY_HELPER. Install libreg's checker, *",
+                               error->message))
+    g_error ("unexpected: %s", error->message);
+  assert_reads_on (error->message);
 }
 
 /* A handler may call back into the registry, even compile again. */
@@ -459,7 +553,7 @@ test_environment_unknown_default (void)
 
   g_test_expect_message ("Reg", G_LOG_LEVEL_WARNING,
                          "REG_DEFAULT_BACKEND is ignored: Invalid backend: 'indcutor', did you "
-                         "mean: 'inductor'? See `regctl list` for available backends.; the "
+                         "mean: 'inductor'? See `regctl list` for available backends; the "
                          "default backend is 'inductor'");
   first = reg_registry_dup_default_compiler (registry, &error);
   g_test_assert_expected_messages ();
@@ -497,6 +591,8 @@ main (int   argc,
   ADD ("/fallback/options-not-passed-on", test_options_not_passed_on);
   ADD ("/fallback/whole-chain-fails", test_whole_chain_fails);
   ADD ("/fallback/long-chain", test_long_chain);
+  ADD ("/fallback/messages-read-on", test_messages_read_on);
+  ADD ("/fallback/checker-missing-reads-on", test_checker_missing_reads_on);
   ADD ("/fallback/reentrant-handler", test_reentrant_handler);
   ADD ("/fallback/default", test_default_falls_back);
   ADD ("/fallback/property", test_chain_property);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reg-message-private.h"
 #include "regctl.h"
 
 #define RUN_DEFAULT_SIZE     4
@@ -284,11 +285,14 @@ on_fallback (RegRegistry  *registry,
              gpointer      user_data)
 {
   Fallback *fallback = user_data;
+  g_autofree char *escaped = NULL;
 
   if (fallback->failed != NULL)
     return;
+  escaped = regctl_escape (error->message);
   fallback->failed = g_strdup (failed);
-  fallback->reason = regctl_escape (error->message);
+  /* Inside a line that goes on: without its final period. */
+  fallback->reason = _reg_message_embed (escaped);
 }
 
 /* Resolves the backend (the default one for %NULL) and loads it, so that
