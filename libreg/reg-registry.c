@@ -528,7 +528,8 @@ reg_registry_class_init (RegRegistryClass *klass)
    * graph (see the class description).  Empty by default, which keeps the
    * error of the backend asked for; `REG_FALLBACK_BACKENDS=a:b` sets it for
    * every registry made while it is in the environment.  Names need not be
-   * known yet: they are resolved when a compile falls back.
+   * known yet: they are resolved when a compile falls back.  They must
+   * follow the naming rules (see [method@Reg.Registry.set_fallback_backends]).
    */
   _reg_registry_properties[REG_REGISTRY_PROP_FALLBACK_BACKENDS] =
     g_param_spec_boxed ("fallback-backends", NULL, NULL,

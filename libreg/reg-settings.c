@@ -10,19 +10,31 @@
 
 #include "reg-environment-private.h"
 #include "reg-message-private.h"
+#include "reg-name-private.h"
 #include "reg-registry-private.h"
 
-/* The non-empty strings of @names (NULL: none), a new NULL-terminated
- * array of copies. */
+/* The non-empty strings of @names (NULL: none) that follow the naming
+ * rules, a new NULL-terminated array of copies.  Those that break them
+ * are left out and counted in *@n_invalid, the first one's error in
+ * @error. */
 static GPtrArray *
-fallbacks_new (const char * const *names)
+fallbacks_new (const char * const  *names,
+               guint               *n_invalid,
+               GError             **error)
 {
   /* Reserved, so that pdata is a NULL-terminated array even when empty. */
   GPtrArray *fallbacks = g_ptr_array_new_null_terminated (1, g_free, TRUE);
 
+  *n_invalid = 0;
   for (guint i = 0; names != NULL && names[i] != NULL; i++)
-    if (names[i][0] != '\0')
-      g_ptr_array_add (fallbacks, g_strdup (names[i]));
+    {
+      if (names[i][0] == '\0')
+        continue;
+      if (_reg_name_validate (names[i], "backend name", *n_invalid == 0 ? error : NULL))
+        g_ptr_array_add (fallbacks, g_strdup (names[i]));
+      else
+        (*n_invalid)++;
+    }
 
   return fallbacks;
 }
@@ -64,8 +76,20 @@ _reg_settings_init (RegRegistry *self)
 
   {
     g_auto(GStrv) names = fallbacks != NULL ? g_strsplit (fallbacks, G_SEARCHPATH_SEPARATOR_S, -1) : NULL;
+    g_autoptr(GError) error = NULL;
+    guint n_invalid;
 
-    self->fallbacks = fallbacks_new ((const char * const *) names);
+    self->fallbacks = fallbacks_new ((const char * const *) names, &n_invalid, &error);
+    if (n_invalid > 0)
+      {
+        g_autofree char *why = _reg_message_embed (error->message);
+
+        if (n_invalid == 1)
+          g_warning ("REG_FALLBACK_BACKENDS: %s; the name is left out", why);
+        else
+          g_warning ("REG_FALLBACK_BACKENDS: %u names break the naming rules and are left "
+                     "out, the first: %s", n_invalid, why);
+      }
   }
 
   if (cache_size != NULL &&
@@ -310,19 +334,38 @@ reg_registry_get_default_backend_source (RegRegistry *self)
  *
  * Sets [property@Reg.Registry:fallback-backends]: the backends a compile
  * tries, in order, when the backend asked for cannot compile the graph.
- * Empty strings are ignored.  This function is thread-safe.
+ * Empty strings are ignored.  A name need not be a backend yet (it is
+ * looked up when a compile falls back to it), but it must follow the
+ * naming rules (see "Backend names and tags"): names that break them are a
+ * programmer error, refused with a critical warning that names the first
+ * one, and the fallback backends stay as they were.  This function is
+ * thread-safe.
  */
 void
 reg_registry_set_fallback_backends (RegRegistry        *self,
                                     const char * const *names)
 {
   g_autoptr(GPtrArray) old = NULL;
+  g_autoptr(GError) error = NULL;
   GPtrArray *fallbacks;
   gboolean changed;
+  guint n_invalid;
 
   g_return_if_fail (REG_IS_REGISTRY (self));
 
-  fallbacks = fallbacks_new (names);
+  fallbacks = fallbacks_new (names, &n_invalid, &error);
+  if (n_invalid > 0)
+    {
+      g_autofree char *why = _reg_message_embed (error->message);
+      g_autofree char *count = n_invalid > 1
+        ? g_strdup_printf ("%u names break the naming rules, the first: ", n_invalid)
+        : NULL;
+
+      g_critical ("%s: %s%s; the fallback backends are unchanged", G_STRFUNC,
+                  count != NULL ? count : "", why);
+      g_ptr_array_unref (fallbacks);
+      return;
+    }
 
   g_rw_lock_writer_lock (&self->lock);
   old = g_steal_pointer (&self->fallbacks);

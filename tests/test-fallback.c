@@ -501,6 +501,40 @@ test_chain_property (Fixture       *f,
   g_assert_cmpuint (notified, ==, 2);
 }
 
+/* A name that breaks the naming rules is refused where it is set: with a
+ * critical warning naming it, the chain unchanged and not notified.  A
+ * name that follows them need not be a backend yet. */
+static void
+test_invalid_names_refused (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_auto(GStrv) chain = NULL;
+  guint notified = 0;
+
+  set_chain (f, "second", "eagr", NULL);
+  g_signal_connect_swapped (f->registry, "notify::fallback-backends",
+                            G_CALLBACK (g_atomic_int_inc), &notified);
+
+  g_test_expect_message ("Reg", G_LOG_LEVEL_CRITICAL,
+                         "reg_registry_set_fallback_backends: invalid backend name 'in ductor': "
+                         "white space U+0020 at byte 2 is not allowed; the fallback backends are "
+                         "unchanged");
+  set_chain (f, "third", "in ductor", NULL);
+  g_test_assert_expected_messages ();
+
+  g_test_expect_message ("Reg", G_LOG_LEVEL_CRITICAL,
+                         "reg_registry_set_fallback_backends: 2 names break the naming rules, "
+                         "the first: invalid backend name 'a/b': character '/' at byte 1 is not "
+                         "allowed; the fallback backends are unchanged");
+  g_object_set (f->registry, "fallback-backends",
+                (const char * const[]) { "a/b", "third", "c;d", NULL }, NULL);
+  g_test_assert_expected_messages ();
+
+  chain = reg_registry_dup_fallback_backends (f->registry);
+  g_assert_cmpstrv (chain, ((const char *[]) { "second", "eagr", NULL }));
+  g_assert_cmpuint (notified, ==, 0);
+}
+
 /* REG_FALLBACK_BACKENDS and REG_DEFAULT_BACKEND, read when a registry is
  * made; the application's settings win. */
 static void
@@ -529,6 +563,37 @@ test_environment (void)
   reg_registry_set_default_backend (registry, NULL);
   g_assert_cmpint (reg_registry_get_default_backend_source (registry), ==,
                    REG_SETTING_SOURCE_BUILT_IN);
+}
+
+/* Names of REG_FALLBACK_BACKENDS that break the naming rules are left
+ * out, with one warning; the others are kept in order. */
+static void
+test_environment_invalid_names (void)
+{
+  g_autoptr(RegRegistry) one = NULL;
+  g_autoptr(RegRegistry) two = NULL;
+  g_auto(GStrv) chain = NULL;
+
+  g_setenv ("REG_FALLBACK_BACKENDS", "eager:in ductor:inductor", TRUE);
+  g_test_expect_message ("Reg", G_LOG_LEVEL_WARNING,
+                         "REG_FALLBACK_BACKENDS: invalid backend name 'in ductor': white space "
+                         "U+0020 at byte 2 is not allowed; the name is left out");
+  one = reg_registry_new ();
+  g_test_assert_expected_messages ();
+  chain = reg_registry_dup_fallback_backends (one);
+  g_assert_cmpstrv (chain, ((const char *[]) { "eager", "inductor", NULL }));
+  g_clear_pointer (&chain, g_strfreev);
+
+  g_setenv ("REG_FALLBACK_BACKENDS", "a/b:eagr:x=y:[z]", TRUE);
+  g_test_expect_message ("Reg", G_LOG_LEVEL_WARNING,
+                         "REG_FALLBACK_BACKENDS: 3 names break the naming rules and are left "
+                         "out, the first: invalid backend name 'a/b': character '/' at byte 1 is "
+                         "not allowed");
+  two = reg_registry_new ();
+  g_test_assert_expected_messages ();
+  g_unsetenv ("REG_FALLBACK_BACKENDS");
+  chain = reg_registry_dup_fallback_backends (two);
+  g_assert_cmpstrv (chain, ((const char *[]) { "eagr", NULL }));
 }
 
 /* An unknown REG_DEFAULT_BACKEND is reported once, at first use, with
@@ -596,9 +661,11 @@ main (int   argc,
   ADD ("/fallback/reentrant-handler", test_reentrant_handler);
   ADD ("/fallback/default", test_default_falls_back);
   ADD ("/fallback/property", test_chain_property);
+  ADD ("/fallback/invalid-names-refused", test_invalid_names_refused);
 #undef ADD
   g_test_add_func ("/fallback/environment", test_environment);
   g_test_add_func ("/fallback/environment/unknown-default", test_environment_unknown_default);
+  g_test_add_func ("/fallback/environment/invalid-names", test_environment_invalid_names);
 
   return g_test_run ();
 }

@@ -1542,7 +1542,9 @@ class TestPaths(RegctlTestCase):
         self.assertExit(result, 0)
         table, _, choice = result.stdout.partition('\n\n')
         self.assertEqual(table.split(), ['ORDER', 'DIRECTORY', 'ORIGIN', 'MANIFESTS', 'SKIPPED'])
-        self.assertEqual(choice, 'Default backend: inductor (built in)\nFallback backends: none\n')
+        # Nothing declares inductor here.
+        self.assertEqual(choice, 'Default backend: inductor (not a backend) (built in)\n'
+                                 'Fallback backends: none\n')
 
     def test_default_and_fallbacks_from_environment(self):
         env = {'REG_BACKEND_PATH': '', 'REG_BACKEND_SYSTEM_DIR': '',
@@ -1550,11 +1552,29 @@ class TestPaths(RegctlTestCase):
         result = regctl('paths', env=env)
         self.assertExit(result, 0)
         self.assertEqual(result.stdout.split('\n\n')[-1],
-                         'Default backend: eager (from REG_DEFAULT_BACKEND)\n'
-                         'Fallback backends: inductor, eager (from REG_FALLBACK_BACKENDS)\n')
+                         # (nothing declares them in this search path)
+                         'Default backend: eager (not a backend) (from REG_DEFAULT_BACKEND)\n'
+                         'Fallback backends: inductor (not a backend), eager (not a backend) '
+                         '(from REG_FALLBACK_BACKENDS)\n')
         env['REG_BACKEND_PATH'] = os.environ['REG_BACKEND_PATH']
         result = regctl('info', 'eager', env=env)
         self.assertIn('Default:      yes (from REG_DEFAULT_BACKEND)\n', result.stdout)
+
+    def test_names_that_are_no_backends(self):
+        # Names that follow the naming rules but that nothing declares are
+        # kept, and marked with the close names; one that breaks the rules
+        # is left out with a warning.
+        env = {'REG_DEFAULT_BACKEND': 'eagr', 'REG_FALLBACK_BACKENDS': 'eagr:in ductor:eager:zzqqxx'}
+        result = regctl('paths', env=env)
+        self.assertExit(result, 0)
+        self.assertEqual(result.stdout.split('\n\n')[-1],
+                         "Default backend: eagr (not a backend: did you mean 'eager'?) "
+                         "(from REG_DEFAULT_BACKEND)\n"
+                         "Fallback backends: eagr (not a backend: did you mean 'eager'?), eager, "
+                         "zzqqxx (not a backend) (from REG_FALLBACK_BACKENDS)\n")
+        self.assertEqual(result.stderr.count('Reg-WARNING'), 1, result.stderr)
+        self.assertIn("REG_FALLBACK_BACKENDS: invalid backend name 'in ductor': white space U+0020 "
+                      "at byte 2 is not allowed; the name is left out", result.stderr)
 
     def test_extra_argument(self):
         self.assertUsageError(regctl('paths', 'x'), 'paths', "unexpected argument 'x'")

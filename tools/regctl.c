@@ -119,7 +119,8 @@ static const char paths_description[] =
   "  system                  the installed directory, " REGCTL_BACKEND_DIR "\n"
   "A directory that does not exist shows 0 (missing).  Then the default\n"
   "backend and the fallback backends, and where they come from (built in, or\n"
-  "REG_DEFAULT_BACKEND and REG_FALLBACK_BACKENDS).";
+  "REG_DEFAULT_BACKEND and REG_FALLBACK_BACKENDS); a name that no backend has\n"
+  "is marked: eagr (not a backend: did you mean 'eager'?).";
 
 static const char verify_description[] =
   "Checks each backend NAME (or, with --all, every backend a module declares)\n"
