@@ -57,10 +57,4 @@ typedef struct
                                GError      **error);
 } RegLoader;
 
-/* The loader named @name, or NULL when this libreg has none of that name. */
-const RegLoader *_reg_loader_find      (const char *name);
-
-/* The names of the loaders this libreg has, for messages: "c". */
-const char      *_reg_loader_get_names (void);
-
 G_END_DECLS

@@ -44,6 +44,7 @@
 #include "reg-keyfile-private.h"
 #include "reg-manifest-private.h"
 #include "reg-message-private.h"
+#include "reg-module-private.h"
 #include "reg-name-private.h"
 #include "reg-option-private.h"
 #include "reg-version.h"
@@ -243,91 +244,6 @@ check_authors (char   **authors,
   return TRUE;
 }
 
-/* Makes details of what was read, taking the arguments over; checks all
- * but the options (made by _reg_option_new_full() already), whose names
- * must differ.  An empty string or list is "not given", and so are flags
- * of 0.  Sets @details to NULL when nothing is given. */
-static gboolean
-details_new (char                *version,
-             char               **authors,
-             char                *website,
-             char                *license,
-             GPtrArray           *options,
-             RegCompilerFlags     compiler_flags,
-             RegBackendDetails  **details,
-             GError             **error)
-{
-  g_autofree char *owned_version = version;
-  g_auto(GStrv) owned_authors = authors;
-  g_autofree char *owned_website = website;
-  g_autofree char *owned_license = license;
-  RegBackendDetails *made;
-
-  *details = NULL;
-
-  if (version != NULL && version[0] == '\0')
-    g_clear_pointer (&owned_version, g_free);
-  if (authors != NULL && authors[0] == NULL)
-    g_clear_pointer (&owned_authors, g_strfreev);
-  if (website != NULL && website[0] == '\0')
-    g_clear_pointer (&owned_website, g_free);
-  if (license != NULL && license[0] == '\0')
-    g_clear_pointer (&owned_license, g_free);
-
-  if ((owned_version != NULL &&
-       !check_text (owned_version, "Version", REG_BACKEND_VERSION_MAX, error)) ||
-      (owned_authors != NULL && !check_authors (owned_authors, error)) ||
-      (owned_website != NULL && !check_website (owned_website, error)) ||
-      (owned_license != NULL && !check_license (owned_license, error)))
-    return FALSE;
-
-  if ((compiler_flags & ~REG_BACKEND_MANIFEST_FLAGS) != 0)
-    {
-      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
-                   "compiler flags 0x%x: only 0x%x (Shareable=) can be declared",
-                   (guint) compiler_flags, (guint) REG_BACKEND_MANIFEST_FLAGS);
-      return FALSE;
-    }
-
-  if (options != NULL)
-    {
-      if (options->len > REG_OPTION_MAX_OPTIONS)
-        {
-          g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
-                       "Options: %u of them, at most %d are allowed",
-                       options->len, REG_OPTION_MAX_OPTIONS);
-          return FALSE;
-        }
-      for (guint i = 0; i < options->len; i++)
-        for (guint j = 0; j < i; j++)
-          if (g_str_equal (reg_option_get_name (g_ptr_array_index (options, i)),
-                           reg_option_get_name (g_ptr_array_index (options, j))))
-            {
-              g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
-                           "Options: '%s' is listed twice",
-                           reg_option_get_name (g_ptr_array_index (options, i)));
-              return FALSE;
-            }
-    }
-
-  if (owned_version == NULL && owned_authors == NULL && owned_website == NULL &&
-      owned_license == NULL && options == NULL && compiler_flags == 0)
-    return TRUE;
-
-  made = g_new0 (RegBackendDetails, 1);
-  g_atomic_int_set (&made->ref_count, 1);
-  made->version = g_steal_pointer (&owned_version);
-  made->authors = g_steal_pointer (&owned_authors);
-  made->website = g_steal_pointer (&owned_website);
-  made->license = g_steal_pointer (&owned_license);
-  made->compiler_flags = compiler_flags;
-  if (options != NULL)
-    made->options = _reg_option_list_new ((RegOption * const *) options->pdata, options->len);
-
-  *details = made;
-  return TRUE;
-}
-
 /* Reads one value of an [Option] group as the option's type. */
 static gboolean
 parse_value_key (RegKeyGroup  *group,
@@ -420,52 +336,66 @@ parse_option (RegKeyFile  *keyfile,
   return option;
 }
 
+/* An empty value is one not given. */
+static void
+clear_if_empty (char **value)
+{
+  if (*value != NULL && **value == '\0')
+    g_clear_pointer (value, g_free);
+}
+
+/* Version=, Authors=, Website=, License=, Shareable= and Options= with
+ * the [Option BACKEND KEY] groups it names; @details is NULL when the
+ * group gives none of them. */
 static gboolean
 parse_details (RegKeyGroup        *group,
                const char         *backend,
                RegBackendDetails **details,
                GError            **error)
 {
-  g_autofree char *version = NULL;
-  g_auto(GStrv) authors = NULL;
-  g_autofree char *website = NULL;
-  g_autofree char *license = NULL;
-  g_auto(GStrv) names = NULL;
+  g_autoptr(RegBackendDetails) made = g_new0 (RegBackendDetails, 1);
   g_autoptr(GPtrArray) options = NULL;
   g_autoptr(GError) local_error = NULL;
+  g_auto(GStrv) names = NULL;
   gboolean shareable = FALSE;
+  guint n;
 
+  made->ref_count = 1;
   *details = NULL;
-
-  if (!_reg_key_group_get_string (group, "Version", &version, error) ||
-      !_reg_key_group_get_string_list (group, "Authors", &authors, error) ||
-      !_reg_key_group_get_string (group, "Website", &website, error) ||
-      !_reg_key_group_get_string (group, "License", &license, error) ||
+  if (!_reg_key_group_get_string (group, "Version", &made->version, error) ||
+      !_reg_key_group_get_string_list (group, "Authors", &made->authors, error) ||
+      !_reg_key_group_get_string (group, "Website", &made->website, error) ||
+      !_reg_key_group_get_string (group, "License", &made->license, error) ||
       !_reg_key_group_get_boolean (group, "Shareable", &shareable, error) ||
       !_reg_key_group_get_string_list (group, "Options", &names, error))
     return FALSE;
+  clear_if_empty (&made->version);
+  clear_if_empty (&made->website);
+  clear_if_empty (&made->license);
+  if (made->authors != NULL && made->authors[0] == NULL)
+    g_clear_pointer (&made->authors, g_strfreev);
+  made->compiler_flags = shareable ? REG_COMPILER_FLAGS_SHAREABLE : REG_COMPILER_FLAGS_NONE;
+
+  /* The list first, then the groups it names. */
+  n = names != NULL ? g_strv_length (names) : 0;
+  if (n > REG_OPTION_MAX_OPTIONS)
+    g_set_error (&local_error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
+                 "Options: %u of them, at most %d are allowed", n, REG_OPTION_MAX_OPTIONS);
+  for (guint i = 0; i < n && local_error == NULL; i++)
+    {
+      if (_reg_name_validate (names[i], "option name", &local_error))
+        for (guint j = 0; j < i; j++)
+          if (g_str_equal (names[i], names[j]))
+            g_set_error (&local_error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
+                         "'%s' is listed twice", names[i]);
+      if (local_error != NULL)
+        g_prefix_error (&local_error, "Options: ");
+    }
+  if (local_error != NULL)
+    goto failed;
 
   if (names != NULL)
     {
-      guint n = g_strv_length (names);
-
-      if (n > REG_OPTION_MAX_OPTIONS)
-        {
-          g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
-                       "[%s] Options: %u of them, at most %d are allowed",
-                       group->name, n, REG_OPTION_MAX_OPTIONS);
-          return FALSE;
-        }
-
-      /* The list first, then the groups it names. */
-      for (guint i = 0; i < n; i++)
-        if (!_reg_name_validate (names[i], "option name", &local_error))
-          {
-            g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
-                         "[%s] Options: %s", group->name, local_error->message);
-            return FALSE;
-          }
-
       options = g_ptr_array_new_with_free_func (g_object_unref);
       for (guint i = 0; i < n; i++)
         {
@@ -475,18 +405,23 @@ parse_details (RegKeyGroup        *group,
             return FALSE;
           g_ptr_array_add (options, option);
         }
+      made->options = _reg_option_list_new ((RegOption * const *) options->pdata, options->len);
     }
 
-  if (!details_new (g_steal_pointer (&version), g_steal_pointer (&authors),
-                    g_steal_pointer (&website), g_steal_pointer (&license),
-                    options, shareable ? REG_COMPILER_FLAGS_SHAREABLE : REG_COMPILER_FLAGS_NONE,
-                    details, &local_error))
-    {
-      g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "[%s] ", group->name);
-      return FALSE;
-    }
+  if ((made->version != NULL && !check_text (made->version, "Version", REG_BACKEND_VERSION_MAX, &local_error)) ||
+      (made->authors != NULL && !check_authors (made->authors, &local_error)) ||
+      (made->website != NULL && !check_website (made->website, &local_error)) ||
+      (made->license != NULL && !check_license (made->license, &local_error)))
+    goto failed;
 
+  if (made->version != NULL || made->authors != NULL || made->website != NULL ||
+      made->license != NULL || made->options != NULL || made->compiler_flags != 0)
+    *details = g_steal_pointer (&made);
   return TRUE;
+
+failed:
+  g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "[%s] ", group->name);
+  return FALSE;
 }
 
 static gboolean
@@ -702,6 +637,21 @@ parse_backend (RegKeyFile       *keyfile,
   return TRUE;
 }
 
+/* The loaders this libreg has (reg-loader-private.h), by their Loader=. */
+static const RegLoader * const loaders[] = {
+  &_reg_module_loader,
+};
+
+static const RegLoader *
+find_loader (const char *name)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (loaders); i++)
+    if (strcmp (loaders[i]->name, name) == 0)
+      return loaders[i];
+
+  return NULL;
+}
+
 /* [Reg Module]: the ABI, the loader and what it loads.  On failure
  * *@hint says what to do. */
 static gboolean
@@ -744,14 +694,13 @@ parse_module_group (RegKeyFile       *keyfile,
   *hint = HINT_SYNTAX;
   if (!_reg_key_group_get_string (&group, "Loader", &loader_name, error))
     return FALSE;
-  *loader = _reg_loader_find (loader_name != NULL ? loader_name : "c");
+  *loader = find_loader (loader_name != NULL ? loader_name : "c");
   if (*loader == NULL)
     {
       g_autofree char *shown = _reg_quote_for_message (loader_name, -1);
 
       g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
-                   "Loader=%s is not a loader this libreg has (it has: %s)",
-                   shown, _reg_loader_get_names ());
+                   "Loader=%s is not a loader this libreg has (it has: c)", shown);
       return FALSE;
     }
 

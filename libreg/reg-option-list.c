@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "reg-close-matches.h"
-#include "reg-compiler.h"
+#include "reg-error.h"
 #include "reg-message-private.h"
 #include "reg-option-private.h"
 

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "reg-compiler.h"
+#include "reg-error.h"
 #include "reg-message-private.h"
 #include "reg-name-private.h"
 #include "reg-option-private.h"

@@ -23,7 +23,6 @@
 #include "reg-compile-cache-private.h"
 #include "reg-manifest-private.h"
 #include "reg-registry.h"
-#include "reg-snapshot-private.h"
 
 G_BEGIN_DECLS
 
@@ -83,7 +82,7 @@ struct _RegRegistry
    * pointers, see reg-hazard-private.h).  Written under `lock`: cleared
    * when the backends change, made again by the next lookup that misses
    * it.  Atomic. */
-  RegSnapshot      *snapshot;
+  GHashTable       *snapshot;
 
   /* Its own lock, a leaf: see reg-compile-cache.c. */
   RegCompileCache  *cache;

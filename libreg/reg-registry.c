@@ -81,10 +81,13 @@
  * compile cache: those whose compiler says %REG_COMPILER_FLAGS_SHAREABLE
  * ([method@Reg.Compiler.get_flags]) or whose module's manifest says
  * `Shareable=true` ([method@Reg.BackendInfo.get_compiler_flags] tells
- * both), as inductor's and eager's do.  Compiling an equal graph (the same
- * canonical text form), for example inputs of the same shapes, with equal
- * options, on the same backend object returns the same function instead
- * of compiling again, whether the graph is the same object or not.
+ * both), as inductor's and eager's do.  Compiling an equal graph (the
+ * same graph as the backend receives it: the same nodes in the same order,
+ * names and constants' bits included, and the same outputs, as graphs
+ * parsed from one text or built by the same calls are), for example
+ * inputs of the same shapes, with equal options, on the same backend
+ * object returns the same function instead of compiling again, whether
+ * the graph is the same object or not.
  * Concurrent compiles of one key compile once, unless waiting for the
  * first could block what it needs (see "Threads and signals").  The
  * cache keeps [property@Reg.Registry:compile-cache-size] functions (0
@@ -232,14 +235,14 @@ entry_has_any_tag (const RegEntry     *entry,
 GPtrArray *
 _reg_registry_garbage_new (void)
 {
-  return g_ptr_array_new_with_free_func ((GDestroyNotify) _reg_snapshot_free);
+  return g_ptr_array_new_with_free_func ((GDestroyNotify) g_hash_table_unref);
 }
 
 void
 _reg_registry_invalidate_locked (RegRegistry *self,
                                  GPtrArray   *garbage)
 {
-  RegSnapshot *old = g_atomic_pointer_exchange (&self->snapshot, NULL);
+  GHashTable *old = g_atomic_pointer_exchange (&self->snapshot, NULL);
 
   if (old != NULL)
     g_ptr_array_add (self->retired, old);
@@ -251,35 +254,30 @@ _reg_registry_invalidate_locked (RegRegistry *self,
       g_ptr_array_add (garbage, g_ptr_array_steal_index_fast (self->retired, i - 1));
 }
 
-/* Publishes a snapshot of the loaded backends if none is published. */
+/* Publishes a snapshot of the loaded backends if none is published: a
+ * GHashTable of names and compilers of its own, which no one changes once
+ * it is published, so that readers need no lock (GHashTable lookups write
+ * nothing). */
 static void
 publish_snapshot (RegRegistry *self)
 {
-  g_autoptr(GPtrArray) names = NULL;
-  g_autoptr(GPtrArray) compilers = NULL;
+  GHashTable *snapshot;
   GHashTableIter iter;
   gpointer value;
 
   g_rw_lock_writer_lock (&self->lock);
   if (g_atomic_pointer_get (&self->snapshot) == NULL)
     {
-      names = g_ptr_array_new ();
-      compilers = g_ptr_array_new ();
+      snapshot = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
       g_hash_table_iter_init (&iter, self->backends);
       while (g_hash_table_iter_next (&iter, NULL, &value))
         {
           const RegEntry *entry = value;
 
           if (entry->compiler != NULL)
-            {
-              g_ptr_array_add (names, (gpointer) entry->name);
-              g_ptr_array_add (compilers, entry->compiler);
-            }
+            g_hash_table_insert (snapshot, g_strdup (entry->name), g_object_ref (entry->compiler));
         }
-      g_atomic_pointer_set (&self->snapshot,
-                            _reg_snapshot_new ((const char * const *) names->pdata,
-                                               (RegCompiler * const *) compilers->pdata,
-                                               names->len));
+      g_atomic_pointer_set (&self->snapshot, snapshot);
     }
   g_rw_lock_writer_unlock (&self->lock);
 }
@@ -420,7 +418,7 @@ reg_registry_finalize (GObject *object)
   g_hash_table_unref (self->backends);
   g_clear_pointer (&self->sorted, g_ptr_array_unref);
   g_ptr_array_unref (self->retired);
-  _reg_snapshot_free (self->snapshot);
+  g_clear_pointer (&self->snapshot, g_hash_table_unref);
   g_hash_table_unref (self->loaded);
   g_hash_table_unref (self->rejected);
   _reg_discovery_clear (self);
@@ -891,7 +889,7 @@ reg_registry_lookup_backend (RegRegistry  *self,
                              GError      **error)
 {
   RegCompiler *compiler = NULL;
-  RegSnapshot *snapshot;
+  GHashTable *snapshot;
   RegEntry *entry;
   gboolean known;
 
@@ -902,7 +900,7 @@ reg_registry_lookup_backend (RegRegistry  *self,
   /* The hot path: a loaded backend costs a probe of the snapshot and a
    * reference, and writes no memory other threads read. */
   snapshot = _reg_hazard_protect ((gpointer *) &self->snapshot);
-  if (snapshot != NULL && (compiler = _reg_snapshot_lookup (snapshot, name)) != NULL)
+  if (snapshot != NULL && (compiler = g_hash_table_lookup (snapshot, name)) != NULL)
     g_object_ref (compiler);
   _reg_hazard_release ();
 

@@ -58,7 +58,7 @@
 #define N_SHARED 16
 #define MAX_LIVE 12        /* private names a thread keeps at most */
 #define N_DEAD 8           /* recently unregistered names a thread remembers */
-#define DEFAULT_OPS 50000  /* per thread, under 10 s on 2 cores; STRESS_OPS overrides */
+#define DEFAULT_OPS 50000  /* per thread; STRESS_OPS overrides */
 #define DEFAULT_ROUNDS 40  /* of /stress/first-load; STRESS_ROUNDS overrides */
 #define MAX_MESSAGES 20
 

@@ -35,9 +35,9 @@ static const char * const avx512_cores[] = { "skylakex", "cooperlake", "sapphire
 
 /* Whether the in-tree loops run wider vectors than OpenBLAS's kernels:
  * their AVX-512 variant against a core of OpenBLAS without AVX-512 GEMM
- * kernels.  Measured on AMD Zen 5, where OpenBLAS 0.3.21 takes its Haswell
- * kernels: the loops compute 256^3 in 0.18 ms against 0.32, 512^3 in 1.4
- * against 2.5, 2048x1024x1024 faster too (docs/inductor.md). */
+ * kernels, which they outrun at every size (on AMD Zen 5, where OpenBLAS
+ * 0.3.21 takes its Haswell kernels: `bench-inductor --graphs layer`,
+ * benchmarks/README.md). */
 static gboolean
 intree_is_wider (void)
 {

@@ -9,9 +9,10 @@
 #include "../eager/reg-eager-interp.h"
 
 /* Both backends behave like eager on graphs without relu, and fail on
- * graphs with one (at any node, used or not, as in the seed): the first
- * when compiling, the second when calling, so applications and bindings
- * can exercise both error paths with a real backend. */
+ * graphs with one (at any node, used or not, as TorchDynamo's backends of
+ * these names do): the first when compiling, the second when calling, so
+ * applications and bindings can exercise both error paths with a real
+ * backend. */
 
 #define COMPILE_ERROR_BACKEND "relu_compile_error_TESTING_ONLY"
 #define RUNTIME_ERROR_BACKEND "relu_runtime_error_TESTING_ONLY"

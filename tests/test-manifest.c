@@ -1,0 +1,244 @@
+/* test-manifest.c: reading `.backend` manifests
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The manifest reader on its own, through the internal library: the key
+ * file layer (values found where GKeyFile finds them), the loader a
+ * manifest names, and what a manifest keeps.  What discovery makes of
+ * manifests in directories is in test-module.c; broken manifests of every
+ * kind are in test-bad-input.c's corpus.
+ */
+
+#include <string.h>
+
+#include "fuzz/fuzz-manifest-check.h"
+
+/* Texts whose lines GKeyFile reads in ways a reader of its own could
+ * easily miss: white space where it is dropped and where it is kept, line
+ * ends, groups and keys given twice, keys with a locale, comments. */
+static const char * const tricky_texts[] = {
+  "  [A]\nk=v\n",
+  "[A]  \nk=v\n",
+  "[A]\t\nk=v\n",
+  "[ A ]\nk=v\n",
+  "[A]\nKey = value\n",
+  "[A]\nk=value  \n",
+  "[A]\nk =  v \n",
+  "[A]\r\nk=v\r\n",
+  "[A]\nk=v\r",
+  "[A]\nk=v\r\r\n",
+  "[A]\nk=v\rw\n",
+  "[A]\n   # c\nk=v\n",
+  "[A]\n#k=v\n",
+  "[A]\n  \n\n",
+  "\n\n[A]\n",
+  "[A]\nk=1\nk=2\n",
+  "[A]\nk=1\n[B]\nx=1\n[A]\nj=2\nk=3\n",
+  "[A]\nk[de]=x\nk=y\n",
+  "[A]\nk[de_DE.UTF-8@euro]=x\n",
+  "[A]\n k=v\n",
+  "[A]\n\tk=v\n",
+  "[A]\nk\t=v\n",
+  "[A]\n\vk=v\n",
+  "[A]\nk=\vv\n",
+  "[A]\nk\v=v\n",
+  "[A]\nk=\f v\n",
+  "[A]\na b=c\n",
+  "[A]\nk==v\n",
+  "[A]\nk= v=w\n",
+  "[A]\nk=\n",
+  "[A]\nk=\tv\n",
+  "[A]\nk= \\sv\n",
+  "[A]\nk=v\\\n",
+  "[A]\nk=a;b;\\;c\n",
+  "[A]\nk=v",
+  "[A]",
+  "",
+  "[A]\nk=v\n[B]\n[C]\n[D]\n[E]\n[F]\n[G]\n[H]\n[I]\n[A]\nj=w\n[J]\nx=y\n[B]\nz=1\n",
+};
+
+static void
+test_keyfile_like_gkeyfile (void)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (tricky_texts); i++)
+    {
+      g_test_message ("text %" G_GSIZE_FORMAT ": %s", i, tricky_texts[i]);
+      fuzz_check_key_file (tricky_texts[i], strlen (tricky_texts[i]));
+    }
+}
+
+/* GKeyFile refuses these, and so does the reader, with GKeyFile's error. */
+static void
+test_keyfile_refused (void)
+{
+  static const char * const refused[] = {
+    "k=v\n[A]\n", "[A]\nk\n", "[A] x\n", "[A\n", "[]\n", "[A]]\n", "[A]\n=v\n",
+    "[A]\nk[=v\n", "[A]\rk=v\n", "\xef\xbb\xbf[A]\nk=v\n",
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (refused); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(RegKeyFile) keyfile = _reg_key_file_new (refused[i], strlen (refused[i]), &error);
+
+      g_assert_null (keyfile);
+      g_assert_true (error != NULL && error->domain == G_KEY_FILE_ERROR);
+      fuzz_check_key_file (refused[i], strlen (refused[i]));
+    }
+}
+
+/* A value with escapes is GKeyFile's to read; the others are read as
+ * they are.  A list's empty last piece is dropped, as GKeyFile drops
+ * it. */
+static void
+test_keyfile_values (void)
+{
+  static const char text[] =
+    "[A]\n"
+    "plain=one two\\\\three\n"
+    "escaped=a\\sb\\tc\\nd\n"
+    "list=x;;y;\n"
+    "escaped-list=x\\;y;z\n"
+    "empty-list=\n"
+    "yes=true\n"
+    "no=0\n"
+    "bad-bool=yes\n"
+    "number=-12\n"
+    "bad-number=0x12\n"
+    "bad-escape=a\\qb\n";
+  g_autoptr(RegKeyFile) keyfile = _reg_key_file_new (text, sizeof text - 1, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *value = NULL;
+  g_auto(GStrv) list = NULL;
+  gboolean boolean = FALSE;
+  gint64 number = 0;
+  RegKeyGroup group;
+
+  g_assert_nonnull (keyfile);
+  _reg_key_group_init (&group, keyfile, "A");
+
+  g_assert_true (_reg_key_group_get_string (&group, "plain", &value, &error));
+  g_assert_cmpstr (value, ==, "one two\\three");
+  g_clear_pointer (&value, g_free);
+  g_assert_true (_reg_key_group_get_string (&group, "escaped", &value, &error));
+  g_assert_cmpstr (value, ==, "a b\tc\nd");
+  g_clear_pointer (&value, g_free);
+  g_assert_true (_reg_key_group_get_string (&group, "missing", &value, &error));
+  g_assert_null (value);
+
+  g_assert_true (_reg_key_group_get_string_list (&group, "list", &list, &error));
+  g_assert_cmpstrv (list, ((const char * const[]) { "x", "", "y", NULL }));
+  g_clear_pointer (&list, g_strfreev);
+  g_assert_true (_reg_key_group_get_string_list (&group, "escaped-list", &list, &error));
+  g_assert_cmpstrv (list, ((const char * const[]) { "x;y", "z", NULL }));
+  g_clear_pointer (&list, g_strfreev);
+  g_assert_true (_reg_key_group_get_string_list (&group, "empty-list", &list, &error));
+  g_assert_cmpstrv (list, ((const char * const[]) { NULL }));
+  g_clear_pointer (&list, g_strfreev);
+
+  g_assert_true (_reg_key_group_get_boolean (&group, "yes", &boolean, &error));
+  g_assert_true (boolean);
+  g_assert_true (_reg_key_group_get_boolean (&group, "no", &boolean, &error));
+  g_assert_false (boolean);
+  g_assert_false (_reg_key_group_get_boolean (&group, "bad-bool", &boolean, &error));
+  g_assert_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE);
+  g_assert_cmpstr (error->message, ==, "[A] bad-bool: 'yes' is not a boolean (true or false is expected)");
+  g_clear_error (&error);
+
+  g_assert_true (_reg_key_group_get_int64 (&group, "number", &number, &error));
+  g_assert_cmpint (number, ==, -12);
+  g_assert_false (_reg_key_group_get_int64 (&group, "bad-number", &number, &error));
+  g_assert_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE);
+  g_clear_error (&error);
+
+  g_assert_false (_reg_key_group_get_string (&group, "bad-escape", &value, &error));
+  g_assert_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE);
+  g_assert_cmpstr (error->message, ==, "[A] bad-escape: invalid escape sequence");
+}
+
+#define GOOD_MODULE_GROUP "[Reg Module]\nModule=libx.so\nAbiVersion=2\n"
+
+static RegManifest *
+parse (const char  *text,
+       GError     **error)
+{
+  return _reg_manifest_parse ("/some/dir/x.backend", text, strlen (text), error);
+}
+
+/* Loader= absent or "c" is the C loader, whose source is Module=. */
+static void
+test_loader_c (void)
+{
+  static const char * const texts[] = {
+    GOOD_MODULE_GROUP "\n[Backend a]\n",
+    GOOD_MODULE_GROUP "Loader=c\n\n[Backend a]\n",
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (texts); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(RegManifest) manifest = parse (texts[i], &error);
+      g_autofree char *source = NULL;
+      g_autofree char *path = NULL;
+
+      g_assert_no_error (error);
+      g_assert_cmpstr (manifest->loader->name, ==, "c");
+      g_assert_cmpstr (manifest->source, ==, "libx.so");
+      g_assert_null (manifest->backends[0].entry);
+      source = _reg_manifest_dup_source_path (manifest);
+      g_assert_cmpstr (source, ==, "/some/dir/libx.so");
+      path = _reg_manifest_dup_path (manifest);
+      g_assert_cmpstr (path, ==, "/some/dir/x.backend");
+    }
+}
+
+/* An unknown loader is a manifest of another libreg: refused, saying
+ * which loaders this one has, and never read as a C module. */
+static void
+test_loader_unknown (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(RegManifest) manifest =
+    parse ("[Reg Module]\nLoader=cobol\nImport=acme\nAbiVersion=2\n\n[Backend a]\nObject=A\n", &error);
+
+  g_assert_null (manifest);
+  g_assert_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID);
+  g_assert_cmpstr (error->message, ==, "Loader='cobol' is not a loader this libreg has (it has: c)");
+}
+
+/* The manifests of one directory share its name; what a manifest says is
+ * in one block with it. */
+static void
+test_shared_directory (void)
+{
+  g_autoptr(RegManifest) a = parse (GOOD_MODULE_GROUP "\n[Backend a]\nTags=x;y;x\nDescription=A\n", NULL);
+  g_autoptr(RegManifest) b = _reg_manifest_parse ("/some/dir/y.backend",
+                                                  GOOD_MODULE_GROUP "\n[Backend b]\n",
+                                                  strlen (GOOD_MODULE_GROUP "\n[Backend b]\n"), NULL);
+
+  g_assert_nonnull (a);
+  g_assert_nonnull (b);
+  g_assert_true (a->dir == b->dir);
+  g_assert_cmpstr (a->dir, ==, "/some/dir");
+  g_assert_cmpstr (a->file, ==, "x.backend");
+  g_assert_cmpstrv (a->backends[0].tags, ((const char * const[]) { "x", "y", NULL }));
+  g_assert_cmpstr (a->backends[0].description, ==, "A");
+  g_assert_cmpint (_reg_manifest_find_backend (a, "a"), ==, 0);
+  g_assert_cmpint (_reg_manifest_find_backend (a, "b"), ==, -1);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  g_test_add_func ("/manifest/keyfile/like-gkeyfile", test_keyfile_like_gkeyfile);
+  g_test_add_func ("/manifest/keyfile/refused", test_keyfile_refused);
+  g_test_add_func ("/manifest/keyfile/values", test_keyfile_values);
+  g_test_add_func ("/manifest/loader/c", test_loader_c);
+  g_test_add_func ("/manifest/loader/unknown", test_loader_unknown);
+  g_test_add_func ("/manifest/shared-directory", test_shared_directory);
+
+  return g_test_run ();
+}
