@@ -493,7 +493,7 @@ typedef enum {
  * compiles one key. */
 typedef struct
 {
-  const char *path;
+  char       *path;
   const char *backend;
   CallMode    first;
   gboolean    first_in_worker;
@@ -702,10 +702,19 @@ test_own_async_dropped_in_flight (Fixture       *f,
 /* Every combination of a synchronous and an asynchronous caller, each in
  * the main thread or in a worker, on either backend; but a synchronous
  * first caller in the main thread blocks it, so its second is a worker. */
+static void
+combination_free (gpointer data)
+{
+  Combination *c = data;
+
+  g_free (c->path);
+  g_free (c);
+}
+
 static GPtrArray *
 combinations_new (void)
 {
-  GPtrArray *combinations = g_ptr_array_new ();
+  GPtrArray *combinations = g_ptr_array_new_with_free_func (combination_free);
   const char *backends[] = { "steered", "own-async" };
   const char *modes[] = { "sync", "async" };
   const char *places[] = { "main", "worker" };
@@ -776,7 +785,7 @@ int
 main (int   argc,
       char *argv[])
 {
-  GPtrArray *combinations;
+  g_autoptr(GPtrArray) combinations = NULL;
 
   g_setenv ("REG_BACKEND_SYSTEM_DIR", "", TRUE);
   g_unsetenv ("REG_DEFAULT_BACKEND");
