@@ -80,6 +80,19 @@ _reg_quote_for_message (const char *text,
 }
 
 char *
+_reg_message_embed (const char *message)
+{
+  gsize length = strlen (message);
+
+  while (length > 0 && g_ascii_isspace (message[length - 1]))
+    length--;
+  if (length > 0 && message[length - 1] == '.' && (length < 2 || message[length - 2] != '.'))
+    length--;
+
+  return g_strndup (message, length);
+}
+
+char *
 _reg_find_invisible (const char *text)
 {
   for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))

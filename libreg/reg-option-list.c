@@ -271,6 +271,7 @@ parse_assigned (GListModel  *schema,
   g_autoptr(GError) local_error = NULL;
   g_autofree char *what = NULL;
   g_autofree char *shown = NULL;
+  g_autofree char *cut = NULL;
   g_autofree char *why = NULL;
   RegOption *option;
   GVariant *value;
@@ -289,7 +290,8 @@ parse_assigned (GListModel  *schema,
 
   what = _reg_option_describe (key, backend);
   shown = _reg_text_for_message (text, -1, 80);
-  why = _reg_text_for_message (local_error->message, -1, 80);
+  cut = _reg_text_for_message (local_error->message, -1, 80);
+  why = _reg_message_embed (cut);
   _reg_option_fail (error, "%s: '%s' is not GVariant text (%s), and the backend declares no "
                     "options to read it by; write booleans as true or false, unsigned numbers "
                     "as uint32 2, strings quoted as 'text'", what, shown, why);
