@@ -6,6 +6,7 @@
 #include <reg.h>
 
 #include "test-backend.h"
+#include "test-files.h"
 #include "test-objects.h"
 
 static const char *neg_text =
@@ -254,6 +255,57 @@ test_cancel_before_start (Fixture       *f,
   g_assert_error (c.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_assert_cmpint (TEST_BACKEND_FN (fn)->runs, ==, 0);
   outcome_clear (&c);
+}
+
+static void
+count_module_loads (RegRegistry *registry,
+                    RegModule   *module,
+                    gpointer     data)
+{
+  (*(guint *) data)++;
+}
+
+/* A declared backend whose compile is cancelled before it starts is not
+ * even loaded: the module is never opened (the lookup runs in the
+ * compile's worker, after the check for a cancellation). */
+static void
+test_cancel_before_start_module (void)
+{
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(RegRegistry) registry = reg_registry_new ();
+  g_autoptr(RegGraph) graph = reg_graph_new_from_string ("graph(x):\n  y = neg(x)\n  return (y,)\n", NULL);
+  g_autoptr(GPtrArray) inputs = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(RegBackendInfo) info = NULL;
+  g_autofree char *dir = make_tmp_dir ();
+  const gint64 shape[] = { 4 };
+  guint loads = 0;
+  Outcome o = { 0 };
+
+  copy_fixture (dir, "good");
+  reg_registry_add_search_path (registry, dir);
+  g_signal_connect (registry, "module-loaded", G_CALLBACK (count_module_loads), &loads);
+  g_ptr_array_add (inputs, reg_tensor_new (shape, 1));
+
+  g_cancellable_cancel (cancellable);
+  reg_registry_compile_async (registry, "fixture_a", graph, inputs, NULL, cancellable,
+                              registry_compiled, &o);
+  wait_for (&o);
+  g_assert_error (o.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  outcome_clear (&o);
+
+  /* The callback comes at once (the task returns on cancel), while its
+   * worker may still run: it holds the registry until it is done. */
+  for (guint waited = 0; G_OBJECT (registry)->ref_count > 1; waited++)
+    {
+      g_assert_cmpuint (waited, <, 10000);
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+  g_assert_cmpuint (loads, ==, 0);
+  info = reg_registry_get_backend_info (registry, "fixture_a");
+  g_assert_cmpint (reg_backend_info_get_state (info), ==, REG_BACKEND_STATE_DECLARED);
+
+  remove_tmp_dir (dir);
 }
 
 /* Cancelled while the backend runs: the compile finishes at once, and
@@ -804,6 +856,7 @@ main (int   argc,
   ADD ("/async/compiled-fn/call", test_call_async);
   ADD ("/async/own-async/dropped-in-flight", test_own_async_dropped_in_flight);
 #undef ADD
+  g_test_add_func ("/async/cancel/before-start/module", test_cancel_before_start_module);
   g_test_add_func ("/async/shipped-backends", test_shipped_backends);
 
   combinations = combinations_new ();

@@ -608,28 +608,6 @@ test_default_registry (void)
   g_assert_true (reg_backend_list_get_registry (list) == reg_registry_get_default ());
 }
 
-/* Copies the fixture module @fixture of tests/modules (its manifest and
- * module file) into @dir. */
-static void
-copy_fixture (const char *dir,
-              const char *fixture,
-              const char *module)
-{
-  const char * const names[] = { fixture, module };
-
-  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
-    {
-      g_autofree char *path = g_build_filename (TEST_BUILDDIR, "modules", names[i], NULL);
-      g_autofree char *contents = NULL;
-      g_autoptr(GError) error = NULL;
-      gsize length;
-
-      g_file_get_contents (path, &contents, &length, &error);
-      g_assert_no_error (error);
-      write_file (dir, names[i], contents, length);
-    }
-}
-
 /* What infos say of a backend's state, and that the list follows it: a
  * module that does not load is failed, with the lookup's reason; one
  * whose check crashed is quarantined, with the verdict. */
@@ -649,7 +627,7 @@ test_states (void)
   write_file (dir, "broken.backend",
               "[Reg Module]\nModule=libbroken.so\nAbiVersion=2\n\n[Backend broken]\n", -1);
   write_file (dir, "libbroken.so", "not a module", -1);
-  copy_fixture (dir, "verify-crash.backend", "libfixture-verify-crash.so");
+  copy_fixture (dir, "verify-crash");
   register_named (registry, "runtime", NULL);
 
   list = reg_backend_list_new (registry, all);

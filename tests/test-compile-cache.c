@@ -13,7 +13,7 @@
 #include "test-files.h"
 #include "test-objects.h"
 
-#define FIXTURE_BUILDDIR TEST_BUILDDIR G_DIR_SEPARATOR_S "modules"
+
 #define SHIPPED_MODULES_DIR TEST_BUILDDIR G_DIR_SEPARATOR_S ".." G_DIR_SEPARATOR_S "modules"
 
 static const char *neg_text =
@@ -981,14 +981,9 @@ registry_with_fixture (const char *dir,
   const char *module = "libfixture-verify-ok.so";
   g_autofree char *source = g_build_filename (FIXTURE_BUILDDIR, module, NULL);
   g_autofree char *manifest = NULL;
-  g_autofree char *contents = NULL;
-  g_autoptr(GError) error = NULL;
   RegRegistry *registry;
-  gsize length;
 
-  g_file_get_contents (source, &contents, &length, &error);
-  g_assert_no_error (error);
-  write_file_mode (dir, module, contents, length, 0755);
+  copy_file (source, dir, module);
   manifest = g_strdup_printf ("[Reg Module]\nModule=%s\nAbiVersion=%d\n\n[Backend verify_ok]\n%s",
                               module, REG_MODULE_ABI_VERSION, keys);
   write_file (dir, "verify-ok.backend", manifest, -1);
