@@ -77,50 +77,42 @@ reg_tensor_init (RegTensor *self)
     g_error ("%s: failed to allocate %" G_GSIZE_FORMAT " bytes", G_STRLOC, sizeof (float));
 }
 
-/* Checks a shape and computes its element count.  The count must also fit
- * in bytes (4 per element, at most G_MAXSSIZE: see _reg_shape_count()), so
- * that no size computation downstream can overflow. */
+/* Checks a shape from outside and computes its element count. */
 static gboolean
 check_shape (const gint64  *shape,
              guint          n_dims,
              gsize         *n_elements,
              GError       **error)
 {
+  g_autofree char *str = NULL;
+
   if (n_dims > REG_TENSOR_MAX_DIMS)
     {
       g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_SHAPE,
-                   "a tensor has at most %d dimensions, %u given",
-                   REG_TENSOR_MAX_DIMS, n_dims);
+                   "a tensor has at most %d dimensions, %u given", REG_TENSOR_MAX_DIMS, n_dims);
       return FALSE;
     }
+  if (_reg_shape_count (shape, n_dims, n_elements))
+    return TRUE;
 
+  str = _reg_shape_to_string (shape, n_dims);
   for (guint i = 0; i < n_dims; i++)
     {
       if (shape[i] < 0)
         {
-          g_autofree char *str = _reg_shape_to_string (shape, n_dims);
-
           g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_SHAPE,
                        "shape %s: dimension %u is negative", str, i);
           return FALSE;
         }
     }
-
-  if (!_reg_shape_count (shape, n_dims, n_elements))
-    {
-      g_autofree char *str = _reg_shape_to_string (shape, n_dims);
-
-      g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_SHAPE,
-                   "shape %s has more elements than memory can address",
-                   str);
-      return FALSE;
-    }
-
-  return TRUE;
+  g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_SHAPE,
+               "shape %s has more elements than memory can address", str);
+  return FALSE;
 }
 
-/* Takes a checked shape.  NULL with REG_TENSOR_ERROR_NO_MEMORY when its
- * memory cannot be allocated. */
+/* Takes a checked shape, whose size in bytes _reg_shape_count() made sure
+ * fits.  NULL with REG_TENSOR_ERROR_NO_MEMORY when the memory cannot be
+ * had. */
 static RegTensor *
 reg_tensor_try_alloc (const gint64  *shape,
                       guint          n_dims,
@@ -128,33 +120,23 @@ reg_tensor_try_alloc (const gint64  *shape,
                       gboolean       zeroed,
                       GError       **error)
 {
+  gsize n_bytes = n_elements * sizeof (float);
+  float *data = _reg_storage_try_alloc (n_bytes, zeroed);
   RegTensor *self;
-  gsize n_bytes;
-  float *data;
 
-  /* check_shape() made sure of it; checked again, as it is what decides
-   * how much memory the tensor gets. */
-  if (!g_size_checked_mul (&n_bytes, n_elements, sizeof (float)))
-    g_assert_not_reached ();
-
-  data = _reg_storage_try_alloc (n_bytes, zeroed);
   if (data == NULL)
     {
       g_autofree char *str = _reg_shape_to_string (shape, n_dims);
-      g_autofree char *size = g_format_size_full (n_bytes, G_FORMAT_SIZE_IEC_UNITS);
-      char *nbsp;
-
-      /* g_format_size() puts a no-break space before the unit: messages
-       * are plain text. */
-      while ((nbsp = strstr (size, "\xc2\xa0")) != NULL)
-        {
-          *nbsp = ' ';
-          memmove (nbsp + 1, nbsp + 2, strlen (nbsp + 2) + 1);
-        }
+      /* Value and unit apart: g_format_size() joins them with a no-break
+       * space, and messages are plain text. */
+      g_autofree char *value = g_format_size_full (n_bytes, G_FORMAT_SIZE_IEC_UNITS |
+                                                   G_FORMAT_SIZE_ONLY_VALUE);
+      g_autofree char *unit = g_format_size_full (n_bytes, G_FORMAT_SIZE_IEC_UNITS |
+                                                  G_FORMAT_SIZE_ONLY_UNIT);
 
       g_set_error (error, REG_TENSOR_ERROR, REG_TENSOR_ERROR_NO_MEMORY,
                    "not enough memory for a tensor of shape %s: %" G_GSIZE_FORMAT
-                   " bytes (%s)", str, n_bytes, size);
+                   " bytes (%s %s)", str, n_bytes, value, unit);
       return NULL;
     }
 
@@ -169,8 +151,8 @@ reg_tensor_try_alloc (const gint64  *shape,
   return self;
 }
 
-/* The same, for the constructors that abort when memory is short, as
- * g_malloc() does, naming the public function that failed. */
+/* The same for the constructors that abort when memory is short, as
+ * g_malloc() does, naming the public @function that failed. */
 static RegTensor *
 reg_tensor_alloc (const char   *function,
                   const gint64 *shape,
@@ -205,15 +187,11 @@ reg_tensor_alloc (const char   *function,
  *   outermost first; %NULL when @n_dims is 0
  * @n_dims: the number of dimensions, at most %REG_TENSOR_MAX_DIMS
  *
- * Creates a tensor of the given shape filled with zeros.  A dimension may be
- * 0 (the tensor then holds no element); an empty shape makes a scalar.
- *
- * More than %REG_TENSOR_MAX_DIMS dimensions, a negative dimension or a shape
- * with more elements than memory can address are programmer errors, and
- * when the memory cannot be allocated the program aborts, as with
- * g_malloc().  For a shape that comes from outside the program (a file, a
- * command line, a graph's inputs), use [ctor@Reg.Tensor.try_new], which
- * reports both as errors.
+ * Creates a tensor of the given shape filled with zeros.  A shape that is
+ * not one (see [class@Reg.Tensor]) is a programmer error, and the program
+ * aborts when the memory cannot be allocated, as with g_malloc(); use
+ * [ctor@Reg.Tensor.try_new] for a shape that comes from outside the
+ * program (a file, a command line, a graph's inputs).
  *
  * Returns: (transfer full): a new tensor
  */
@@ -234,9 +212,9 @@ reg_tensor_new (const gint64 *shape,
  *   outermost first; %NULL when @n_dims is 0
  * @n_dims: the number of dimensions, at most %REG_TENSOR_MAX_DIMS
  *
- * Creates a tensor of the given shape whose elements are unspecified, for
- * a backend that is about to write every one of them: it saves filling a
- * large output with zeros first.  Otherwise as [ctor@Reg.Tensor.new].
+ * Creates a tensor as [ctor@Reg.Tensor.new] does, but with unspecified
+ * elements, for a backend that is about to write every one of them: it
+ * saves filling a large output with zeros first.
  *
  * Returns: (transfer full): a new tensor
  */
@@ -258,17 +236,13 @@ reg_tensor_new_uninitialized (const gint64 *shape,
  * @n_dims: the number of dimensions
  * @error: return location for a #GError
  *
- * Creates a tensor of the given shape filled with zeros, as
- * [ctor@Reg.Tensor.new] does, for a shape that comes from outside the
- * program: nothing about @shape is a programmer error, and a tensor too
- * large for the memory the system grants is an error rather than an abort.
- * Backends make their outputs with it.
+ * Creates a tensor of the given shape filled with zeros, for a shape that
+ * comes from outside the program.  Backends make their outputs with it.
  *
- * Fails with %REG_GRAPH_ERROR_SHAPE when @shape has more than
- * %REG_TENSOR_MAX_DIMS dimensions, a negative dimension or more elements
- * than memory can address, and with %REG_TENSOR_ERROR_NO_MEMORY, naming
- * the shape and its size in bytes, when its memory cannot be allocated.
- * This function is thread-safe.
+ * Fails with %REG_GRAPH_ERROR_SHAPE when @shape is not a shape (see
+ * [class@Reg.Tensor]), and with %REG_TENSOR_ERROR_NO_MEMORY, naming the
+ * shape and its size in bytes, when its memory cannot be allocated.  This
+ * function is thread-safe.
  *
  * Returns: (transfer full): a new tensor, or %NULL with @error set
  */
@@ -295,10 +269,9 @@ reg_tensor_try_new (const gint64  *shape,
  * @n_dims: the number of dimensions
  * @error: return location for a #GError
  *
- * Creates a tensor whose elements are unspecified, as
- * [ctor@Reg.Tensor.new_uninitialized] does, with the errors of
- * [ctor@Reg.Tensor.try_new]: for a backend's outputs, which it is about to
- * write whole.  This function is thread-safe.
+ * Creates a tensor as [ctor@Reg.Tensor.try_new] does, but with unspecified
+ * elements, for a backend's outputs, which it is about to write whole.
+ * This function is thread-safe.
  *
  * Returns: (transfer full): a new tensor, or %NULL with @error set
  */
@@ -328,13 +301,9 @@ reg_tensor_try_new_uninitialized (const gint64  *shape,
  * @n_dims: the number of dimensions
  * @error: return location for a #GError
  *
- * Creates a tensor holding a copy of @data.
- *
- * Fails with %REG_GRAPH_ERROR_SHAPE when @shape has more than
- * %REG_TENSOR_MAX_DIMS dimensions, a negative dimension, more elements than
- * memory can address, or holds another number of elements than
- * @n_elements; and with %REG_TENSOR_ERROR_NO_MEMORY when the copy cannot
- * be allocated.
+ * Creates a tensor holding a copy of @data.  Fails as
+ * [ctor@Reg.Tensor.try_new] does, and with %REG_GRAPH_ERROR_SHAPE when
+ * @shape holds another number of elements than @n_elements.
  *
  * Returns: (transfer full): a new tensor, or %NULL with @error set
  */
@@ -360,16 +329,13 @@ reg_tensor_new_from_data (const float   *data,
       g_autofree char *str = _reg_shape_to_string (shape, n_dims);
 
       g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_SHAPE,
-                   "shape %s holds %" G_GSIZE_FORMAT " element%s, %"
-                   G_GSIZE_FORMAT " given",
+                   "shape %s holds %" G_GSIZE_FORMAT " element%s, %" G_GSIZE_FORMAT " given",
                    str, expected, expected == 1 ? "" : "s", n_elements);
       return NULL;
     }
 
   self = reg_tensor_try_alloc (shape, n_dims, n_elements, FALSE, error);
-  if (self == NULL)
-    return NULL;
-  if (n_elements > 0)
+  if (self != NULL && n_elements > 0)
     memcpy (self->data, data, n_elements * sizeof (float));
 
   return self;
@@ -407,16 +373,14 @@ reg_tensor_new_from_bytes (GBytes        *bytes,
   data = g_bytes_get_data (bytes, &size);
   if (size % sizeof (float) != 0)
     {
-      g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_SHAPE,
-                   "%" G_GSIZE_FORMAT " bytes of data are not a whole number "
-                   "of float32 values (4 bytes each)", size);
+      g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_SHAPE, "%" G_GSIZE_FORMAT " bytes of "
+                   "data are not a whole number of float32 values (4 bytes each)", size);
       return NULL;
     }
 
-  /* The data of a GBytes carries no alignment guarantee, hence the copy
-   * through memcpy() rather than a float pointer. */
-  return reg_tensor_new_from_data (data, size / sizeof (float), shape, n_dims,
-                                   error);
+  /* The data of a GBytes carries no alignment guarantee: copied by
+   * memcpy(), never read through a float pointer. */
+  return reg_tensor_new_from_data (data, size / sizeof (float), shape, n_dims, error);
 }
 
 /**
@@ -605,19 +569,18 @@ _reg_shape_count (const gint64 *dims,
                   guint         n_dims,
                   gsize        *n_elements)
 {
+  gboolean empty = FALSE;
   gsize count = 1;
 
   for (guint d = 0; d < n_dims; d++)
-    if (dims[d] == 0)
-      {
-        if (n_elements != NULL)
-          *n_elements = 0;
-        return TRUE;
-      }
+    {
+      if (dims[d] < 0)
+        return FALSE;
+      empty |= dims[d] == 0;
+    }
 
-  for (guint d = 0; d < n_dims; d++)
-    if (dims[d] < 0 || (guint64) dims[d] > G_MAXSIZE ||
-        !g_size_checked_mul (&count, count, (gsize) dims[d]))
+  for (guint d = 0; d < n_dims && !empty; d++)
+    if ((guint64) dims[d] > G_MAXSIZE || !g_size_checked_mul (&count, count, (gsize) dims[d]))
       return FALSE;
 
   /* At most G_MAXSSIZE bytes: the largest object C allows, and the largest
@@ -626,7 +589,7 @@ _reg_shape_count (const gint64 *dims,
     return FALSE;
 
   if (n_elements != NULL)
-    *n_elements = count;
+    *n_elements = empty ? 0 : count;
   return TRUE;
 }
 
