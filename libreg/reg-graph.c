@@ -319,6 +319,7 @@ reg_graph_set_node_name (RegGraph    *self,
                          GError     **error)
 {
   RegNode *n;
+  char *copy;
 
   g_return_val_if_fail (REG_IS_GRAPH (self), FALSE);
   g_return_val_if_fail (!self->frozen, FALSE);
@@ -332,8 +333,8 @@ reg_graph_set_node_name (RegGraph    *self,
   if (!check_new_name (self, name, "name", error))
     return FALSE;
 
-  n->name = g_strdup (name);
-  g_hash_table_insert (self->names, n->name, GUINT_TO_POINTER (node));
+  n->name = copy = g_strdup (name);
+  g_hash_table_insert (self->names, copy, GUINT_TO_POINTER (node));
 
   return TRUE;
 }

@@ -501,20 +501,6 @@ reg_tensor_dup_bytes (RegTensor *self)
   return g_bytes_new (self->data, self->n_elements * sizeof (float));
 }
 
-static gboolean
-is_close (double a,
-          double b,
-          double rtol,
-          double atol)
-{
-  /* As numpy.isclose(): infinities only equal themselves (the difference
-   * would be NaN or infinite), and NaN equals nothing. */
-  if (isinf (a) || isinf (b))
-    return a == b;
-
-  return fabs (a - b) <= atol + rtol * fabs (b);
-}
-
 /**
  * reg_tensor_allclose:
  * @a: a [class@Reg.Tensor]
@@ -543,8 +529,14 @@ reg_tensor_allclose (RegTensor *a,
     return FALSE;
 
   for (gsize i = 0; i < a->n_elements; i++)
-    if (!is_close (a->data[i], b->data[i], rtol, atol))
-      return FALSE;
+    {
+      double x = a->data[i], y = b->data[i];
+
+      /* As numpy.isclose(): an infinity is close only to itself (the
+       * difference would be NaN or infinite), NaN to nothing. */
+      if (isinf (x) || isinf (y) ? x != y : !(fabs (x - y) <= atol + rtol * fabs (y)))
+        return FALSE;
+    }
 
   return TRUE;
 }
@@ -593,11 +585,11 @@ _reg_shape_count (const gint64 *dims,
   return TRUE;
 }
 
+/* An atomic GRcBox */
 struct _RegShapeList
 {
-  gatomicrefcount  ref_count;
-  guint            n_shapes;
-  RegShape        *shapes;
+  guint     n_shapes;
+  RegShape *shapes;
 };
 
 G_DEFINE_BOXED_TYPE (RegShapeList, reg_shape_list, reg_shape_list_ref, reg_shape_list_unref)
@@ -606,13 +598,16 @@ RegShapeList *
 _reg_shape_list_new_take (RegShape *shapes,
                           guint     n_shapes)
 {
-  RegShapeList *self = g_new (RegShapeList, 1);
+  RegShapeList *self = g_atomic_rc_box_new (RegShapeList);
 
-  g_atomic_ref_count_init (&self->ref_count);
-  self->n_shapes = n_shapes;
-  self->shapes = shapes;
-
+  *self = (RegShapeList) { n_shapes, shapes };
   return self;
+}
+
+static void
+shape_list_clear (gpointer data)
+{
+  g_free (((RegShapeList *) data)->shapes);
 }
 
 /**
@@ -628,9 +623,7 @@ reg_shape_list_ref (RegShapeList *self)
 {
   g_return_val_if_fail (self != NULL, NULL);
 
-  g_atomic_ref_count_inc (&self->ref_count);
-
-  return self;
+  return g_atomic_rc_box_acquire (self);
 }
 
 /**
@@ -645,11 +638,7 @@ reg_shape_list_unref (RegShapeList *self)
 {
   g_return_if_fail (self != NULL);
 
-  if (g_atomic_ref_count_dec (&self->ref_count))
-    {
-      g_free (self->shapes);
-      g_free (self);
-    }
+  g_atomic_rc_box_release_full (self, shape_list_clear);
 }
 
 /**
