@@ -13,21 +13,19 @@
  * RegTensor:
  *
  * A dense tensor of 32-bit floats in row-major order, with 0 to
- * %REG_TENSOR_MAX_DIMS dimensions.
- *
- * A tensor with no dimension is a scalar (one element); a tensor with a
- * dimension of 0 holds no element.  The data is 64-byte aligned and
- * writable in place through [method@Reg.Tensor.get_data]; the shape never
- * changes.
+ * %REG_TENSOR_MAX_DIMS dimensions, outermost first.  A tensor with no
+ * dimension is a scalar (one element); a tensor with a dimension of 0 holds
+ * no element.  The data is 64-byte aligned and writable in place through
+ * [method@Reg.Tensor.get_data]; the shape never changes.
  *
  * Shapes are checked the same way for tensors as for graphs: a shape that
  * is not one (a negative dimension, more than %REG_TENSOR_MAX_DIMS
  * dimensions, more elements than memory can address) is
  * %REG_GRAPH_ERROR_SHAPE.  A valid shape whose memory cannot be allocated
- * is %REG_TENSOR_ERROR_NO_MEMORY from the `try` constructors
- * ([ctor@Reg.Tensor.try_new]), which are the ones to use for a shape that
- * comes from outside the program; the other constructors abort then, as
- * g_malloc() does.
+ * is %REG_TENSOR_ERROR_NO_MEMORY, naming the shape and its size in bytes,
+ * from the `try` constructors ([ctor@Reg.Tensor.try_new]), which are the
+ * ones to use for a shape that comes from outside the program; the other
+ * constructors abort then, as g_malloc() does.
  *
  * A tensor is not locked: it may be read from several threads at once, but
  * writing its data while another thread reads it is a data race.
@@ -237,12 +235,10 @@ reg_tensor_new_uninitialized (const gint64 *shape,
  * @error: return location for a #GError
  *
  * Creates a tensor of the given shape filled with zeros, for a shape that
- * comes from outside the program.  Backends make their outputs with it.
- *
- * Fails with %REG_GRAPH_ERROR_SHAPE when @shape is not a shape (see
- * [class@Reg.Tensor]), and with %REG_TENSOR_ERROR_NO_MEMORY, naming the
- * shape and its size in bytes, when its memory cannot be allocated.  This
- * function is thread-safe.
+ * comes from outside the program.  Fails with %REG_GRAPH_ERROR_SHAPE when
+ * @shape is not a shape, and with %REG_TENSOR_ERROR_NO_MEMORY when its
+ * memory cannot be allocated (see [class@Reg.Tensor]).  This function is
+ * thread-safe.
  *
  * Returns: (transfer full): a new tensor, or %NULL with @error set
  */
@@ -270,8 +266,8 @@ reg_tensor_try_new (const gint64  *shape,
  * @error: return location for a #GError
  *
  * Creates a tensor as [ctor@Reg.Tensor.try_new] does, but with unspecified
- * elements, for a backend's outputs, which it is about to write whole.
- * This function is thread-safe.
+ * elements, for a backend that is about to write every one of them.  This
+ * function is thread-safe.
  *
  * Returns: (transfer full): a new tensor, or %NULL with @error set
  */
@@ -389,8 +385,7 @@ reg_tensor_new_from_bytes (GBytes        *bytes,
  * @n_elements: (out) (optional): return location for the number of elements
  *
  * Gets the elements of @self in row-major order.  The buffer belongs to
- * @self and may be written in place; it is 64-byte aligned and never %NULL.
- * Writing it while another thread reads @self is a data race.
+ * @self and may be written in place; it is never %NULL.
  *
  * Returns: (array length=n_elements) (transfer none): the elements
  */
@@ -463,10 +458,8 @@ reg_tensor_get_n_elements (RegTensor *self)
  * reg_tensor_copy:
  * @self: a [class@Reg.Tensor]
  *
- * Makes a new tensor of the same shape holding a copy of the elements of
- * @self.  A backend returns such a copy for an output that would otherwise
- * be one of its inputs: outputs are new tensors the caller owns and may
- * change.
+ * Makes a new tensor holding a copy of @self: what a backend returns for an
+ * output that would otherwise be one of its inputs.
  *
  * Returns: (transfer full): the copy
  */
@@ -630,8 +623,7 @@ reg_shape_list_ref (RegShapeList *self)
  * reg_shape_list_unref:
  * @self: (transfer full): a [struct@Reg.ShapeList]
  *
- * Drops a reference to @self, freeing it with the last one.  This function
- * is thread-safe.
+ * Drops a reference to @self.  This function is thread-safe.
  */
 void
 reg_shape_list_unref (RegShapeList *self)
@@ -664,8 +656,8 @@ reg_shape_list_get_n_shapes (RegShapeList *self)
  * @index: a node id, less than [method@Reg.ShapeList.get_n_shapes]
  * @n_dims: (out) (optional): return location for the number of dimensions
  *
- * Gets the shape of node @index, outermost dimension first; a 0-d shape
- * (a scalar) has no dimension.  The array belongs to @self.
+ * Gets the shape of node @index, outermost dimension first.  The array
+ * belongs to @self.
  *
  * Returns: (array length=n_dims) (transfer none): the dimensions
  */
