@@ -4,7 +4,6 @@
  */
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "reg-graph-private.h"
@@ -637,7 +636,7 @@ shortest_digits (double  value,
       g_snprintf (format, sizeof format, "%%.%de", precision);
       back = g_ascii_strtod (g_ascii_formatd (buf, sizeof buf, format, value), NULL);
       e = strchr (buf, 'e');
-      exponent = atoi (e + 1);
+      exponent = (int) g_ascii_strtoll (e + 1, NULL, 10);
       for (const char *p = buf; p < e; p++)
         if (g_ascii_isdigit (*p))
           digits[n++] = *p;
