@@ -187,11 +187,38 @@ clear_compiler (gpointer data)
   g_clear_object ((RegCompiler **) data);
 }
 
+/* Records why loading @name from @manifest failed, for its infos to
+ * tell; TRUE when that is news. */
+static gboolean
+record_failure (RegRegistry  *self,
+                RegManifest  *manifest,
+                const char   *name,
+                const GError *failure)
+{
+  gboolean changed = FALSE;
+  RegEntry *entry;
+
+  g_rw_lock_writer_lock (&self->lock);
+  entry = g_hash_table_lookup (self->backends, name);
+  if (entry != NULL && entry->manifest == manifest && entry->compiler == NULL &&
+      g_strcmp0 (entry->load_error, failure->message) != 0)
+    {
+      g_free (entry->load_error);
+      entry->load_error = g_strdup (failure->message);
+      changed = TRUE;
+    }
+  g_rw_lock_writer_unlock (&self->lock);
+
+  return changed;
+}
+
 RegCompiler *
 _reg_loading_load (RegRegistry  *self,
                    const char   *name,
-                   GError      **error)
+                   GError      **error_out)
 {
+  GError *failure = NULL;
+  GError **error = &failure;
   g_autoptr(RegManifest) manifest = NULL;
   g_autoptr(GArray) wanted = g_array_new (FALSE, FALSE, sizeof (guint));  /* backend indexes */
   g_autoptr(GArray) made = g_array_new (FALSE, TRUE, sizeof (RegCompiler *));
@@ -207,6 +234,7 @@ _reg_loading_load (RegRegistry  *self,
   RegCompiler *result = NULL;
   GObject *loaded = NULL;
   gboolean first_load = FALSE;
+  RegModuleChecks checks;
   GHashTableIter iter;
   gpointer key, value;
   RegEntry *entry;
@@ -248,9 +276,18 @@ _reg_loading_load (RegRegistry  *self,
   shown_manifest = _reg_escape (manifest_path);
 
   /* The code is loaded only if no verdict quarantines it (and, when
-   * asked, after its backends were checked in a child process). */
-  if (!_reg_verify_before_load (self, name, source, manifest_path, manifest->dir, wanted_names, error))
-    goto out;
+   * asked, after its backends were checked in a child process, seeing
+   * the backends this registry sees). */
+  checks = g_atomic_int_get (&self->module_checks);
+  if (checks != REG_MODULE_CHECKS_NONE)
+    {
+      g_auto(GStrv) search_path = reg_registry_get_search_paths (self);
+
+      if (!_reg_verify_before_load ((checks & REG_MODULE_CHECKS_VERIFY) != 0,
+                                    (const char * const *) search_path, name, source,
+                                    manifest_path, manifest->dir, wanted_names, error))
+        goto out;
+    }
 
   loaded = manifest->loader->load (manifest->dir, manifest->source, &local_error);
   if (loaded == NULL)
@@ -293,6 +330,7 @@ _reg_loading_load (RegRegistry  *self,
           target->compiler == NULL)
         {
           target->compiler = g_steal_pointer (compiler);
+          g_clear_pointer (&target->load_error, g_free);
           g_ptr_array_add (registered, g_strdup (target->name));
         }
     }
@@ -318,7 +356,12 @@ out:
   if (first_load && REG_IS_MODULE (loaded))
     g_signal_emit (self, _reg_registry_signals[REG_REGISTRY_MODULE_LOADED], 0, loaded);
   _reg_registry_emit_names (self, _reg_registry_signals[REG_REGISTRY_BACKEND_REGISTERED], registered);
+  if (failure != NULL && manifest != NULL && record_failure (self, manifest, name, failure))
+    g_signal_emit (self, _reg_registry_signals[REG_REGISTRY_BACKEND_CHANGED],
+                   g_quark_try_string (name), name);
 
+  if (failure != NULL)
+    g_propagate_error (error_out, failure);
   return result;
 }
 
@@ -400,6 +443,8 @@ reg_registry_verify_backend (RegRegistry   *self,
 {
   g_autoptr(RegManifest) manifest = NULL;
   g_autofree char *source = NULL;
+  g_auto(GStrv) search_path = NULL;
+  RegVerdict *verdict;
   RegVerifyOptions parsed;
 
   g_return_val_if_fail (REG_IS_REGISTRY (self), NULL);
@@ -416,7 +461,14 @@ reg_registry_verify_backend (RegRegistry   *self,
     return NULL;
 
   source = _reg_manifest_dup_source_path (manifest);
-  return _reg_verify_run (self, name, source, manifest->dir, &parsed, cancellable, error);
+  search_path = reg_registry_get_search_paths (self);
+  verdict = _reg_verify_run ((const char * const *) search_path, name, source, manifest->dir,
+                             &parsed, cancellable, error);
+  if (verdict != NULL)
+    g_signal_emit (self, _reg_registry_signals[REG_REGISTRY_BACKEND_CHANGED],
+                   g_quark_try_string (name), name);
+
+  return verdict;
 }
 
 /**

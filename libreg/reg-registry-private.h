@@ -39,6 +39,7 @@ typedef struct
   const RegManifestBackend *declaration;  /* in manifest, or NULL */
   GPtrArray                *hidden;       /* nullable: the other manifests declaring its
                                            * name, in search order (refs) */
+  char                     *load_error;   /* why its last load failed, or NULL */
 } RegEntry;
 
 RegEntry   *_reg_entry_new_declared (RegManifest *manifest,
@@ -108,6 +109,7 @@ enum {
   REG_REGISTRY_BACKEND_UNREGISTERED,
   REG_REGISTRY_MODULE_LOADED,
   REG_REGISTRY_FALLBACK,
+  REG_REGISTRY_BACKEND_CHANGED,
   REG_REGISTRY_N_SIGNALS
 };
 

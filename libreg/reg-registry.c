@@ -20,6 +20,7 @@
 #include "reg-module.h"
 #include "reg-name-private.h"
 #include "reg-registry-private.h"
+#include "reg-verify-private.h"
 
 /**
  * RegRegistry:
@@ -173,6 +174,7 @@ _reg_entry_free (RegEntry *entry)
   g_clear_object (&entry->compiler);
   g_clear_pointer (&entry->manifest, _reg_manifest_unref);
   g_clear_pointer (&entry->hidden, g_ptr_array_unref);
+  g_free (entry->load_error);
   g_free (entry);
 }
 
@@ -627,6 +629,24 @@ reg_registry_class_init (RegRegistryClass *klass)
                   G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL,
                   G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_STRING, G_TYPE_ERROR);
+
+  /**
+   * RegRegistry::backend-changed:
+   * @self: the registry
+   * @name: the backend's name
+   *
+   * What [method@Reg.Registry.get_backend_info] says of the backend @name
+   * changed while it kept its name: a lookup failed to load it, or
+   * [method@Reg.Registry.verify_backend] recorded a verdict about it.
+   * (Registering, declaring and loading have signals of their own.)
+   * Detailed with the name.
+   */
+  _reg_registry_signals[REG_REGISTRY_BACKEND_CHANGED] =
+    g_signal_new ("backend-changed",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST | G_SIGNAL_DETAILED,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_STRING);
 }
 
 static void
@@ -992,7 +1012,8 @@ reg_registry_list_backends (RegRegistry        *self,
 typedef struct
 {
   RegBackendInfo *info;
-  RegCompiler    *compiler;  /* loaded backends only */
+  RegCompiler    *compiler;    /* loaded backends only */
+  char           *load_error;  /* why its last load failed, or NULL */
 } InfoRequest;
 
 static void
@@ -1023,12 +1044,22 @@ info_request_start_locked (RegRegistry    *self,
   _reg_backend_info_set_declaration (request->info, manifest_path,
                                      (const char * const *) hidden->pdata);
   request->compiler = entry->compiler != NULL ? g_object_ref (entry->compiler) : NULL;
+  request->load_error = g_strdup (entry->load_error);
 }
 
-/* Call without the lock.  Returns the info (transfer full). */
+/* Call without the lock: reads the verdict stores, and asks the
+ * compiler.  Returns the info (transfer full). */
 static RegBackendInfo *
 info_request_finish (InfoRequest *request)
 {
+  const char *module_path = reg_backend_info_get_module_path (request->info);
+  g_autoptr(RegVerdict) verdict = NULL;
+
+  if (module_path != NULL)
+    verdict = _reg_verify_dup_verdict (reg_backend_info_get_name (request->info), module_path);
+  _reg_backend_info_set_state (request->info, verdict, request->load_error);
+  g_clear_pointer (&request->load_error, g_free);
+
   if (request->compiler != NULL)
     {
       /* A module backend's schema is its manifest's, in the info already. */

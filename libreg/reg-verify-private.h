@@ -7,7 +7,6 @@
 
 #include <gio/gio.h>
 
-#include "reg-registry.h"
 #include "reg-verdict.h"
 
 G_BEGIN_DECLS
@@ -38,7 +37,8 @@ gboolean    _reg_verify_options_parse (GVariant                *options,
 
 /* Checks backend @name, declared in the search directory @dir with the
  * module file @module_path, in a child process (the checker) where the
- * module reaches the backends of @registry's search path, and records the
+ * module reaches the backends of @search_path (the asking registry's),
+ * and records the
  * verdict in the store @options ask for when the module file did not
  * change meanwhile.  NULL with an error when there is no verdict: the
  * checker cannot be started or did not reach the module (G_SPAWN_ERROR),
@@ -46,7 +46,7 @@ gboolean    _reg_verify_options_parse (GVariant                *options,
  * reached (G_IO_ERROR_NOT_FOUND).  A verdict that is not recorded says
  * why (reg_verdict_get_store_error()).  Blocks the calling thread; runs
  * no module code in this process. */
-RegVerdict *_reg_verify_run           (RegRegistry             *registry,
+RegVerdict *_reg_verify_run           (const char * const      *search_path,
                                        const char              *name,
                                        const char              *module_path,
                                        const char              *dir,
@@ -60,15 +60,16 @@ RegVerdict *_reg_verify_run           (RegRegistry             *registry,
 RegVerdict *_reg_verify_dup_verdict   (const char              *name,
                                        const char              *module_path);
 
-/* @registry's hook before it opens @module_path for backend @name, as
- * its module checks say: with REG_MODULE_CHECKS_QUARANTINE, fails when a
- * recorded verdict quarantines the module; with REG_MODULE_CHECKS_VERIFY,
- * first checks out of process each backend of @names (those the registry
- * takes from the module) that has no verdict yet, and fails when one
- * quarantines it or the check cannot be made.  The failure is
+/* A registry's hook before it opens @module_path for backend @name: fails
+ * when a recorded verdict quarantines the module; with @check_first
+ * (REG_MODULE_CHECKS_VERIFY), first checks out of process each backend of
+ * @names (those the registry takes from the module) that has no verdict
+ * yet, with the backends of @search_path, and fails when one quarantines
+ * it or the check cannot be made.  The failure is
  * REG_REGISTRY_ERROR_LOAD_FAILED naming @manifest_path and the module,
  * the verdict, and the command that checks it again. */
-gboolean    _reg_verify_before_load   (RegRegistry             *registry,
+gboolean    _reg_verify_before_load   (gboolean                 check_first,
+                                       const char * const      *search_path,
                                        const char              *name,
                                        const char              *module_path,
                                        const char              *manifest_path,

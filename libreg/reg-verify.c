@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "reg-environment-private.h"
+#include "reg-error.h"
 #include "reg-message-private.h"
 #include "reg-name-private.h"
 #include "reg-verdict-private.h"
@@ -735,7 +736,7 @@ judge (Run         *run,
 
 /* Runs the check; NULL with an error when there is no verdict. */
 static RegVerdict *
-check (RegRegistry             *registry,
+check (const char * const      *search_path,
        const char              *name,
        const char              *module_path,
        const char              *dir,
@@ -744,7 +745,6 @@ check (RegRegistry             *registry,
        GError                 **error)
 {
   g_autofree char *helper = helper_path ();
-  g_auto(GStrv) search_path = reg_registry_get_search_paths (registry);
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
   g_autoptr(GError) local_error = NULL;
   RegVerdict *verdict = NULL;
@@ -759,7 +759,7 @@ check (RegRegistry             *registry,
   for (guint i = 0; search_path[i] != NULL; i++)
     {
       g_ptr_array_add (argv, (char *) "--path");
-      g_ptr_array_add (argv, search_path[i]);
+      g_ptr_array_add (argv, (char *) search_path[i]);
     }
   g_ptr_array_add (argv, (char *) "--");
   g_ptr_array_add (argv, (char *) name);
@@ -798,7 +798,7 @@ check (RegRegistry             *registry,
  * it cannot be recorded the verdict says why
  * (reg_verdict_get_store_error()). */
 RegVerdict *
-_reg_verify_run (RegRegistry             *registry,
+_reg_verify_run (const char * const      *search_path,
                  const char              *name,
                  const char              *module_path,
                  const char              *dir,
@@ -810,7 +810,7 @@ _reg_verify_run (RegRegistry             *registry,
   g_autoptr(GError) store_error = NULL;
   RegFileStamp before, after;
   gboolean have_before = _reg_file_stamp_get (module_path, &before, NULL);
-  RegVerdict *verdict = check (registry, name, module_path, dir, options, cancellable, error);
+  RegVerdict *verdict = check (search_path, name, module_path, dir, options, cancellable, error);
 
   if (verdict == NULL || options->store == REG_VERIFY_STORE_NONE || !have_before)
     return verdict;
@@ -881,8 +881,9 @@ set_quarantined_error (GError     **error,
 }
 
 gboolean
-_reg_verify_before_load (RegRegistry      *registry,
-                         const char       *name,
+_reg_verify_before_load (gboolean            check_first,
+                         const char * const *search_path,
+                         const char         *name,
                          const char       *module_path,
                          const char       *manifest_path,
                          const char       *dir,
@@ -891,12 +892,8 @@ _reg_verify_before_load (RegRegistry      *registry,
 {
   g_autoptr(GPtrArray) verdicts = NULL;
   g_autoptr(RegVerdict) fresh = NULL;
-  RegModuleChecks checks = reg_registry_get_module_checks (registry);
   RegVerdict *blocking;
   RegFileStamp id;
-
-  if ((checks & (REG_MODULE_CHECKS_QUARANTINE | REG_MODULE_CHECKS_VERIFY)) == 0)
-    return TRUE;
 
   /* A file that cannot be stat'ed cannot be opened either: the load
    * reports that. */
@@ -906,7 +903,7 @@ _reg_verify_before_load (RegRegistry      *registry,
   verdicts = _reg_verdict_store_find (module_path, &id);
   blocking = _reg_verdict_store_pick (verdicts, NULL, TRUE);
 
-  for (guint i = 0; blocking == NULL && (checks & REG_MODULE_CHECKS_VERIFY) && i < names->len; i++)
+  for (guint i = 0; blocking == NULL && check_first && i < names->len; i++)
     {
       const char *wanted = g_ptr_array_index (names, i);
       g_autoptr(GError) local_error = NULL;
@@ -916,7 +913,7 @@ _reg_verify_before_load (RegRegistry      *registry,
         continue;
 
       _reg_verify_options_parse (NULL, &options, NULL);
-      fresh = _reg_verify_run (registry, wanted, module_path, dir, &options, NULL, &local_error);
+      fresh = _reg_verify_run (search_path, wanted, module_path, dir, &options, NULL, &local_error);
       if (fresh != NULL && reg_verdict_get_store_error (fresh) != NULL)
         g_debug ("backend '%s' checked before loading: %s", wanted,
                  reg_verdict_get_store_error (fresh)->message);

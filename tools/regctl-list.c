@@ -111,16 +111,13 @@ source_of (RegBackendInfo *info)
   return module_path;
 }
 
-/* "quarantined" for a declared backend that a verdict keeps from
- * loading (@verdict: the one that governs it, or NULL). */
+/* declared, loaded, failed or quarantined. */
 static const char *
-state_of (RegBackendInfo *info,
-          RegVerdict     *verdict)
+state_of (RegBackendInfo *info)
 {
-  if (reg_backend_info_get_loaded (info))
-    return "loaded";
+  g_autoptr(GEnumClass) states = g_type_class_ref (REG_TYPE_BACKEND_STATE);
 
-  return verdict != NULL && reg_verdict_get_quarantines (verdict) ? "quarantined" : "declared";
+  return g_enum_get_value (states, reg_backend_info_get_state (info))->value_nick;
 }
 
 /* Whether the registry caches the backend's compiled functions: its
@@ -142,15 +139,8 @@ description_of (RegBackendInfo *info)
 
 /* ---- list --------------------------------------------------------------- */
 
-static void
-unref_nullable (gpointer object)
-{
-  if (object != NULL)
-    g_object_unref (object);
-}
-
-/* The keys are those of the contract of `list --json`: a quarantine
- * shows in the table, in `info` and in `verify --json`. */
+/* The keys of `list --json`; a backend's state shows in the table and in
+ * `info`. */
 static void
 print_list_json (GPtrArray *infos)
 {
@@ -171,8 +161,7 @@ print_list_json (GPtrArray *infos)
  * module's file name (its directory is in `regctl paths`), and long
  * descriptions are cut.  Piped, it is whole. */
 static void
-print_list_table (GPtrArray *infos,
-                  GPtrArray *verdicts)
+print_list_table (GPtrArray *infos)
 {
   g_autoptr(RegctlTable) table = regctl_table_new (5, "NAME", "TAGS", "STATE", "SOURCE", "DESCRIPTION");
   g_autofree char *text = NULL;
@@ -187,7 +176,7 @@ print_list_table (GPtrArray *infos,
         : g_strdup (source_of (info));
 
       regctl_table_add_row (table, reg_backend_info_get_name (info), tags,
-                            state_of (info, g_ptr_array_index (verdicts, i)), source,
+                            state_of (info), source,
                             description_of (info));
     }
 
@@ -220,7 +209,6 @@ regctl_list (const RegctlCommand  *command,
   g_auto(GStrv) exclude = NULL;
   g_auto(GStrv) names = NULL;
   g_autoptr(GPtrArray) infos = g_ptr_array_new_with_free_func (g_object_unref);
-  g_autoptr(GPtrArray) verdicts = g_ptr_array_new_with_free_func (unref_nullable);
   g_autoptr(GError) error = NULL;
   RegRegistry *registry;
   int status;
@@ -251,15 +239,12 @@ regctl_list (const RegctlCommand  *command,
       if (info == NULL)
         continue;
       g_ptr_array_add (infos, info);
-      /* Verdicts only matter to declared backends: a loaded one is in. */
-      g_ptr_array_add (verdicts, json || reg_backend_info_get_loaded (info)
-                                 ? NULL : reg_registry_dup_verdict (registry, names[i]));
     }
 
   if (json)
     print_list_json (infos);
   else
-    print_list_table (infos, verdicts);
+    print_list_table (infos);
 
   return REGCTL_EXIT_OK;
 }
@@ -449,7 +434,7 @@ print_info_text (RegRegistry    *registry,
   regctl_print ("Name:         %s\n", name);
   regctl_print ("Tags:         %s\n", tags);
   regctl_print ("Description:  %s\n", description);
-  regctl_print ("State:        %s\n", state_of (info, verdict));
+  regctl_print ("State:        %s\n", state_of (info));
   regctl_print ("Origin:       %s\n", origin_to_string (reg_backend_info_get_origin (info)));
   regctl_print ("Module:       %s\n", module_path);
   print_declaration_text (info);
@@ -596,7 +581,7 @@ regctl_info (const RegctlCommand  *command,
       return REGCTL_EXIT_FAILURE;
     }
 
-  verdict = reg_registry_dup_verdict (registry, name);
+  verdict = reg_backend_info_get_verdict (info) != NULL ? g_object_ref (reg_backend_info_get_verdict (info)) : NULL;
 
   if (json)
     print_info_json (info, verdict, compiler);
