@@ -1006,6 +1006,7 @@ _reg_manifest_scan_dir (const char *dir,
       g_autoptr(GBytes) contents = NULL;
       g_autoptr(GError) local_error = NULL;
       g_autofree char *shown_path = NULL;
+      g_autofree char *escaped = NULL;
       g_autofree char *why = NULL;
       RegManifestSkip *skip;
       RegManifest *manifest;
@@ -1019,7 +1020,8 @@ _reg_manifest_scan_dir (const char *dir,
         }
 
       shown_path = _reg_escape (path);
-      why = _reg_escape (local_error->message);
+      escaped = _reg_escape (local_error->message);
+      why = _reg_message_embed (escaped);
       g_warning ("manifest %s skipped: %s. %s", shown_path, why, hint);
 
       skip = g_new0 (RegManifestSkip, 1);

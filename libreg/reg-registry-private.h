@@ -76,7 +76,8 @@ struct _RegRegistry
   char             *default_name;   /* NULL while default_compiler is set */
   RegCompiler      *default_compiler;
   RegSettingSource  default_source;
-  char            **fallbacks;      /* never NULL */
+  GPtrArray        *fallbacks;      /* never NULL: names, NULL-terminated, never
+                                     * changed (a new array replaces it) */
 
   /* The loaded backends, read by lookups without any lock (hazard
    * pointers, see reg-hazard-private.h).  Written under `lock`: cleared
@@ -146,6 +147,8 @@ GPtrArray  *_reg_registry_dup_infos         (RegRegistry        *self,
 
 void         _reg_settings_init             (RegRegistry  *self);
 void         _reg_settings_clear            (RegRegistry  *self);
+/* The fallback backends, a reference to an array nobody changes. */
+GPtrArray   *_reg_settings_ref_fallbacks    (RegRegistry  *self);
 /* The default resolved to a compiler, and in *@name the name to bind its
  * functions to (the default backend's, or a default object's own). */
 RegCompiler *_reg_settings_resolve_default  (RegRegistry  *self,

@@ -75,7 +75,8 @@
  * fallback is emitted as [signal@Reg.Registry::fallback] and logged with
  * g_message(); [method@Reg.CompiledFn.get_backend] tells which backend
  * compiled a function.  When the whole chain fails, the error is the first
- * backend's, with the reasons of the others added to its message.
+ * backend's, with the reasons of the others (of the first eight, and how
+ * many more failed) added to its message.
  *
  * Compiled functions of backends that may share them are kept in a
  * compile cache: those whose compiler says %REG_COMPILER_FLAGS_SHAREABLE
@@ -88,14 +89,16 @@
  * inputs of the same shapes, with equal options, on the same backend
  * object returns the same function instead of compiling again, whether
  * the graph is the same object or not.
- * Concurrent compiles of one key compile once.  The cache keeps
- * [property@Reg.Registry:compile-cache-size] functions (0 disables it;
- * `REG_COMPILE_CACHE_SIZE` sets it from the environment) and at most
- * 256 MiB of estimated memory (the bytes of every node's value in the
- * compiled graphs), evicting the least recently used; a compile whose
- * graph and options alone would pass that is not cached.  It drops a
- * backend's functions when the backend is unregistered, everything on a
- * rescan, and the default backend's compiles when the default changes.
+ * Concurrent compiles of one key compile once, unless waiting for the
+ * first could block what it needs (see "Threads and signals").  The
+ * cache keeps [property@Reg.Registry:compile-cache-size] functions (0
+ * disables it; `REG_COMPILE_CACHE_SIZE` sets it from the environment) and
+ * at most 256 MiB of estimated memory (the bytes of every node's value in
+ * the compiled graphs), evicting the least recently used; a compile whose
+ * estimate alone would pass that is not cached, and evicts nothing.  It
+ * drops a backend's functions when the backend is unregistered,
+ * everything on a rescan, and the default backend's compiles when the
+ * default changes.
  * [method@Reg.Registry.get_compile_cache_counters] counts its hits, misses
  * and evictions.
  *
@@ -351,10 +354,11 @@ set_invalid_backend_error_locked (RegRegistry  *self,
   if (skip != NULL)
     {
       g_autofree char *path = _reg_text_for_message (skip->path, -1, 4096);
+      g_autofree char *why = _reg_message_embed (skip->reason);
 
       g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_INVALID_BACKEND,
                    "Invalid backend: '%s'. The manifest %s declares it but was skipped: %s. %s",
-                   name, path, skip->reason, skip->hint);
+                   name, path, why, skip->hint);
       return;
     }
 
@@ -524,7 +528,8 @@ reg_registry_class_init (RegRegistryClass *klass)
    * graph (see the class description).  Empty by default, which keeps the
    * error of the backend asked for; `REG_FALLBACK_BACKENDS=a:b` sets it for
    * every registry made while it is in the environment.  Names need not be
-   * known yet: they are resolved when a compile falls back.
+   * known yet: they are resolved when a compile falls back.  They must
+   * follow the naming rules (see [method@Reg.Registry.set_fallback_backends]).
    */
   _reg_registry_properties[REG_REGISTRY_PROP_FALLBACK_BACKENDS] =
     g_param_spec_boxed ("fallback-backends", NULL, NULL,

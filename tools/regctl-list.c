@@ -267,21 +267,58 @@ default_source_text (RegRegistry *registry)
     }
 }
 
-/* The default backend and the fallback chain, and where they came from. */
+/* @name, escaped, and marked when nothing declares it (the registry's
+ * settings may name anything that follows the naming rules):
+ * "eagr (not a backend: did you mean 'eager'?)". */
+static void
+append_choice (GString     *out,
+               RegRegistry *registry,
+               const char  *name)
+{
+  g_autoptr(RegBackendInfo) info = reg_registry_get_backend_info (registry, name);
+  g_autofree char *shown = regctl_escape (name);
+  g_auto(GStrv) close = NULL;
+
+  g_string_append (out, shown);
+  if (info != NULL)
+    return;
+
+  close = reg_registry_suggest (registry, name);
+  g_string_append (out, " (not a backend");
+  for (guint i = 0; close[i] != NULL; i++)
+    {
+      g_autofree char *shown_close = regctl_escape (close[i]);
+
+      g_string_append_printf (out, "%s'%s'", i == 0 ? ": did you mean " : ", ", shown_close);
+    }
+  g_string_append (out, close[0] != NULL ? "?)" : ")");
+}
+
+/* The default backend and the fallback chain, where they came from, and
+ * which of their names are no backends. */
 static void
 print_choice_text (RegRegistry *registry)
 {
   g_autofree char *name = reg_registry_dup_default_backend (registry);
   g_auto(GStrv) fallbacks = reg_registry_dup_fallback_backends (registry);
-  g_autofree char *shown = regctl_escape (name != NULL ? name : "(a compiler object)");
-  g_autofree char *joined = g_strjoinv (", ", fallbacks);
-  g_autofree char *chain = regctl_escape (joined);
+  g_autoptr(GString) chosen = g_string_new (NULL);
+  g_autoptr(GString) chain = g_string_new (NULL);
 
-  regctl_print ("\nDefault backend: %s (%s)\n", shown, default_source_text (registry));
-  regctl_print ("Fallback backends: %s%s\n", fallbacks[0] != NULL ? chain : "none",
+  if (name != NULL)
+    append_choice (chosen, registry, name);
+  else
+    g_string_append (chosen, "(a compiler object)");
+  for (guint i = 0; fallbacks[i] != NULL; i++)
+    {
+      if (i > 0)
+        g_string_append (chain, ", ");
+      append_choice (chain, registry, fallbacks[i]);
+    }
+
+  regctl_print ("\nDefault backend: %s (%s)\n", chosen->str, default_source_text (registry));
+  regctl_print ("Fallback backends: %s%s\n", fallbacks[0] != NULL ? chain->str : "none",
                 fallbacks[0] != NULL ? " (from REG_FALLBACK_BACKENDS)" : "");
 }
-
 
 /* What an option allows besides its type: "0 to 256", "fast, small". */
 static char *
