@@ -129,7 +129,6 @@ G_DEFINE_INTERFACE (RegCompiledFn, reg_compiled_fn, G_TYPE_OBJECT)
  * in any thread read it without a lock. */
 typedef struct
 {
-  RegOnce    once;
   char      *backend;    /* the backend's name, for messages */
   guint      n_inputs;
   guint      n_outputs;

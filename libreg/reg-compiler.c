@@ -293,13 +293,6 @@ reg_compiler_default_init (RegCompilerInterface *iface)
   iface->compile_finish = reg_compiler_real_compile_finish;
 }
 
-/* A compiler's name, asked for once (see reg_compiler_get_name()). */
-typedef struct
-{
-  RegOnce once;
-  char    name[];
-} CompilerName;
-
 /* The qdata key of a compiler's name, set once: see
  * reg_compiler_get_name().  Atomic for the reason given in
  * reg-compiled-fn.c's signature_quark(). */
@@ -322,7 +315,6 @@ name_quark (void)
  * compiler_get_schema(). */
 typedef struct
 {
-  RegOnce     once;
   GListModel *options;  /* an option list, or NULL: no schema */
   char       *problem;  /* why the backend's schema was refused ("declares
                          * ..."; each caller names the backend), or NULL */
@@ -416,7 +408,6 @@ _reg_compiler_set_options (RegCompiler *self,
  * when the manifest declares none. */
 typedef struct
 {
-  RegOnce          once;
   RegCompilerFlags flags;
 } DeclaredFlags;
 
@@ -820,16 +811,14 @@ const char *
 reg_compiler_get_name (RegCompiler *self)
 {
   RegCompilerInterface *iface;
-  const CompilerName *known;
-  g_autofree char *name = NULL;
-  CompilerName *fresh;
-  gsize length;
+  const char *known;
+  char *name = NULL;
 
   g_return_val_if_fail (REG_IS_COMPILER (self), NULL);
 
   known = _reg_once_get (G_OBJECT (self), name_quark ());
   if (G_LIKELY (known != NULL))
-    return known->name;
+    return known;
 
   iface = REG_COMPILER_GET_IFACE (self);
   if (iface->dup_name != NULL)
@@ -839,14 +828,10 @@ reg_compiler_get_name (RegCompiler *self)
 
   /* Set once: a thread that lost the race drops its copy and returns the
    * winner's, which lives as long as the compiler. */
-  length = strlen (name);
-  fresh = g_malloc (sizeof (CompilerName) + length + 1);
-  memcpy (fresh->name, name, length + 1);
-  if (!_reg_once_set (G_OBJECT (self), name_quark (), fresh, g_free))
-    g_free (fresh);
-  known = _reg_once_get (G_OBJECT (self), name_quark ());
+  if (!_reg_once_set (G_OBJECT (self), name_quark (), name, g_free))
+    g_free (name);
 
-  return known->name;
+  return _reg_once_get (G_OBJECT (self), name_quark ());
 }
 
 /**
