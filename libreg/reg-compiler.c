@@ -5,8 +5,6 @@
 
 #include <string.h>
 
-#include "reg-backend-error-private.h"
-#include "reg-binding-private.h"
 #include "reg-compiler-private.h"
 #include "reg-compiled-fn-private.h"
 #include "reg-graph-private.h"
@@ -231,34 +229,16 @@ compile_data_new (RegGraph  *graph,
   return cd;
 }
 
-static void
-compile_in_worker (GTask        *task,
-                   gpointer      source_object,
-                   gpointer      task_data,
-                   GCancellable *cancellable)
+static gpointer
+compile_in_worker (gpointer   source_object,
+                   gpointer   data,
+                   GError   **error)
 {
   RegCompiler *self = source_object;
-  CompileData *cd = task_data;
-  GError *error = NULL;
-  RegCompiledFn *fn;
+  CompileData *cd = data;
 
-  if (!_reg_task_begin (task, cancellable))
-    return;
-
-  fn = REG_COMPILER_GET_IFACE (self)->compile (self, cd->graph, cd->example_inputs,
-                                               cd->options, &error);
-  _reg_task_end (cancellable);
-
-  /* As the backend gave them: reg_compiler_compile_finish() judges them. */
-  if (error != NULL)
-    {
-      g_clear_object (&fn);
-      g_task_return_error (task, error);
-    }
-  else
-    {
-      g_task_return_pointer (task, fn, g_object_unref);
-    }
+  return REG_COMPILER_GET_IFACE (self)->compile (self, cd->graph, cd->example_inputs,
+                                                 cd->options, error);
 }
 
 static void
@@ -273,9 +253,8 @@ reg_compiler_real_compile_async (RegCompiler         *self,
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
 
   g_task_set_source_tag (task, reg_compiler_real_compile_async);
-  g_task_set_task_data (task, compile_data_new (graph, example_inputs, options),
-                        compile_data_free);
-  _reg_task_run (task, G_OBJECT (self), compile_in_worker);
+  _reg_task_run (task, compile_in_worker, compile_data_new (graph, example_inputs, options),
+                 compile_data_free);
 }
 
 static RegCompiledFn *
