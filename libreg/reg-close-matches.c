@@ -16,14 +16,11 @@
  * the order of the filters) is difflib's.
  *
  * As in get_close_matches(), the word is the matcher's second sequence "b",
- * indexed once, and each possibility is its first sequence "a".  Sequences
- * are of Unicode code points, as Python strings are.
- *
- * Code points are replaced by "slots": the index of the code point among the
- * distinct code points of the word.  Equal slots mean equal code points, and
- * a code point of "a" that is not in the word gets NO_SLOT, which equals no
- * slot of "b"; so slots can stand for code points in every comparison, and
- * b2j and the counts of quick_ratio() become arrays indexed by slot. */
+ * indexed once, and each possibility is its first sequence "a", both of
+ * code points.  A code point is replaced by its "slot", its index among the
+ * distinct code points of the word (NO_SLOT, equal to no slot of "b", for
+ * one that is not in the word), so that b2j and the counts of quick_ratio()
+ * are arrays indexed by slot. */
 
 #define NO_SLOT G_MAXSIZE
 
@@ -310,11 +307,10 @@ matcher_find_longest_match (Matcher      *m,
 static gsize
 matcher_count_matches (Matcher *m)
 {
-  Region whole = { 0, m->la, 0, m->lb };
   gsize matches = 0;
 
   g_array_set_size (m->queue, 0);
-  g_array_append_val (m->queue, whole);
+  g_array_append_vals (m->queue, &(Region) { 0, m->la, 0, m->lb }, 1);
 
   while (m->queue->len > 0)
     {
@@ -328,17 +324,9 @@ matcher_count_matches (Matcher *m)
 
       matches += k;
       if (r.alo < i && r.blo < j)
-        {
-          Region left = { r.alo, i, r.blo, j };
-
-          g_array_append_val (m->queue, left);
-        }
+        g_array_append_vals (m->queue, &(Region) { r.alo, i, r.blo, j }, 1);
       if (i + k < r.ahi && j + k < r.bhi)
-        {
-          Region right = { i + k, r.ahi, j + k, r.bhi };
-
-          g_array_append_val (m->queue, right);
-        }
+        g_array_append_vals (m->queue, &(Region) { i + k, r.ahi, j + k, r.bhi }, 1);
     }
 
   return matches;

@@ -1,4 +1,4 @@
-/* reg-task.c: running a backend's methods, and judging what they report
+/* reg-task.c: running a backend's methods, judging what they report
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -119,18 +119,6 @@ _reg_task_run (GTask          *task,
   g_source_unref (source);
 }
 
-/* The errors callers of libreg handle: a backend's error in one of
- * libreg's domains (a tensor it could not allocate included), or a
- * cancellation (of a cancellable the caller gave, which the backend saw as
- * the current one), reaches the caller as it is. */
-static gboolean
-passes_through (const GError *error)
-{
-  return error->domain == REG_COMPILER_ERROR || error->domain == REG_GRAPH_ERROR ||
-         error->domain == REG_TENSOR_ERROR ||
-         g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
-}
-
 gboolean
 _reg_backend_check_result (GObject           *implementation,
                            const char        *backend,
@@ -153,40 +141,40 @@ _reg_backend_check_result (GObject           *implementation,
       return TRUE;
     }
 
-  if (reported == NULL && has_type_data (G_OBJECT_TYPE (implementation), PYGOBJECT_CUSTOM_KEY))
+  if (reported == NULL)
     {
       /* PyGObject prints an exception that is not a GLib.Error and gives C
        * no error for it. */
-      g_set_error (error, REG_COMPILER_ERROR, code,
-                   "backend '%s': the Python implementation raised an exception "
-                   "(its traceback was printed) or returned None", who);
+      g_set_error (error, REG_COMPILER_ERROR, code, "backend '%s'%s", who,
+                   has_type_data (G_OBJECT_TYPE (implementation), PYGOBJECT_CUSTOM_KEY)
+                   ? ": the Python implementation raised an exception (its traceback "
+                     "was printed) or returned None"
+                   : " failed without giving a reason");
     }
-  else if (reported == NULL)
+  else if (reported->domain == REG_COMPILER_ERROR || reported->domain == REG_GRAPH_ERROR ||
+           reported->domain == REG_TENSOR_ERROR ||
+           g_error_matches (reported, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
-      g_set_error (error, REG_COMPILER_ERROR, code,
-                   "backend '%s' failed without giving a reason", who);
-    }
-  else if (g_error_matches (reported, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_INVALID_BACKEND) ||
-           g_error_matches (reported, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED))
-    {
-      /* The registry could not provide a backend this one builds on.  Not
-       * the registry's error of this call (this backend exists): a code
-       * of its own, so that callers and `regctl verify` tell it from this
-       * backend's failures. */
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BACKEND_UNAVAILABLE,
-                   "backend '%s': %s", who, why);
-    }
-  else if (passes_through (reported))
-    {
-      /* Domain and code as they are; the text escaped like any other
-       * from outside. */
+      /* The errors callers of libreg handle (in its domains, or the
+       * cancellation of a cancellable the caller gave) reach the caller
+       * as they are, the text escaped like any other from outside. */
       g_free (reported->message);
       reported->message = g_steal_pointer (&why);
       g_propagate_error (error, g_steal_pointer (&reported));
     }
   else
     {
-      g_set_error (error, REG_COMPILER_ERROR, code, "backend '%s': %s", who, why);
+      /* A registry error is not the registry's of this call (this backend
+       * exists) but says it could not provide a backend this one builds
+       * on: a code of its own, so that callers and `regctl verify` tell it
+       * from this backend's failures. */
+      gboolean unavailable =
+        g_error_matches (reported, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_INVALID_BACKEND) ||
+        g_error_matches (reported, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED);
+
+      g_set_error (error, REG_COMPILER_ERROR,
+                   unavailable ? REG_COMPILER_ERROR_BACKEND_UNAVAILABLE : code,
+                   "backend '%s': %s", who, why);
     }
 
   return FALSE;
