@@ -46,35 +46,37 @@ invisible_kind (gunichar c)
     }
 }
 
-/* Describes the offending character @c for a message; NULL if @c is
- * allowed.  Invisible characters are only ever written as U+XXXX, so a
- * message never carries a line break, a terminal control or a direction
- * override; nor is a name that holds one (other than a plain space)
- * quoted. */
+/* Why the character at @p of @name is not allowed ("%s at byte %d is not
+ * allowed"), or NULL if it is.  Invisible characters are only ever written
+ * as U+XXXX, so a message never carries a line break, a terminal control
+ * or a direction override; nor is a name that holds one (other than a
+ * plain space) quoted. */
 static char *
-describe_forbidden (gunichar c)
+describe_forbidden (const char *name,
+                    const char *p)
 {
+  gunichar c = g_utf8_get_char (p);
   const char *kind = invisible_kind (c);
+  g_autofree char *character = NULL;
+  g_autofree char *quoted = NULL;
+  gboolean quote = TRUE;
 
   if (kind != NULL)
-    return g_strdup_printf ("%s U+%04" G_GINT32_MODIFIER "X", kind, c);
-  /* A quote is shown between quotes of the other kind. */
-  if (c == '\'')
-    return g_strdup ("character \"'\"");
-  if (is_forbidden_ascii (c))
-    return g_strdup_printf ("character '%c'", (int) c);
+    character = g_strdup_printf ("%s U+%04" G_GINT32_MODIFIER "X", kind, c);
+  else if (c == '\'')
+    character = g_strdup ("character \"'\"");  /* between quotes of the other kind */
+  else if (is_forbidden_ascii (c))
+    character = g_strdup_printf ("character '%c'", (int) c);
+  else
+    return NULL;
 
-  return NULL;
-}
+  for (const char *q = name; *q != '\0'; q = g_utf8_next_char (q))
+    quote = quote && (*q == ' ' || invisible_kind (g_utf8_get_char (q)) == NULL);
+  if (quote)
+    quoted = g_strdup_printf (" '%s'", name);
 
-static gboolean
-is_quotable (const char *name)
-{
-  for (const char *p = name; *p != '\0'; p = g_utf8_next_char (p))
-    if (*p != ' ' && invisible_kind (g_utf8_get_char (p)) != NULL)
-      return FALSE;
-
-  return TRUE;
+  return g_strdup_printf ("%s: %s at byte %" G_GSIZE_FORMAT " is not allowed",
+                          quoted != NULL ? quoted : "", character, (gsize) (p - name));
 }
 
 gboolean
@@ -82,60 +84,37 @@ _reg_name_validate (const char  *name,
                     const char  *what,
                     GError     **error)
 {
+  g_autofree char *problem = NULL;
   const char *end;
-  const char *p;
   gsize len;
 
   g_return_val_if_fail (name != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  len = strlen (name);
-  if (len == 0)
-    {
-      g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_INVALID_NAME,
-                   "invalid %s '': empty", what);
-      return FALSE;
-    }
-
   /* Neither an overlong name nor one that is not UTF-8 is printed: the
    * message must stay one short, valid line. */
-  if (len > NAME_MAX_BYTES)
-    {
-      g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_INVALID_NAME,
-                   "invalid %s: %" G_GSIZE_FORMAT " bytes, at most %d are allowed",
-                   what, len, NAME_MAX_BYTES);
-      return FALSE;
-    }
+  len = strlen (name);
+  if (len == 0)
+    problem = g_strdup (" '': empty");
+  else if (len > NAME_MAX_BYTES)
+    problem = g_strdup_printf (": %" G_GSIZE_FORMAT " bytes, at most %d are allowed",
+                               len, NAME_MAX_BYTES);
+  else if (!g_utf8_validate (name, len, &end))
+    problem = g_strdup_printf (": not valid UTF-8 at byte %" G_GSIZE_FORMAT, (gsize) (end - name));
+  else
+    for (const char *p = name; *p != '\0' && problem == NULL; p = g_utf8_next_char (p))
+      {
+        /* Printable ASCII, the usual case, without the Unicode tables. */
+        if (!(*p > ' ' && *p < 0x7f && !is_forbidden_ascii (*p)))
+          problem = describe_forbidden (name, p);
+      }
 
-  if (!g_utf8_validate (name, len, &end))
-    {
-      g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_INVALID_NAME,
-                   "invalid %s: not valid UTF-8 at byte %" G_GSIZE_FORMAT,
-                   what, (gsize) (end - name));
-      return FALSE;
-    }
+  if (problem == NULL)
+    return TRUE;
 
-  for (p = name; *p != '\0'; p = g_utf8_next_char (p))
-    {
-      g_autofree char *problem = NULL;
-      g_autofree char *quoted = NULL;
-
-      /* Printable ASCII, the usual case, without the Unicode tables. */
-      if (*p > ' ' && *p < 0x7f && !is_forbidden_ascii (*p))
-        continue;
-
-      problem = describe_forbidden (g_utf8_get_char (p));
-      if (problem == NULL)
-        continue;
-
-      quoted = is_quotable (name) ? g_strdup_printf (" '%s'", name) : NULL;
-      g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_INVALID_NAME,
-                   "invalid %s%s: %s at byte %" G_GSIZE_FORMAT " is not allowed",
-                   what, quoted != NULL ? quoted : "", problem, (gsize) (p - name));
-      return FALSE;
-    }
-
-  return TRUE;
+  g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_INVALID_NAME,
+               "invalid %s%s", what, problem);
+  return FALSE;
 }
 
 char **
