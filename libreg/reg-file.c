@@ -58,10 +58,17 @@ set_too_large_error (GError     **error,
   return NULL;
 }
 
-static void
-stamp_from_stat (const struct stat *st,
-                 RegFileStamp      *stamp)
+/* Fills @stamp from @st, which stat() or fstat() returned @status for. */
+static gboolean
+take_stamp (int                status,
+            const struct stat *st,
+            RegFileStamp      *stamp,
+            const char        *prefix,
+            GError           **error)
 {
+  if (status != 0)
+    return set_errno_error (error, prefix);
+
   stamp->dev = st->st_dev;
   stamp->ino = st->st_ino;
   stamp->size = st->st_size;
@@ -73,18 +80,6 @@ stamp_from_stat (const struct stat *st,
   stamp->mtime_ns = (gint64) st->st_mtime * NS_PER_SECOND;
   stamp->ctime_ns = (gint64) st->st_ctime * NS_PER_SECOND;
 #endif
-}
-
-static gboolean
-stamp_fd (int           fd,
-          struct stat  *st,
-          RegFileStamp *stamp,
-          GError      **error)
-{
-  if (fstat (fd, st) != 0)
-    return set_errno_error (error, "cannot be examined: ");
-
-  stamp_from_stat (st, stamp);
   return TRUE;
 }
 
@@ -95,11 +90,7 @@ _reg_file_stamp_get (const char    *path,
 {
   struct stat st;
 
-  if (stat (path, &st) != 0)
-    return set_errno_error (error, "");
-
-  stamp_from_stat (&st, stamp);
-  return TRUE;
+  return take_stamp (stat (path, &st), &st, stamp, "", error);
 }
 
 gboolean
@@ -183,7 +174,7 @@ read_fd (int            fd,
 
   g_assert (max_size < G_MAXSIZE - 1);
 
-  if (!stamp_fd (fd, &st, &before, error))
+  if (!take_stamp (fstat (fd, &st), &st, &before, "cannot be examined: ", error))
     return NULL;
   regular = S_ISREG (st.st_mode);
   if (regular_only && !regular)
@@ -208,7 +199,8 @@ read_fd (int            fd,
         return set_too_large_error (error, before.size, max_size, what);
 
       contents = read_contents (fd, regular, max_size, regular ? before.size : 0, error);
-      if (contents == NULL || (regular && !stamp_fd (fd, &st, &after, error)))
+      if (contents == NULL ||
+          (regular && !take_stamp (fstat (fd, &st), &st, &after, "cannot be examined: ", error)))
         return NULL;
 
       if (regular && !_reg_file_stamp_equal (&before, &after))
