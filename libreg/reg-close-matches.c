@@ -50,9 +50,9 @@ typedef struct
 {
   gunichar c;
   gsize    count;  /* its occurrences in the word: difflib's fullbcount */
-  gsize    start;  /* its positions in the word are b2j of positions */
-  gsize    len;    /* start to start + len - 1; 0 for a popular code point,
-                    * which difflib deletes from b2j (not from fullbcount) */
+  gsize    start;  /* its positions in the word, ascending, are pos[x].b2j */
+  gsize    len;    /* for start <= x < start + len; 0 for a popular code
+                    * point, which difflib deletes from b2j (not fullbcount) */
   gsize    used;   /* quick_ratio()'s count, 0 between comparisons */
 } Slot;
 
@@ -62,9 +62,9 @@ typedef struct
   gsize b;             /* the slot at j */
   gsize b2j;           /* the positions of the word, ordered by slot */
 
-  /* difflib's j2len[j - 1] (the length of the match ending at a[i - 1] and
-   * b[j - 1]) for the rows i of each parity: an entry holds only for the
-   * row whose number it was set in, so rows never need clearing. */
+  /* difflib's j2len[j - 1] (the length of a match ending at b[j - 1]) as
+   * the last row of each parity set it: an entry holds only for the row
+   * whose number it was set in, so rows never need clearing. */
   gsize j2len[2];
   gsize j2len_row[2];
 } Position;
