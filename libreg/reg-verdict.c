@@ -31,7 +31,8 @@ struct _RegVerdict
   RegVerdictKind   kind;
   char            *reason;
   char           **unsupported_ops;
-  gint64           time_us;      /* microseconds: the order of verdicts */
+  gint64           time_us;
+  RegFileStamp     stamp;
   GError          *store_error;  /* why it is not recorded; nullable */
 };
 
@@ -120,7 +121,9 @@ reg_verdict_set_property (GObject      *object,
       self->reason = g_value_dup_string (value);
       break;
     case PROP_UNSUPPORTED_OPS:
-      self->unsupported_ops = g_value_dup_boxed (value);
+      /* Set at construction, to an empty list when none is given. */
+      self->unsupported_ops = g_value_get_boxed (value) != NULL ? g_value_dup_boxed (value)
+                                                                : g_new0 (char *, 1);
       break;
     case PROP_TIME:
       self->time_us = g_value_get_int64 (value) * G_USEC_PER_SEC;
@@ -131,24 +134,12 @@ reg_verdict_set_property (GObject      *object,
 }
 
 static void
-reg_verdict_constructed (GObject *object)
-{
-  RegVerdict *self = REG_VERDICT (object);
-
-  G_OBJECT_CLASS (reg_verdict_parent_class)->constructed (object);
-
-  if (self->unsupported_ops == NULL)
-    self->unsupported_ops = g_new0 (char *, 1);
-}
-
-static void
 reg_verdict_class_init (RegVerdictClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS;
 
   object_class->finalize = reg_verdict_finalize;
-  object_class->constructed = reg_verdict_constructed;
   object_class->get_property = reg_verdict_get_property;
   object_class->set_property = reg_verdict_set_property;
 
@@ -219,7 +210,8 @@ _reg_verdict_new (const char         *backend_name,
                   RegVerdictKind      kind,
                   const char         *reason,
                   const char * const *unsupported_ops,
-                  gint64              time_us)
+                  gint64              time_us,
+                  const RegFileStamp *stamp)
 {
   RegVerdict *self = g_object_new (REG_TYPE_VERDICT,
                                    "backend-name", backend_name,
@@ -231,6 +223,7 @@ _reg_verdict_new (const char         *backend_name,
 
   /* Not yet shared: set here, to the microsecond the property lacks. */
   self->time_us = MAX (time_us, 0);
+  self->stamp = *stamp;
   return self;
 }
 
@@ -238,6 +231,12 @@ gint64
 _reg_verdict_get_time_us (RegVerdict *self)
 {
   return self->time_us;
+}
+
+const RegFileStamp *
+_reg_verdict_get_stamp (RegVerdict *self)
+{
+  return &self->stamp;
 }
 
 void
@@ -249,31 +248,25 @@ _reg_verdict_take_store_error (RegVerdict *self,
   self->store_error = error;
 }
 
+/* Enum classes are never finalized: the nicks outlive the references. */
 const char *
 _reg_verdict_kind_to_nick (RegVerdictKind kind)
 {
-  GEnumClass *klass = g_type_class_ref (REG_TYPE_VERDICT_KIND);
-  GEnumValue *value = g_enum_get_value (klass, kind);
+  g_autoptr(GEnumClass) klass = g_type_class_ref (REG_TYPE_VERDICT_KIND);
 
-  /* Enum classes stay alive once made: the nick stays valid. */
-  g_type_class_unref (klass);
-
-  return value != NULL ? value->value_nick : NULL;
+  return g_enum_get_value (klass, kind)->value_nick;
 }
 
 gboolean
 _reg_verdict_kind_from_nick (const char     *nick,
                              RegVerdictKind *kind)
 {
-  GEnumClass *klass = g_type_class_ref (REG_TYPE_VERDICT_KIND);
+  g_autoptr(GEnumClass) klass = g_type_class_ref (REG_TYPE_VERDICT_KIND);
   GEnumValue *value = g_enum_get_value_by_nick (klass, nick);
 
-  g_type_class_unref (klass);
-  if (value == NULL)
-    return FALSE;
-
-  *kind = value->value;
-  return TRUE;
+  if (value != NULL)
+    *kind = value->value;
+  return value != NULL;
 }
 
 /**
@@ -396,14 +389,11 @@ reg_verdict_get_quarantines (RegVerdict *self)
  * reg_verdict_get_store_error:
  * @self: a [class@Reg.Verdict]
  *
- * Gets why the verdict is not recorded, when
- * [method@Reg.Registry.verify_backend] was asked to record it and could
- * not: the store cannot be written (its directory cannot be made, it is
- * full of verdicts that quarantine modules, the disk is full...), the
- * module file changed during the check (the verdict is about a file that
- * is gone), or a setuid or setgid program was asked for the per-user
- * store.  The verdict holds all the same; it is only not kept for the
- * registries that look for it later.
+ * Gets why [method@Reg.Registry.verify_backend] could not record the
+ * verdict: the store cannot be written or is full of verdicts that
+ * quarantine modules, the module file changed during the check, or a
+ * setuid or setgid program asked for the per-user store.  The verdict
+ * holds all the same; it is only not kept for later lookups.
  *
  * Returns: (transfer none) (nullable): the error, %NULL when the verdict
  *   was recorded, when no store was asked for, and for verdicts read from

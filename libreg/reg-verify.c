@@ -3,33 +3,19 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * The parent's side of a check: it starts the checker (reg-verify-helper,
- * see tools/reg-verify-helper.c) with GSubprocess, with a memory limit and
- * in a process group of its own, reads what it writes (its lines on the
- * standard output, bounded; the end of the standard error), kills the
- * group when the check ends or the timeout passes, and judges.
+ * whose lines tools/reg-verify-helper.c describes) with a memory limit, in
+ * a process group of its own, reads its standard output (bounded) and the
+ * end of its standard error, kills the group when the check ends or the
+ * timeout passes, and judges (docs/verifying-backends.md).
  *
  * The checker's first line is a handshake, written before it opens the
- * module.  Without it, nothing that happened is about the module (no
- * checker there, another program, one that cannot start under the memory
- * limit): the result is an error of the checker, never a verdict.  After
- * it:
- *
- *   killed by the timeout          timeout
- *   died of a signal               crashed, with the signal's name
- *   exited with any other status   crashed
- *   exited 0 with a verdict line   that verdict
- *   exited 0 without one           crashed
- *
- * A crash or timeout names the stage the checker had reached (loading,
- * compiling or calling, and the graph), and the memory limit only when
- * the failure can come from it.  The timeout counts from the handshake;
- * the checker has as long to reach it.
- *
- * Every line is parsed against its one type and every part of it checked
- * and escaped: the checker runs the module's code, so nothing it writes is
- * trusted beyond that.  The last line of its standard error goes into the
- * reason of a crash or timeout (GLib's "failed to allocate" when the
- * memory limit was hit, for one).
+ * module.  Without it, nothing that happened is about the module: the
+ * result is an error of the checker, never a verdict.  After it, a
+ * timeout, a signal, another status than 0 or an exit without a verdict
+ * line is a timeout or a crash, which names the stage the checker had
+ * reached.  The timeout counts from the handshake; the checker has as long
+ * to reach it.  The checker runs the module's code, so every line is
+ * parsed against its one type and every part checked and escaped.
  */
 
 #include "reg-config.h"
@@ -44,11 +30,10 @@
 #include "reg-message-private.h"
 #include "reg-name-private.h"
 #include "reg-verdict-private.h"
-#include "reg-verdict-store-private.h"
 #include "reg-verify-private.h"
 
 /* Sanitizer runtimes reserve terabytes of address space at start: under
- * them a limit on it would kill the helper before it runs. */
+ * them a limit on it would kill the checker before it runs. */
 #if defined (__SANITIZE_ADDRESS__) || defined (__SANITIZE_THREAD__)
 # define SANITIZED 1
 #elif defined (__has_feature)
@@ -61,12 +46,10 @@
 # define SANITIZED 0
 #endif
 
-/* The checker's lines (tools/reg-verify-helper.c) */
 #define LINE_VERSION 2
 #define LINE_TYPE "(ussas)"
 #define OUTPUT_MAX (64 * 1024)
 #define STDERR_TAIL 4096
-#define READ_CHUNK 4096
 #define REASON_MAX 1000
 #define OPS_MAX 64
 
@@ -74,21 +57,18 @@
  * that left its group holding them) before the reads are given up. */
 #define PIPE_GRACE_MS 500
 
-/* Options */
-
 gboolean
 _reg_verify_options_parse (GVariant          *options,
                            RegVerifyOptions  *parsed,
                            GError           **error)
 {
+  static const char * const stores[] = { "user", "system", "none" };  /* RegVerifyStore */
   GVariantIter iter;
   const char *key;
   GVariant *next;
 
-  parsed->timeout = REG_VERIFY_DEFAULT_TIMEOUT;
-  parsed->memory_limit = REG_VERIFY_DEFAULT_MEMORY_LIMIT;
-  parsed->store = REG_VERIFY_STORE_USER;
-
+  *parsed = (RegVerifyOptions) { REG_VERIFY_DEFAULT_TIMEOUT, REG_VERIFY_DEFAULT_MEMORY_LIMIT,
+                                 REG_VERIFY_STORE_USER };
   if (options == NULL)
     return TRUE;
 
@@ -96,93 +76,70 @@ _reg_verify_options_parse (GVariant          *options,
   while (g_variant_iter_next (&iter, "{&sv}", &key, &next))
     {
       g_autoptr(GVariant) value = next;
+      g_autofree char *shown = NULL;
+      g_autofree char *given = NULL;
+      g_autofree char *shown_value = NULL;
+      gboolean valid = FALSE;
 
-      if (g_str_equal (key, "timeout") && g_variant_is_of_type (value, G_VARIANT_TYPE_DOUBLE) &&
-          g_variant_get_double (value) > 0 && g_variant_get_double (value) <= 24 * 3600)
-        parsed->timeout = g_variant_get_double (value);
-      else if (g_str_equal (key, "memory-limit") && g_variant_is_of_type (value, G_VARIANT_TYPE_UINT64))
-        parsed->memory_limit = g_variant_get_uint64 (value);
-      else if (g_str_equal (key, "store") && g_variant_is_of_type (value, G_VARIANT_TYPE_STRING) &&
-               g_str_equal (g_variant_get_string (value, NULL), "user"))
-        parsed->store = REG_VERIFY_STORE_USER;
-      else if (g_str_equal (key, "store") && g_variant_is_of_type (value, G_VARIANT_TYPE_STRING) &&
-               g_str_equal (g_variant_get_string (value, NULL), "system"))
-        parsed->store = REG_VERIFY_STORE_SYSTEM;
-      else if (g_str_equal (key, "store") && g_variant_is_of_type (value, G_VARIANT_TYPE_STRING) &&
-               g_str_equal (g_variant_get_string (value, NULL), "none"))
-        parsed->store = REG_VERIFY_STORE_NONE;
-      else
+      if (g_str_equal (key, "timeout") && g_variant_is_of_type (value, G_VARIANT_TYPE_DOUBLE))
         {
-          g_autofree char *shown = _reg_quote_for_message (key, -1);
-          g_autofree char *given = g_variant_print (value, TRUE);
-          g_autofree char *shown_value = _reg_text_for_message (given, -1, 80);
-
-          if (g_str_equal (key, "timeout") || g_str_equal (key, "memory-limit") || g_str_equal (key, "store"))
-            g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                         "verify option %s: %s is not valid; expected timeout: a double in (0, 86400], "
-                         "memory-limit: a uint64, store: 'user', 'system' or 'none'",
-                         shown, shown_value);
-          else
-            g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                         "unknown verify option %s; the options are timeout, memory-limit and store",
-                         shown);
-          return FALSE;
+          parsed->timeout = g_variant_get_double (value);
+          valid = parsed->timeout > 0 && parsed->timeout <= 24 * 3600;
         }
+      else if (g_str_equal (key, "memory-limit") && g_variant_is_of_type (value, G_VARIANT_TYPE_UINT64))
+        {
+          parsed->memory_limit = g_variant_get_uint64 (value);
+          valid = TRUE;
+        }
+      else if (g_str_equal (key, "store") && g_variant_is_of_type (value, G_VARIANT_TYPE_STRING))
+        for (guint i = 0; i < G_N_ELEMENTS (stores) && !valid; i++)
+          if ((valid = g_str_equal (g_variant_get_string (value, NULL), stores[i])))
+            parsed->store = i;
+      if (valid)
+        continue;
+
+      shown = _reg_quote_for_message (key, -1);
+      given = g_variant_print (value, TRUE);
+      shown_value = _reg_text_for_message (given, -1, 80);
+      if (g_str_equal (key, "timeout") || g_str_equal (key, "memory-limit") || g_str_equal (key, "store"))
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                     "verify option %s: %s is not valid; expected timeout: a double in (0, 86400], "
+                     "memory-limit: a uint64, store: 'user', 'system' or 'none'", shown, shown_value);
+      else
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                     "unknown verify option %s; the options are timeout, memory-limit and store", shown);
+      return FALSE;
     }
 
   return TRUE;
 }
 
-/* The helper */
+/* Running */
 
-static char *
-helper_path (void)
-{
-  const char *path = NULL;
-
-  /* Which program checks modules is not a setuid program's caller's to
-   * choose. */
-  if (_reg_environment_is_trusted ())
-    path = g_getenv ("REG_VERIFY_HELPER");
-
-  return g_strdup (path != NULL && path[0] != '\0' ? path : REG_VERIFY_HELPER);
-}
-
-typedef struct
-{
-  guint64 memory_limit;
-} ChildSetup;
-
-/* In the child, between fork() and exec(): async-signal-safe calls only. */
+/* In the child, between fork() and exec(): async-signal-safe calls only.
+ * A group of its own, so that killing it kills what the module started
+ * too; and no core file for every crash a check provokes. */
 static void
 child_setup (gpointer data)
 {
-  const ChildSetup *setup = data;
-  struct rlimit no_core = { 0, 0 };
+  const guint64 *memory_limit = data;
+  struct rlimit no_core = { 0, 0 }, limit = { *memory_limit, *memory_limit };
 
-  /* A group of its own, so that a timeout kills what the module started
-   * too; and no core file for every crash a check provokes. */
   setpgid (0, 0);
   setrlimit (RLIMIT_CORE, &no_core);
-
-  if (!SANITIZED && setup->memory_limit > 0)
-    {
-      struct rlimit limit = { setup->memory_limit, setup->memory_limit };
-
-      setrlimit (RLIMIT_AS, &limit);
-    }
+  if (!SANITIZED && *memory_limit > 0)
+    setrlimit (RLIMIT_AS, &limit);
 }
-
-/* Running */
 
 typedef struct _Run Run;
 
 typedef struct
 {
-  Run        *run;
-  GByteArray *data;
-  gboolean    keep_tail;  /* keep the last bytes, not the first */
-  gboolean    overflow;
+  Run          *run;
+  GInputStream *stream;
+  GByteArray   *data;
+  gboolean      keep_tail;  /* keep the last bytes (stderr), not the first */
+  gboolean      overflow;
 } Pipe;
 
 struct _Run
@@ -201,14 +158,13 @@ struct _Run
   gboolean                cancelled;
   GSource                *timeout;
   GSource                *grace;
+  GSource                *cancel;
 };
 
-/* Kills the checker's process group: the checker, while it runs, and
- * whatever the module started in it.  The group's number is the
- * checker's process id; after the checker is reaped it stays the group's
- * while the group has a member (the kernel hands out no process id that
- * is still a group's), and when it has none the kill finds nothing (ids
- * are handed out in turn, not reused at once). */
+/* Kills the checker's process group.  Its number is the checker's process
+ * id, which stays the group's after the checker is reaped while the group
+ * has a member; with none, the kill finds nothing (ids are handed out in
+ * turn, not reused at once). */
 static void
 kill_group (Run *run)
 {
@@ -218,102 +174,22 @@ kill_group (Run *run)
   g_subprocess_force_exit (run->process);
 }
 
-static gboolean on_timeout (gpointer data);
-
 static void
-start_timeout (Run *run)
+source_clear (GSource **source)
 {
-  if (run->timeout != NULL)
-    {
-      g_source_destroy (run->timeout);
-      g_source_unref (run->timeout);
-    }
-
-  run->timeout = g_timeout_source_new ((guint) MIN (run->options->timeout * 1000, (double) G_MAXUINT));
-  g_source_set_callback (run->timeout, on_timeout, run, NULL);
-  g_source_attach (run->timeout, run->context);
+  if (*source != NULL)
+    g_source_destroy (*source);
+  g_clear_pointer (source, g_source_unref);
 }
 
-static gboolean parse_handshake (const GByteArray *data,
-                                 const char       *name);
-
-static void read_next (Pipe *pipe);
-
-static void
-on_read (GObject      *source,
-         GAsyncResult *result,
-         gpointer      data)
+static GSource *
+source_attach (GSource     *source,
+               GSourceFunc  func,
+               Run         *run)
 {
-  Pipe *pipe = data;
-  Run *run = pipe->run;
-  g_autoptr(GBytes) bytes = g_input_stream_read_bytes_finish (G_INPUT_STREAM (source), result, NULL);
-  gsize size;
-
-  if (bytes == NULL || g_bytes_get_size (bytes) == 0)
-    {
-      run->pending--;
-      return;
-    }
-
-  size = g_bytes_get_size (bytes);
-  if (pipe->keep_tail)
-    {
-      g_byte_array_append (pipe->data, g_bytes_get_data (bytes, NULL), size);
-      if (pipe->data->len > 2 * STDERR_TAIL)
-        g_byte_array_remove_range (pipe->data, 0, pipe->data->len - STDERR_TAIL);
-    }
-  else if (pipe->data->len + size <= OUTPUT_MAX)
-    g_byte_array_append (pipe->data, g_bytes_get_data (bytes, NULL), size);
-  else
-    pipe->overflow = TRUE;
-
-  /* The backend's time starts when the checker reaches it. */
-  if (!pipe->keep_tail && !run->reached && !run->timed_out && parse_handshake (pipe->data, run->name))
-    {
-      run->reached = TRUE;
-      start_timeout (run);
-    }
-
-  read_next (pipe);
-}
-
-static void
-read_next (Pipe *pipe)
-{
-  GInputStream *stream = pipe->keep_tail ? g_subprocess_get_stderr_pipe (pipe->run->process)
-                                         : g_subprocess_get_stdout_pipe (pipe->run->process);
-
-  g_input_stream_read_bytes_async (stream, READ_CHUNK, G_PRIORITY_DEFAULT,
-                                   pipe->run->reads, on_read, pipe);
-}
-
-static gboolean
-on_grace_over (gpointer data)
-{
-  Run *run = data;
-
-  g_cancellable_cancel (run->reads);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-on_helper_exit (GObject      *source,
-                GAsyncResult *result,
-                gpointer      data)
-{
-  Run *run = data;
-
-  g_subprocess_wait_finish (G_SUBPROCESS (source), result, NULL);
-  run->pending--;
-
-  /* At the end of every check, not only on a timeout: a process the
-   * module forked must not outlive the check (a setsid() one escapes,
-   * see docs/verifying-backends.md). */
-  kill_group (run);
-
-  run->grace = g_timeout_source_new (PIPE_GRACE_MS);
-  g_source_set_callback (run->grace, on_grace_over, run, NULL);
-  g_source_attach (run->grace, run->context);
+  g_source_set_callback (source, func, run, NULL);
+  g_source_attach (source, run->context);
+  return source;
 }
 
 static gboolean
@@ -337,26 +213,119 @@ on_cancelled (GCancellable *cancellable,
   return G_SOURCE_REMOVE;
 }
 
+static gboolean
+on_grace_over (gpointer data)
+{
+  g_cancellable_cancel (((Run *) data)->reads);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+start_timeout (Run *run)
+{
+  source_clear (&run->timeout);
+  run->timeout = source_attach (g_timeout_source_new ((guint) MIN (run->options->timeout * 1000, G_MAXUINT)),
+                                on_timeout, run);
+}
+
+typedef struct
+{
+  gboolean        reached;      /* the handshake came */
+  gboolean        done;         /* the verdict came */
+  char           *where;        /* " while compiling graph 'op/add'", once reached */
+  gboolean        near_limit;   /* its address space neared the limit on SIGSEGV */
+  gboolean        unreachable;  /* no verdict: it builds on a backend not reached */
+  RegVerdictKind  kind;
+  char           *reason;
+  char          **ops;
+  char           *why;          /* what was wrong with its output, if anything */
+} Said;
+
+static void parse_output (const GByteArray *data,
+                          gboolean          overflow,
+                          const char       *name,
+                          Said             *said);
+static void said_clear   (Said             *said);
+
+static void read_next (Pipe *pipe);
+
+static void
+on_read (GObject      *source,
+         GAsyncResult *result,
+         gpointer      data)
+{
+  Pipe *pipe = data;
+  Run *run = pipe->run;
+  g_autoptr(GBytes) bytes = g_input_stream_read_bytes_finish (G_INPUT_STREAM (source), result, NULL);
+  gsize size = bytes != NULL ? g_bytes_get_size (bytes) : 0;
+
+  if (size == 0)
+    {
+      run->pending--;
+      return;
+    }
+
+  if (pipe->keep_tail || pipe->data->len + size <= OUTPUT_MAX)
+    g_byte_array_append (pipe->data, g_bytes_get_data (bytes, NULL), size);
+  else
+    pipe->overflow = TRUE;
+  if (pipe->keep_tail && pipe->data->len > 2 * STDERR_TAIL)
+    g_byte_array_remove_range (pipe->data, 0, pipe->data->len - STDERR_TAIL);
+
+  /* The backend's time starts when the checker reaches it. */
+  if (!pipe->keep_tail && !run->reached && !run->timed_out)
+    {
+      Said said = { FALSE, };
+
+      parse_output (pipe->data, FALSE, run->name, &said);
+      if ((run->reached = said.reached))
+        start_timeout (run);
+      said_clear (&said);
+    }
+
+  read_next (pipe);
+}
+
+static void
+read_next (Pipe *pipe)
+{
+  g_input_stream_read_bytes_async (pipe->stream, 4096, G_PRIORITY_DEFAULT, pipe->run->reads, on_read, pipe);
+}
+
+static void
+on_checker_exit (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      data)
+{
+  Run *run = data;
+
+  g_subprocess_wait_finish (G_SUBPROCESS (source), result, NULL);
+  run->pending--;
+
+  /* At the end of every check, not only on a timeout: a process the
+   * module forked must not outlive the check. */
+  kill_group (run);
+  run->grace = source_attach (g_timeout_source_new (PIPE_GRACE_MS), on_grace_over, run);
+}
+
 /* Runs the checker to its end; FALSE with an error when it cannot start. */
 static gboolean
-run_helper (Run                    *run,
-            const char * const     *argv,
-            GCancellable           *cancellable,
-            GError                **error)
+run_checker (Run                 *run,
+             const char * const  *argv,
+             GCancellable        *cancellable,
+             GError             **error)
 {
-  g_autoptr(GSubprocessLauncher) launcher = NULL;
-  g_autoptr(GSource) cancel = NULL;
-  ChildSetup setup = { run->options->memory_limit };
+  g_autoptr(GSubprocessLauncher) launcher =
+    g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
   const char *identifier;
 
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
   g_subprocess_launcher_set_stdin_file_path (launcher, "/dev/null");
   /* The checker reads only the directories it is given, and checks
    * nothing before loading: it is the check. */
   g_subprocess_launcher_unsetenv (launcher, "REG_BACKEND_PATH");
   g_subprocess_launcher_setenv (launcher, "REG_BACKEND_SYSTEM_DIR", "", TRUE);
   g_subprocess_launcher_unsetenv (launcher, "REG_VERIFY_MODULES");
-  g_subprocess_launcher_set_child_setup (launcher, child_setup, &setup, NULL);
+  g_subprocess_launcher_set_child_setup (launcher, child_setup, (gpointer) &run->options->memory_limit, NULL);
 
   run->process = g_subprocess_launcher_spawnv (launcher, argv, error);
   if (run->process == NULL)
@@ -367,68 +336,40 @@ run_helper (Run                    *run,
   identifier = g_subprocess_get_identifier (run->process);
   run->pid = identifier != NULL ? (pid_t) g_ascii_strtoll (identifier, NULL, 10) : 0;
 
-  run->out.run = run->err.run = run;
-  run->err.keep_tail = TRUE;
+  run->out = (Pipe) { run, g_subprocess_get_stdout_pipe (run->process), run->out.data, FALSE, FALSE };
+  run->err = (Pipe) { run, g_subprocess_get_stderr_pipe (run->process), run->err.data, TRUE, FALSE };
   run->pending = 3;
   read_next (&run->out);
   read_next (&run->err);
-  g_subprocess_wait_async (run->process, NULL, on_helper_exit, run);
-
+  g_subprocess_wait_async (run->process, NULL, on_checker_exit, run);
   start_timeout (run);
-
   if (cancellable != NULL)
-    {
-      cancel = g_cancellable_source_new (cancellable);
-      g_source_set_callback (cancel, (GSourceFunc) (void (*) (void)) on_cancelled, run, NULL);
-      g_source_attach (cancel, run->context);
-    }
+    run->cancel = source_attach (g_cancellable_source_new (cancellable),
+                                 (GSourceFunc) (void (*) (void)) on_cancelled, run);
 
   while (run->pending > 0)
     g_main_context_iteration (run->context, TRUE);
 
-  g_source_destroy (run->timeout);
-  if (cancel != NULL)
-    g_source_destroy (cancel);
-  if (run->grace != NULL)
-    g_source_destroy (run->grace);
-
+  source_clear (&run->timeout);
+  source_clear (&run->grace);
+  source_clear (&run->cancel);
   return TRUE;
 }
 
 /* What the checker said */
 
-typedef enum {
-  STAGE_LOADING,
-  STAGE_COMPILING,
-  STAGE_CALLING,
-  STAGE_DONE,      /* after its verdict */
-} Stage;
-
-typedef struct
-{
-  gboolean        reached;      /* the handshake came */
-  Stage           stage;
-  char           *graph;        /* escaped; of STAGE_COMPILING and STAGE_CALLING */
-  gboolean        near_limit;   /* its address space neared the limit on SIGSEGV */
-  gboolean        unreachable;  /* no verdict: it builds on a backend not reached */
-  RegVerdictKind  kind;         /* of STAGE_DONE */
-  char           *reason;
-  char          **ops;
-  char           *why;          /* what was wrong with its output, if anything */
-} Said;
-
 static void
 said_clear (Said *said)
 {
-  g_clear_pointer (&said->graph, g_free);
+  g_clear_pointer (&said->where, g_free);
   g_clear_pointer (&said->reason, g_free);
   g_clear_pointer (&said->ops, g_strfreev);
   g_clear_pointer (&said->why, g_free);
 }
 
-/* Reads one line into @said; FALSE and @said->why when it is not one of
- * those the checker writes, in their order. */
-static gboolean
+/* Reads one line into @said; else says why it is not one of those the
+ * checker writes, in their order. */
+static char *
 parse_line (const char *line,
             const char *end,
             const char *name,
@@ -441,56 +382,54 @@ parse_line (const char *line,
   guint32 version;
 
   if (memchr (line, '\0', end - line) != NULL)
-    return (said->why = g_strdup ("a NUL byte in its output")), FALSE;
-
+    return g_strdup ("a NUL byte in its output");
   value = g_variant_parse (G_VARIANT_TYPE (LINE_TYPE), line, end, NULL, &error);
   if (value == NULL)
-    return (said->why = _reg_text_for_message (error->message, -1, 200)), FALSE;
-
+    return _reg_text_for_message (error->message, -1, 200);
   g_variant_get (value, "(u&s&s^a&s)", &version, &word, &text, &ops);
   if (version != LINE_VERSION)
-    return (said->why = g_strdup_printf ("a line of version %u, this libreg's is %u", version,
-                                         LINE_VERSION)), FALSE;
+    return g_strdup_printf ("a line of version %u, this libreg's is %u", version, LINE_VERSION);
 
   if (!said->reached)
     {
       if (!g_str_equal (word, "loading") || !g_str_equal (text, name))
-        return (said->why = g_strdup ("no handshake")), FALSE;
+        return g_strdup ("no handshake");
       said->reached = TRUE;
-      said->stage = STAGE_LOADING;
-      return TRUE;
+      said->where = g_strdup (" while loading the module");
+      return NULL;
     }
-
   if (g_str_equal (word, "compiling") || g_str_equal (word, "calling"))
     {
-      said->stage = g_str_equal (word, "compiling") ? STAGE_COMPILING : STAGE_CALLING;
-      g_free (said->graph);
-      said->graph = _reg_text_for_message (text, -1, 200);
-      return TRUE;
+      g_autofree char *graph = _reg_text_for_message (text, -1, 200);
+
+      g_free (said->where);
+      said->where = g_strdup_printf (" while %s graph '%s'", word, graph);
+      return NULL;
     }
   if (g_str_equal (word, "near-memory-limit"))
     {
       said->near_limit = TRUE;
-      return TRUE;
+      return NULL;
     }
 
   if (g_str_equal (word, "unreachable"))
     said->unreachable = TRUE;
   else if (!_reg_verdict_kind_from_nick (word, &said->kind) ||
            said->kind == REG_VERDICT_KIND_CRASHED || said->kind == REG_VERDICT_KIND_TIMEOUT)
-    return (said->why = g_strdup ("an unknown word in its output")), FALSE;
-
+    return g_strdup ("an unknown word in its output");
   if (g_strv_length ((char **) ops) > OPS_MAX)
-    return (said->why = g_strdup ("a verdict with too many operators")), FALSE;
+    return g_strdup ("a verdict with too many operators");
   for (guint i = 0; ops[i] != NULL; i++)
     if (!_reg_name_validate (ops[i], "operator", NULL))
-      return (said->why = g_strdup ("a verdict with a bad operator name")), FALSE;
+      return g_strdup ("a verdict with a bad operator name");
 
-  said->stage = STAGE_DONE;
-  said->reason = !said->unreachable && said->kind == REG_VERDICT_KIND_OK ? NULL
-               : _reg_text_for_message (text[0] != '\0' ? text : "(no reason given)", -1, REASON_MAX);
+  said->done = TRUE;
+  g_free (said->where);
+  said->where = g_strdup (" after its verdict");
+  if (said->unreachable || said->kind != REG_VERDICT_KIND_OK)
+    said->reason = _reg_text_for_message (text[0] != '\0' ? text : "(no reason given)", -1, REASON_MAX);
   said->ops = g_strdupv ((char **) ops);
-  return TRUE;
+  return NULL;
 }
 
 /* Reads the checker's output up to its verdict (later lines are not its
@@ -502,44 +441,19 @@ parse_output (const GByteArray *data,
               const char       *name,
               Said             *said)
 {
-  const char *text = (const char *) data->data;
-  const char *end = text + data->len;
-  const char *line = text;
+  const char *line = (const char *) data->data, *end = line + data->len, *newline;
 
-  while (said->stage != STAGE_DONE && line < end)
+  while (!said->done && said->why == NULL && line < end && (newline = memchr (line, '\n', end - line)) != NULL)
     {
-      const char *newline = memchr (line, '\n', end - line);
-
-      if (newline == NULL)
-        break;
-      if (!parse_line (line, newline, name, said))
-        return;
+      said->why = parse_line (line, newline, name, said);
       line = newline + 1;
     }
 
-  if (said->stage == STAGE_DONE)
+  if (said->done || said->why != NULL)
     return;
-  if (overflow)
-    said->why = g_strdup ("its output was longer than a check's");
-  else if (said->reached)
-    said->why = g_strdup ("no verdict");
-  else
-    said->why = g_strdup (data->len == 0 ? "no handshake: no output" : "no handshake");
-}
-
-static gboolean
-parse_handshake (const GByteArray *data,
-                 const char       *name)
-{
-  Said said = { FALSE, };
-  const char *text = (const char *) data->data;
-  const char *newline = memchr (text, '\n', data->len);
-
-  if (newline != NULL)
-    parse_line (text, newline, name, &said);
-  said_clear (&said);
-
-  return said.reached;
+  said->why = g_strdup (overflow ? "its output was longer than a check's"
+                        : said->reached ? "no verdict"
+                        : data->len == 0 ? "no handshake: no output" : "no handshake");
 }
 
 /* Judging */
@@ -550,23 +464,18 @@ static char *
 last_message (GByteArray *err)
 {
   const char *text = (const char *) err->data;
-  gsize end = err->len;
+  gsize end = err->len, start;
 
   while (end > 0 && g_ascii_isspace (text[end - 1]))
     end--;
-  if (end == 0)
-    return NULL;
+  for (start = end; start > 0 && text[start - 1] != '\n'; start--)
+    ;
 
-  for (gsize start = end; start > 0; start--)
-    if (text[start - 1] == '\n')
-      return _reg_text_for_message (text + start, end - start, 200);
-
-  return _reg_text_for_message (text, end, 200);
+  return end > 0 ? _reg_text_for_message (text + start, end - start, 200) : NULL;
 }
 
-/* The name of a signal that ends a checker, "SIGSEGV (Segmentation
- * fault)": from the C library where it has sigabbrev_np(), else from the
- * signals POSIX names, else the number. */
+/* "SIGSEGV (Segmentation fault)": the name from the C library where it has
+ * sigabbrev_np(), else from the signals POSIX names, else the number. */
 static char *
 signal_name (int signum)
 {
@@ -587,42 +496,7 @@ signal_name (int signum)
 
   if (abbrev != NULL)
     return g_strdup_printf ("SIG%s (%s)", abbrev, g_strsignal (signum));
-
   return g_strdup_printf ("%d (%s)", signum, g_strsignal (signum));
-}
-
-/* How the checker ended, "killed by signal SIGSEGV (Segmentation
- * fault)", when it was not by the timeout. */
-static char *
-how_it_ended (Run *run)
-{
-  if (g_subprocess_get_if_signaled (run->process))
-    {
-      g_autofree char *signal = signal_name (g_subprocess_get_term_sig (run->process));
-
-      return g_strdup_printf ("killed by signal %s", signal);
-    }
-
-  return g_strdup_printf ("exited with status %d", g_subprocess_get_exit_status (run->process));
-}
-
-/* " while compiling graph 'op/add'" */
-static char *
-stage_text (const Said *said)
-{
-  switch (said->stage)
-    {
-    case STAGE_LOADING:
-      return g_strdup (" while loading the module");
-    case STAGE_COMPILING:
-      return g_strdup_printf (" while compiling graph '%s'", said->graph);
-    case STAGE_CALLING:
-      return g_strdup_printf (" while calling graph '%s'", said->graph);
-    case STAGE_DONE:
-      return g_strdup (" after its verdict");
-    default:
-      g_assert_not_reached ();
-    }
 }
 
 /* Whether the memory limit applied and may be why the checker died: an
@@ -650,120 +524,108 @@ limit_may_be_why (Run        *run,
   return signum == SIGKILL || (signum == SIGSEGV && said->near_limit);
 }
 
-/* " (memory limit 4096 MiB)" */
-static char *
-memory_limit_text (const RegVerifyOptions *options)
-{
-  return g_strdup_printf (" (memory limit %" G_GUINT64_FORMAT " MiB)", options->memory_limit >> 20);
-}
-
 /* The verdict, or NULL with an error when there is none: the checker did
  * not reach the module, the check was cancelled, or the backend builds on
  * one that could not be reached. */
 static RegVerdict *
-judge (Run         *run,
-       const char  *helper,
-       const char  *module_path,
-       gint64       time_us,
-       GError     **error)
+judge (Run                *run,
+       const char         *helper,
+       const char         *module_path,
+       const RegFileStamp *stamp,
+       gint64              time_us,
+       GError            **error)
 {
   const RegVerifyOptions *options = run->options;
   g_autofree char *message = last_message (run->err.data);
   g_autofree char *said_last = message != NULL ? g_strdup_printf ("; its last message: '%s'", message)
                                                : g_strdup ("");
-  gboolean ended_badly = run->timed_out || g_subprocess_get_if_signaled (run->process) ||
-                         g_subprocess_get_exit_status (run->process) != 0;
+  g_autofree char *ended = NULL;
+  g_autofree char *limit = NULL;
+  g_autofree char *reason = NULL;
+  gboolean signaled = g_subprocess_get_if_signaled (run->process);
+  gboolean ended_badly = run->timed_out || signaled || g_subprocess_get_exit_status (run->process) != 0;
+  RegVerdictKind kind = run->timed_out ? REG_VERDICT_KIND_TIMEOUT : REG_VERDICT_KIND_CRASHED;
   RegVerdict *verdict = NULL;
   Said said = { FALSE, };
 
   parse_output (run->out.data, run->out.overflow, run->name, &said);
 
+  if (run->timed_out)
+    ended = g_strdup_printf ("no %s after %g s", said.reached ? "result" : "answer", options->timeout);
+  else if (signaled)
+    {
+      g_autofree char *signal = signal_name (g_subprocess_get_term_sig (run->process));
+
+      ended = g_strdup_printf ("killed by signal %s", signal);
+    }
+  else
+    ended = g_strdup_printf ("exited with status %d", g_subprocess_get_exit_status (run->process));
+  limit = limit_may_be_why (run, &said, message)
+    ? g_strdup_printf (" (memory limit %" G_GUINT64_FORMAT " MiB)", options->memory_limit >> 20)
+    : g_strdup ("");
+
   if (run->cancelled)
     g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "The check of backend '%s' was cancelled",
                  run->name);
   else if (!said.reached)
-    {
-      g_autofree char *ended = run->timed_out ? g_strdup_printf ("no answer after %g s", options->timeout)
-                                              : how_it_ended (run);
-      gboolean limit = limit_may_be_why (run, &said, message);
-      g_autofree char *limit_text = limit ? memory_limit_text (options) : g_strdup ("");
-
-      g_set_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED,
-                   "The checker %s ended before it reached the module of backend '%s': %s%s (%s)%s. "
-                   "%s libreg's reg-verify-helper with REG_VERIFY_HELPER.",
-                   helper, run->name, ended, limit_text, said.why, said_last,
-                   limit ? "Raise the memory limit, or name" : "Name");
-    }
-  else if (!ended_badly && said.stage == STAGE_DONE && said.unreachable)
+    g_set_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED,
+                 "The checker %s ended before it reached the module of backend '%s': %s%s (%s)%s. "
+                 "%s libreg's reg-verify-helper with REG_VERIFY_HELPER.",
+                 helper, run->name, ended, limit, said.why, said_last,
+                 limit[0] != '\0' ? "Raise the memory limit, or name" : "Name");
+  else if (!ended_badly && said.done && said.unreachable)
     g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
                  "backend '%s' cannot be checked: it builds on a backend that the checker could not "
                  "reach through the search path: %s. Nothing is recorded; make that backend reachable "
                  "and check again.", run->name, said.reason);
   else
     {
-      g_autofree char *stage = stage_text (&said);
-      g_autofree char *limit = limit_may_be_why (run, &said, message) ? memory_limit_text (options)
-                                                                      : g_strdup ("");
-      g_autofree char *reason = NULL;
-      RegVerdictKind kind = REG_VERDICT_KIND_CRASHED;
-
-      if (run->timed_out)
-        {
-          kind = REG_VERDICT_KIND_TIMEOUT;
-          reason = g_strdup_printf ("no result after %g s%s, killed%s", options->timeout, stage, said_last);
-        }
-      else if (ended_badly)
-        {
-          g_autofree char *ended = how_it_ended (run);
-
-          reason = g_strdup_printf ("%s%s%s%s", ended, stage, limit, said_last);
-        }
-      else if (said.stage != STAGE_DONE)
-        reason = g_strdup_printf ("exited without a verdict%s: %s%s%s", stage, said.why, limit, said_last);
-      else
+      if (!ended_badly && said.done)
         {
           kind = said.kind;
           reason = g_steal_pointer (&said.reason);
         }
-
+      else if (!ended_badly)
+        reason = g_strdup_printf ("exited without a verdict%s: %s%s%s", said.where, said.why, limit, said_last);
+      else
+        reason = g_strdup_printf ("%s%s%s%s%s", ended, said.where, run->timed_out ? ", killed" : "", limit,
+                                  said_last);
       verdict = _reg_verdict_new (run->name, module_path, kind, reason, (const char * const *) said.ops,
-                                  time_us);
+                                  time_us, stamp);
     }
 
   said_clear (&said);
   return verdict;
 }
 
-/* Runs the check; NULL with an error when there is no verdict. */
+/* Runs the check of the module file that had @stamp; NULL with an error
+ * when there is no verdict. */
 static RegVerdict *
 check (const char * const      *search_path,
        const char              *name,
        const char              *module_path,
        const char              *dir,
+       const RegFileStamp      *stamp,
        const RegVerifyOptions  *options,
        GCancellable            *cancellable,
        GError                 **error)
 {
-  g_autofree char *helper = helper_path ();
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  /* Which program checks modules is not a setuid program's caller's to
+   * choose. */
+  const char *chosen = _reg_environment_is_trusted () ? g_getenv ("REG_VERIFY_HELPER") : NULL;
+  g_autofree char *helper = g_strdup (chosen != NULL && chosen[0] != '\0' ? chosen : REG_VERIFY_HELPER);
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  g_auto(GStrv) argv = NULL;
   g_autoptr(GError) local_error = NULL;
   RegVerdict *verdict = NULL;
   gint64 time = g_get_real_time ();
   Run run = { name, options, NULL, };
 
-  g_ptr_array_add (argv, helper);
-  g_ptr_array_add (argv, (char *) "--dir");
-  g_ptr_array_add (argv, (char *) dir);
-  g_ptr_array_add (argv, (char *) "--module");
-  g_ptr_array_add (argv, (char *) module_path);
+  g_strv_builder_add_many (builder, helper, "--dir", dir, "--module", module_path, NULL);
   for (guint i = 0; search_path[i] != NULL; i++)
-    {
-      g_ptr_array_add (argv, (char *) "--path");
-      g_ptr_array_add (argv, (char *) search_path[i]);
-    }
-  g_ptr_array_add (argv, (char *) "--");
-  g_ptr_array_add (argv, (char *) name);
-  g_ptr_array_add (argv, NULL);
+    g_strv_builder_add_many (builder, "--path", search_path[i], NULL);
+  g_strv_builder_add_many (builder, "--", name, NULL);
+  argv = g_strv_builder_end (builder);
 
   run.context = g_main_context_new ();
   run.reads = g_cancellable_new ();
@@ -771,25 +633,22 @@ check (const char * const      *search_path,
   run.err.data = g_byte_array_new ();
 
   g_main_context_push_thread_default (run.context);
-  if (!run_helper (&run, (const char * const *) argv->pdata, cancellable, &local_error))
+  if (run_checker (&run, (const char * const *) argv, cancellable, &local_error))
+    verdict = judge (&run, helper, module_path, stamp, time, error);
+  else
     {
       g_autofree char *why = _reg_message_embed (local_error->message);
 
       g_set_error (error, local_error->domain, local_error->code,
                    "The checker %s cannot be started: %s. Install it, or name another one with "
-                   "REG_VERIFY_HELPER.",
-                   helper, why);
+                   "REG_VERIFY_HELPER.", helper, why);
     }
-  else
-    verdict = judge (&run, helper, module_path, time, error);
   g_main_context_pop_thread_default (run.context);
 
   g_clear_object (&run.process);
   g_clear_object (&run.reads);
   g_byte_array_unref (run.out.data);
   g_byte_array_unref (run.err.data);
-  g_clear_pointer (&run.timeout, g_source_unref);
-  g_clear_pointer (&run.grace, g_source_unref);
   /* Drops what the finished operations left queued on the context. */
   while (g_main_context_iteration (run.context, FALSE))
     ;
@@ -798,9 +657,6 @@ check (const char * const      *search_path,
   return verdict;
 }
 
-/* Checks, then records the verdict in the store @options ask for; when
- * it cannot be recorded the verdict says why
- * (reg_verdict_get_store_error()). */
 RegVerdict *
 _reg_verify_run (const char * const      *search_path,
                  const char              *name,
@@ -810,17 +666,14 @@ _reg_verify_run (const char * const      *search_path,
                  GCancellable            *cancellable,
                  GError                 **error)
 {
-  g_autofree char *store = NULL;
   g_autoptr(GError) store_error = NULL;
-  RegFileStamp before, after;
+  RegFileStamp before = { 0, }, after;
   gboolean have_before = _reg_file_stamp_get (module_path, &before, NULL);
-  RegVerdict *verdict = check (search_path, name, module_path, dir, options, cancellable, error);
+  RegVerdict *verdict = check (search_path, name, module_path, dir, &before, options, cancellable, error);
 
   if (verdict == NULL || options->store == REG_VERIFY_STORE_NONE || !have_before)
     return verdict;
 
-  store = options->store == REG_VERIFY_STORE_SYSTEM ? _reg_verdict_store_path_beside (module_path)
-                                                    : _reg_verdict_store_user_path ();
   if (!_reg_file_stamp_get (module_path, &after, NULL) || !_reg_file_stamp_equal (&before, &after))
     {
       g_autofree char *shown = _reg_text_for_message (module_path, -1, 4096);
@@ -829,12 +682,8 @@ _reg_verify_run (const char * const      *search_path,
                    "The module %s changed while backend '%s' was checked: the verdict is about a "
                    "file that is gone, and is not recorded. Check it again.", shown, name);
     }
-  else if (store == NULL)
-    g_set_error (&store_error, G_FILE_ERROR, G_FILE_ERROR_PERM,
-                 "A setuid or setgid program has no per-user verdict store: the verdict of backend "
-                 "'%s' is not recorded. Record it beside the module (store \"system\").", name);
   else
-    _reg_verdict_store_record (store, verdict, &before, &store_error);
+    _reg_verdict_store_record (verdict, options->store == REG_VERIFY_STORE_SYSTEM, &store_error);
 
   if (store_error != NULL)
     _reg_verdict_take_store_error (verdict, g_steal_pointer (&store_error));
@@ -846,83 +695,49 @@ RegVerdict *
 _reg_verify_dup_verdict (const char *name,
                          const char *module_path)
 {
-  g_autoptr(GPtrArray) verdicts = NULL;
-  RegVerdict *verdict;
-  RegFileStamp id;
+  g_autoptr(GPtrArray) verdicts = _reg_verdict_store_find (module_path);
+  RegVerdict *verdict = NULL;
 
-  if (!_reg_file_stamp_get (module_path, &id, NULL))
-    return NULL;
-
-  verdicts = _reg_verdict_store_find (module_path, &id);
-  verdict = _reg_verdict_store_pick (verdicts, NULL, TRUE);
-  if (verdict == NULL)
-    verdict = _reg_verdict_store_pick (verdicts, name, FALSE);
+  if (verdicts != NULL && (verdict = _reg_verdict_store_pick (verdicts, NULL)) == NULL)
+    verdict = _reg_verdict_store_pick (verdicts, name);
 
   return verdict != NULL ? g_object_ref (verdict) : NULL;
-}
-
-/* Before loading */
-
-static void
-set_quarantined_error (GError     **error,
-                       const char  *name,
-                       const char  *module_path,
-                       const char  *manifest_path,
-                       RegVerdict  *verdict)
-{
-  g_autoptr(GDateTime) when = g_date_time_new_from_unix_utc (reg_verdict_get_time (verdict));
-  g_autofree char *date = when != NULL ? g_date_time_format (when, "%Y-%m-%d %H:%M:%S UTC") : g_strdup ("?");
-  g_autofree char *manifest = _reg_text_for_message (manifest_path, -1, 4096);
-  g_autofree char *module = _reg_text_for_message (module_path, -1, 4096);
-  const char *reason = reg_verdict_get_reason (verdict);
-  g_autofree char *why = _reg_message_embed (reason != NULL ? reason : "no reason recorded");
-
-  g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
-               "backend '%s' (declared by %s): module %s is quarantined: when backend '%s' was "
-               "checked on %s, %s: %s. The module is not opened until the file changes; "
-               "run `regctl verify %s` to check it again.",
-               name, manifest, module, reg_verdict_get_backend_name (verdict), date,
-               reg_verdict_get_kind (verdict) == REG_VERDICT_KIND_TIMEOUT ? "it timed out" : "it crashed",
-               why, reg_verdict_get_backend_name (verdict));
 }
 
 gboolean
 _reg_verify_before_load (gboolean            check_first,
                          const char * const *search_path,
                          const char         *name,
-                         const char       *module_path,
-                         const char       *manifest_path,
-                         const char       *dir,
-                         GPtrArray        *names,
-                         GError          **error)
+                         const char         *module_path,
+                         const char         *manifest_path,
+                         const char         *dir,
+                         GPtrArray          *names,
+                         GError            **error)
 {
-  g_autoptr(GPtrArray) verdicts = NULL;
+  g_autoptr(GPtrArray) verdicts = _reg_verdict_store_find (module_path);
   g_autoptr(RegVerdict) fresh = NULL;
+  g_autofree char *failure = NULL;
+  g_autofree char *manifest = NULL;
+  g_autofree char *module = NULL;
   RegVerdict *blocking;
-  RegFileStamp id;
 
   /* A file that cannot be stat'ed cannot be opened either: the load
    * reports that. */
-  if (!_reg_file_stamp_get (module_path, &id, NULL))
+  if (verdicts == NULL)
     return TRUE;
 
-  verdicts = _reg_verdict_store_find (module_path, &id);
-  blocking = _reg_verdict_store_pick (verdicts, NULL, TRUE);
-
+  blocking = _reg_verdict_store_pick (verdicts, NULL);
   for (guint i = 0; blocking == NULL && check_first && i < names->len; i++)
     {
       const char *wanted = g_ptr_array_index (names, i);
       g_autoptr(GError) local_error = NULL;
       RegVerifyOptions options;
 
-      if (_reg_verdict_store_pick (verdicts, wanted, FALSE) != NULL)
+      if (_reg_verdict_store_pick (verdicts, wanted) != NULL)
         continue;
 
       _reg_verify_options_parse (NULL, &options, NULL);
       fresh = _reg_verify_run (search_path, wanted, module_path, dir, &options, NULL, &local_error);
-      if (fresh != NULL && reg_verdict_get_store_error (fresh) != NULL)
-        g_debug ("backend '%s' checked before loading: %s", wanted,
-                 reg_verdict_get_store_error (fresh)->message);
       if (fresh == NULL && g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
         {
           /* It ran without crashing or hanging; what it builds on is
@@ -932,26 +747,40 @@ _reg_verify_before_load (gboolean            check_first,
         }
       if (fresh == NULL)
         {
-          g_autofree char *manifest = _reg_text_for_message (manifest_path, -1, 4096);
-          g_autofree char *module = _reg_text_for_message (module_path, -1, 4096);
           g_autofree char *why = _reg_message_embed (local_error->message);
 
-          g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
-                       "backend '%s' (declared by %s): module %s is to be checked before it is "
-                       "loaded, and the check could not run: %s. Install libreg's checker, or "
-                       "turn the checks off (REG_VERIFY_MODULES, reg_registry_set_module_checks()).",
-                       name, manifest, module, why);
-          return FALSE;
+          failure = g_strdup_printf ("is to be checked before it is loaded, and the check could not run: "
+                                     "%s. Install libreg's checker, or turn the checks off "
+                                     "(REG_VERIFY_MODULES, reg_registry_set_module_checks()).", why);
+          break;
         }
+      if (reg_verdict_get_store_error (fresh) != NULL)
+        g_debug ("backend '%s' checked before loading: %s", wanted, reg_verdict_get_store_error (fresh)->message);
       if (reg_verdict_get_quarantines (fresh))
         blocking = fresh;
       else
         g_clear_object (&fresh);
     }
 
-  if (blocking == NULL)
+  if (blocking == NULL && failure == NULL)
     return TRUE;
 
-  set_quarantined_error (error, name, module_path, manifest_path, blocking);
+  if (failure == NULL)
+    {
+      g_autoptr(GDateTime) when = g_date_time_new_from_unix_utc (reg_verdict_get_time (blocking));
+      g_autofree char *date = when != NULL ? g_date_time_format (when, "%Y-%m-%d %H:%M:%S UTC") : g_strdup ("?");
+      g_autofree char *why = _reg_message_embed (reg_verdict_get_reason (blocking));
+
+      failure = g_strdup_printf ("is quarantined: when backend '%s' was checked on %s, %s: %s. The module "
+                                 "is not opened until the file changes; run `regctl verify %s` to check "
+                                 "it again.", reg_verdict_get_backend_name (blocking), date,
+                                 reg_verdict_get_kind (blocking) == REG_VERDICT_KIND_TIMEOUT
+                                 ? "it timed out" : "it crashed",
+                                 why, reg_verdict_get_backend_name (blocking));
+    }
+  manifest = _reg_text_for_message (manifest_path, -1, 4096);
+  module = _reg_text_for_message (module_path, -1, 4096);
+  g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
+               "backend '%s' (declared by %s): module %s %s", name, manifest, module, failure);
   return FALSE;
 }
