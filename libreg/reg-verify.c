@@ -114,119 +114,7 @@ _reg_verify_options_parse (GVariant          *options,
   return TRUE;
 }
 
-/* Running */
-
-/* In the child, between fork() and exec(): async-signal-safe calls only.
- * A group of its own, so that killing it kills what the module started
- * too; and no core file for every crash a check provokes. */
-static void
-child_setup (gpointer data)
-{
-  const guint64 *memory_limit = data;
-  struct rlimit no_core = { 0, 0 }, limit = { *memory_limit, *memory_limit };
-
-  setpgid (0, 0);
-  setrlimit (RLIMIT_CORE, &no_core);
-  if (!SANITIZED && *memory_limit > 0)
-    setrlimit (RLIMIT_AS, &limit);
-}
-
-typedef struct _Run Run;
-
-typedef struct
-{
-  Run          *run;
-  GInputStream *stream;
-  GByteArray   *data;
-  gboolean      keep_tail;  /* keep the last bytes (stderr), not the first */
-  gboolean      overflow;
-} Pipe;
-
-struct _Run
-{
-  const char             *name;
-  const RegVerifyOptions *options;
-  GSubprocess            *process;
-  pid_t                   pid;       /* the checker's, and its group's; 0: unknown */
-  GMainContext           *context;
-  GCancellable           *reads;
-  Pipe                    out;
-  Pipe                    err;
-  guint                   pending;   /* the two reads and the wait */
-  gboolean                reached;   /* the handshake came */
-  gboolean                timed_out;
-  gboolean                cancelled;
-  GSource                *timeout;
-  GSource                *grace;
-  GSource                *cancel;
-};
-
-/* Kills the checker's process group.  Its number is the checker's process
- * id, which stays the group's after the checker is reaped while the group
- * has a member; with none, the kill finds nothing (ids are handed out in
- * turn, not reused at once). */
-static void
-kill_group (Run *run)
-{
-  if (run->pid > 0)
-    kill (-run->pid, SIGKILL);
-  /* The checker itself, should it have no group of its own. */
-  g_subprocess_force_exit (run->process);
-}
-
-static void
-source_clear (GSource **source)
-{
-  if (*source != NULL)
-    g_source_destroy (*source);
-  g_clear_pointer (source, g_source_unref);
-}
-
-static GSource *
-source_attach (GSource     *source,
-               GSourceFunc  func,
-               Run         *run)
-{
-  g_source_set_callback (source, func, run, NULL);
-  g_source_attach (source, run->context);
-  return source;
-}
-
-static gboolean
-on_timeout (gpointer data)
-{
-  Run *run = data;
-
-  run->timed_out = TRUE;
-  kill_group (run);
-  return G_SOURCE_REMOVE;
-}
-
-static gboolean
-on_cancelled (GCancellable *cancellable,
-              gpointer      data)
-{
-  Run *run = data;
-
-  run->cancelled = TRUE;
-  kill_group (run);
-  return G_SOURCE_REMOVE;
-}
-
-static gboolean
-on_grace_over (gpointer data)
-{
-  g_cancellable_cancel (((Run *) data)->reads);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-start_timeout (Run *run)
-{
-  source_clear (&run->timeout);
-  run->timeout = source_attach (g_timeout_source_new ((guint) MIN (run->options->timeout * 1000, G_MAXUINT)),
-                                on_timeout, run);
-}
+/* What the checker said */
 
 typedef struct
 {
@@ -240,123 +128,6 @@ typedef struct
   char          **ops;
   char           *why;          /* what was wrong with its output, if anything */
 } Said;
-
-static void parse_output (const GByteArray *data,
-                          gboolean          overflow,
-                          const char       *name,
-                          Said             *said);
-static void said_clear   (Said             *said);
-
-static void read_next (Pipe *pipe);
-
-static void
-on_read (GObject      *source,
-         GAsyncResult *result,
-         gpointer      data)
-{
-  Pipe *pipe = data;
-  Run *run = pipe->run;
-  g_autoptr(GBytes) bytes = g_input_stream_read_bytes_finish (G_INPUT_STREAM (source), result, NULL);
-  gsize size = bytes != NULL ? g_bytes_get_size (bytes) : 0;
-
-  if (size == 0)
-    {
-      run->pending--;
-      return;
-    }
-
-  if (pipe->keep_tail || pipe->data->len + size <= OUTPUT_MAX)
-    g_byte_array_append (pipe->data, g_bytes_get_data (bytes, NULL), size);
-  else
-    pipe->overflow = TRUE;
-  if (pipe->keep_tail && pipe->data->len > 2 * STDERR_TAIL)
-    g_byte_array_remove_range (pipe->data, 0, pipe->data->len - STDERR_TAIL);
-
-  /* The backend's time starts when the checker reaches it. */
-  if (!pipe->keep_tail && !run->reached && !run->timed_out)
-    {
-      Said said = { FALSE, };
-
-      parse_output (pipe->data, FALSE, run->name, &said);
-      if ((run->reached = said.reached))
-        start_timeout (run);
-      said_clear (&said);
-    }
-
-  read_next (pipe);
-}
-
-static void
-read_next (Pipe *pipe)
-{
-  g_input_stream_read_bytes_async (pipe->stream, 4096, G_PRIORITY_DEFAULT, pipe->run->reads, on_read, pipe);
-}
-
-static void
-on_checker_exit (GObject      *source,
-                 GAsyncResult *result,
-                 gpointer      data)
-{
-  Run *run = data;
-
-  g_subprocess_wait_finish (G_SUBPROCESS (source), result, NULL);
-  run->pending--;
-
-  /* At the end of every check, not only on a timeout: a process the
-   * module forked must not outlive the check. */
-  kill_group (run);
-  run->grace = source_attach (g_timeout_source_new (PIPE_GRACE_MS), on_grace_over, run);
-}
-
-/* Runs the checker to its end; FALSE with an error when it cannot start. */
-static gboolean
-run_checker (Run                 *run,
-             const char * const  *argv,
-             GCancellable        *cancellable,
-             GError             **error)
-{
-  g_autoptr(GSubprocessLauncher) launcher =
-    g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  const char *identifier;
-
-  g_subprocess_launcher_set_stdin_file_path (launcher, "/dev/null");
-  /* The checker reads only the directories it is given, and checks
-   * nothing before loading: it is the check. */
-  g_subprocess_launcher_unsetenv (launcher, "REG_BACKEND_PATH");
-  g_subprocess_launcher_setenv (launcher, "REG_BACKEND_SYSTEM_DIR", "", TRUE);
-  g_subprocess_launcher_unsetenv (launcher, "REG_VERIFY_MODULES");
-  g_subprocess_launcher_set_child_setup (launcher, child_setup, (gpointer) &run->options->memory_limit, NULL);
-
-  run->process = g_subprocess_launcher_spawnv (launcher, argv, error);
-  if (run->process == NULL)
-    return FALSE;
-  /* None when it exited and was reaped already: then it had no time to
-   * reach a module (which it does after computing the references), and
-   * there is no group to kill. */
-  identifier = g_subprocess_get_identifier (run->process);
-  run->pid = identifier != NULL ? (pid_t) g_ascii_strtoll (identifier, NULL, 10) : 0;
-
-  run->out = (Pipe) { run, g_subprocess_get_stdout_pipe (run->process), run->out.data, FALSE, FALSE };
-  run->err = (Pipe) { run, g_subprocess_get_stderr_pipe (run->process), run->err.data, TRUE, FALSE };
-  run->pending = 3;
-  read_next (&run->out);
-  read_next (&run->err);
-  g_subprocess_wait_async (run->process, NULL, on_checker_exit, run);
-  start_timeout (run);
-  if (cancellable != NULL)
-    run->cancel = source_attach (g_cancellable_source_new (cancellable),
-                                 (GSourceFunc) (void (*) (void)) on_cancelled, run);
-
-  while (run->pending > 0)
-    g_main_context_iteration (run->context, TRUE);
-
-  source_clear (&run->timeout);
-  source_clear (&run->grace);
-  source_clear (&run->cancel);
-  return TRUE;
-}
-
-/* What the checker said */
 
 static void
 said_clear (Said *said)
@@ -454,6 +225,177 @@ parse_output (const GByteArray *data,
   said->why = g_strdup (overflow ? "its output was longer than a check's"
                         : said->reached ? "no verdict"
                         : data->len == 0 ? "no handshake: no output" : "no handshake");
+}
+
+/* Running */
+
+/* In the child, between fork() and exec(): async-signal-safe calls only.
+ * A group of its own, so that killing it kills what the module started
+ * too; and no core file for every crash a check provokes. */
+static void
+child_setup (gpointer data)
+{
+  const guint64 *memory_limit = data;
+  struct rlimit no_core = { 0, 0 }, limit = { *memory_limit, *memory_limit };
+
+  setpgid (0, 0);
+  setrlimit (RLIMIT_CORE, &no_core);
+  if (!SANITIZED && *memory_limit > 0)
+    setrlimit (RLIMIT_AS, &limit);
+}
+
+typedef struct _Run Run;
+
+typedef struct
+{
+  Run          *run;
+  GInputStream *stream;
+  GByteArray   *data;
+  gboolean      keep_tail;  /* keep the last bytes (stderr), not the first */
+  gboolean      overflow;
+} Pipe;
+
+struct _Run
+{
+  const char             *name;
+  const RegVerifyOptions *options;
+  GSubprocess            *process;
+  pid_t                   pid;       /* the checker's, and its group's; 0: unknown */
+  GMainContext           *context;
+  GCancellable           *reads;
+  Pipe                    out;
+  Pipe                    err;
+  guint                   pending;   /* the two reads and the wait */
+  gboolean                reached;   /* the handshake came */
+  gboolean                timed_out;
+  gboolean                cancelled;
+  GSource                *timeout;
+  GSource                *grace;
+  GSource                *cancel;
+};
+
+/* Kills the checker's process group.  Its number is the checker's process
+ * id, which stays the group's after the checker is reaped while the group
+ * has a member; with none, the kill finds nothing (ids are handed out in
+ * turn, not reused at once). */
+static void
+kill_group (Run *run)
+{
+  if (run->pid > 0)
+    kill (-run->pid, SIGKILL);
+  /* The checker itself, should it have no group of its own. */
+  g_subprocess_force_exit (run->process);
+}
+
+static void
+source_clear (GSource **source)
+{
+  if (*source != NULL)
+    g_source_destroy (*source);
+  g_clear_pointer (source, g_source_unref);
+}
+
+static GSource *
+source_attach (GSource     *source,
+               GSourceFunc  func,
+               Run         *run)
+{
+  g_source_set_callback (source, func, run, NULL);
+  g_source_attach (source, run->context);
+  return source;
+}
+
+/* The timeout or the cancellable kills the checker; the grace after its
+ * exit ends the reads. */
+static gboolean
+on_source (gpointer data)
+{
+  Run *run = data;
+  GSource *source = g_main_current_source ();
+
+  run->timed_out |= source == run->timeout;
+  run->cancelled |= source == run->cancel;
+  if (source == run->grace)
+    g_cancellable_cancel (run->reads);
+  else
+    kill_group (run);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+on_cancelled (GCancellable *cancellable,
+              gpointer      data)
+{
+  return on_source (data);
+}
+
+static void
+start_timeout (Run *run)
+{
+  source_clear (&run->timeout);
+  run->timeout = source_attach (g_timeout_source_new ((guint) MIN (run->options->timeout * 1000, G_MAXUINT)),
+                                on_source, run);
+}
+
+static void read_next (Pipe *pipe);
+
+static void
+on_read (GObject      *source,
+         GAsyncResult *result,
+         gpointer      data)
+{
+  Pipe *pipe = data;
+  Run *run = pipe->run;
+  g_autoptr(GBytes) bytes = g_input_stream_read_bytes_finish (G_INPUT_STREAM (source), result, NULL);
+  gsize size = bytes != NULL ? g_bytes_get_size (bytes) : 0;
+
+  if (size == 0)
+    {
+      run->pending--;
+      return;
+    }
+
+  if (pipe->keep_tail || pipe->data->len + size <= OUTPUT_MAX)
+    g_byte_array_append (pipe->data, g_bytes_get_data (bytes, NULL), size);
+  else
+    pipe->overflow = TRUE;
+  if (pipe->keep_tail && pipe->data->len > 2 * STDERR_TAIL)
+    g_byte_array_remove_range (pipe->data, 0, pipe->data->len - STDERR_TAIL);
+
+  /* The backend's time starts when the checker reaches it. */
+  if (!pipe->keep_tail && !run->reached && !run->timed_out)
+    {
+      Said said = { FALSE, };
+
+      parse_output (pipe->data, FALSE, run->name, &said);
+      if ((run->reached = said.reached))
+        start_timeout (run);
+      said_clear (&said);
+    }
+
+  read_next (pipe);
+}
+
+static void
+read_next (Pipe *pipe)
+{
+  g_input_stream_read_bytes_async (pipe->stream, 4096, G_PRIORITY_DEFAULT, pipe->run->reads, on_read, pipe);
+}
+
+static void
+on_checker_exit (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      data)
+{
+  Run *run = data;
+
+  g_subprocess_wait_finish (G_SUBPROCESS (source), result, NULL);
+  run->pending--;
+
+  /* At the end of every check, not only on a timeout: a process the
+   * module forked must not outlive the check. */
+  kill_group (run);
+  run->grace = source_attach (g_timeout_source_new (PIPE_GRACE_MS), on_source, run);
 }
 
 /* Judging */
@@ -614,11 +556,14 @@ check (const char * const      *search_path,
    * choose. */
   const char *chosen = _reg_environment_is_trusted () ? g_getenv ("REG_VERIFY_HELPER") : NULL;
   g_autofree char *helper = g_strdup (chosen != NULL && chosen[0] != '\0' ? chosen : REG_VERIFY_HELPER);
+  g_autoptr(GSubprocessLauncher) launcher =
+    g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
   g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
   g_auto(GStrv) argv = NULL;
   g_autoptr(GError) local_error = NULL;
   RegVerdict *verdict = NULL;
   gint64 time = g_get_real_time ();
+  const char *identifier;
   Run run = { name, options, NULL, };
 
   g_strv_builder_add_many (builder, helper, "--dir", dir, "--module", module_path, NULL);
@@ -627,15 +572,19 @@ check (const char * const      *search_path,
   g_strv_builder_add_many (builder, "--", name, NULL);
   argv = g_strv_builder_end (builder);
 
+  g_subprocess_launcher_set_stdin_file_path (launcher, "/dev/null");
+  /* The checker reads only the directories it is given, and checks
+   * nothing before loading: it is the check. */
+  g_subprocess_launcher_unsetenv (launcher, "REG_BACKEND_PATH");
+  g_subprocess_launcher_setenv (launcher, "REG_BACKEND_SYSTEM_DIR", "", TRUE);
+  g_subprocess_launcher_unsetenv (launcher, "REG_VERIFY_MODULES");
+  g_subprocess_launcher_set_child_setup (launcher, child_setup, (gpointer) &options->memory_limit, NULL);
+
   run.context = g_main_context_new ();
   run.reads = g_cancellable_new ();
-  run.out.data = g_byte_array_new ();
-  run.err.data = g_byte_array_new ();
-
   g_main_context_push_thread_default (run.context);
-  if (run_checker (&run, (const char * const *) argv, cancellable, &local_error))
-    verdict = judge (&run, helper, module_path, stamp, time, error);
-  else
+  run.process = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv, &local_error);
+  if (run.process == NULL)
     {
       g_autofree char *why = _reg_message_embed (local_error->message);
 
@@ -643,12 +592,38 @@ check (const char * const      *search_path,
                    "The checker %s cannot be started: %s. Install it, or name another one with "
                    "REG_VERIFY_HELPER.", helper, why);
     }
+  else
+    {
+      /* None when it exited and was reaped already: then it had no time
+       * to reach a module (which it does after computing the references),
+       * and there is no group to kill. */
+      identifier = g_subprocess_get_identifier (run.process);
+      run.pid = identifier != NULL ? (pid_t) g_ascii_strtoll (identifier, NULL, 10) : 0;
+      run.out = (Pipe) { &run, g_subprocess_get_stdout_pipe (run.process), g_byte_array_new (), FALSE, FALSE };
+      run.err = (Pipe) { &run, g_subprocess_get_stderr_pipe (run.process), g_byte_array_new (), TRUE, FALSE };
+      run.pending = 3;
+      read_next (&run.out);
+      read_next (&run.err);
+      g_subprocess_wait_async (run.process, NULL, on_checker_exit, &run);
+      start_timeout (&run);
+      if (cancellable != NULL)
+        run.cancel = source_attach (g_cancellable_source_new (cancellable),
+                                    (GSourceFunc) (void (*) (void)) on_cancelled, &run);
+
+      while (run.pending > 0)
+        g_main_context_iteration (run.context, TRUE);
+      source_clear (&run.timeout);
+      source_clear (&run.grace);
+      source_clear (&run.cancel);
+
+      verdict = judge (&run, helper, module_path, stamp, time, error);
+      g_byte_array_unref (run.out.data);
+      g_byte_array_unref (run.err.data);
+    }
   g_main_context_pop_thread_default (run.context);
 
   g_clear_object (&run.process);
   g_clear_object (&run.reads);
-  g_byte_array_unref (run.out.data);
-  g_byte_array_unref (run.err.data);
   /* Drops what the finished operations left queued on the context. */
   while (g_main_context_iteration (run.context, FALSE))
     ;
