@@ -10,10 +10,24 @@
 
 G_BEGIN_DECLS
 
-/* @reason is NULL for REG_VERDICT_KIND_OK only; @unsupported_ops may be
- * NULL (none); @time_us is in microseconds since the epoch, which orders
- * verdicts (there may be several in a second); @stamp is the module file's
- * as it was checked: a verdict holds for that file only. */
+/* Immutable once handed out.  @time_us orders verdicts (there may be
+ * several in a second); @stamp is the module file's as it was checked: a
+ * verdict holds for that file only. */
+struct _RegVerdict
+{
+  GObject          parent_instance;
+
+  char            *backend_name;
+  char            *module_path;
+  RegVerdictKind   kind;
+  char            *reason;         /* NULL for REG_VERDICT_KIND_OK only */
+  char           **unsupported_ops;
+  gint64           time_us;        /* since the epoch */
+  RegFileStamp     stamp;
+  GError          *store_error;    /* why it is not recorded; nullable */
+};
+
+/* @unsupported_ops may be NULL (none). */
 RegVerdict  *_reg_verdict_new              (const char         *backend_name,
                                             const char         *module_path,
                                             RegVerdictKind      kind,
@@ -21,13 +35,6 @@ RegVerdict  *_reg_verdict_new              (const char         *backend_name,
                                             const char * const *unsupported_ops,
                                             gint64              time_us,
                                             const RegFileStamp *stamp);
-gint64       _reg_verdict_get_time_us      (RegVerdict         *self);
-const RegFileStamp *_reg_verdict_get_stamp (RegVerdict         *self);
-
-/* Sets reg_verdict_get_store_error(), taking @error: only before the
- * verdict is handed out. */
-void         _reg_verdict_take_store_error (RegVerdict         *self,
-                                            GError             *error);
 
 /* The nick of @kind ("wrong-results"); the kind of @nick, FALSE for any
  * other text. */
@@ -35,12 +42,7 @@ const char  *_reg_verdict_kind_to_nick     (RegVerdictKind      kind);
 gboolean     _reg_verdict_kind_from_nick   (const char         *nick,
                                             RegVerdictKind     *kind);
 
-/* The stores (reg-verdict-store.c): the user's, and REG_VERDICT_STORE_NAME
- * beside the modules.  REG_VERDICT_STORE_MAX_SIZE bounds both readers (a
- * larger file is ignored) and writers (which drop verdicts to keep within
- * it). */
-#define REG_VERDICT_STORE_NAME "backends.verdicts"
-#define REG_VERDICT_STORE_MAX_SIZE (1024 * 1024)
+/* The stores (reg-verdict-store.c) */
 
 /* The verdicts that hold for the module file @module_path as it is now:
  * each backend's newest, from whichever store, newest first; NULL when the

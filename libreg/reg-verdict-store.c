@@ -2,26 +2,14 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * A store is the line STORE_HEADER, then the g_variant_print() text of an
- * array of STORE_TYPE, one record per verdict (docs/verifying-backends.md
- * shows one): the module file's device, inode, size, mtime and ctime (ns),
- * when the check ran (us; s in a store of version 1, which is read too),
- * the backend, the verdict's nick, the reason ("" for ok), the operators
- * refused, and the module's path (a bytestring: file names need not be
- * UTF-8).  Text, so that `cat` shows what quarantines a module.
- *
- * Readers trust nothing in it: it is read (never mapped: writers replace
- * it, and another user's process may be one) within the one bound
- * writers keep to, parsed against the one type, and every record checked;
- * anything wrong and the whole store is ignored, which quarantines
- * nothing: the module is then loaded as if never checked.
- *
- * Writers lock the store's directory, merge their verdict with the store,
- * and rename a new file over it, so concurrent writers keep each other's
- * verdicts and readers, who take no lock, see the old store or the new.
- * A process keeps what it read of each store with the stamp of the file,
- * and reads it again only when that changed (a new file is another
- * inode).  cache_lock is taken last: nothing else is called under it.
+ * The format and the guarantees are those of docs/verifying-backends.md.
+ * Text, so that `cat` shows what quarantines a module.  Readers trust
+ * nothing in it: it is read (never mapped: writers replace it, and another
+ * user's process may be one), parsed against the one type and every record
+ * checked; anything wrong and the store is ignored whole, which
+ * quarantines nothing.  Writers lock the store's directory, merge, and
+ * rename a new file over it; readers take no lock.  cache_lock is taken
+ * last: nothing else is called under it.
  */
 
 #include <errno.h>
@@ -37,9 +25,10 @@
 #include "reg-name-private.h"
 #include "reg-verdict-private.h"
 
-#define STORE_HEADER "libreg verdict store 2\n"
-#define STORE_HEADER_1 "libreg verdict store 1\n"   /* as long, times in seconds */
-#define STORE_TYPE "a(ttxxxxsssasay)"
+#define STORE_HEADER   "libreg verdict store 2\n"
+#define STORE_HEADER_1 "libreg verdict store 1\n"  /* as long; times in seconds */
+#define STORE_TYPE     "a(ttxxxxsssasay)"
+#define STORE_MAX_SIZE (1024 * 1024)               /* for readers and writers */
 
 /* Bounds of a record's parts, well above what libreg writes. */
 #define REASON_MAX 4096
@@ -176,7 +165,7 @@ store_load (const char *path)
     return verdicts;
 
   verdicts = g_ptr_array_new_with_free_func (g_object_unref);
-  contents = _reg_file_read (path, REG_VERDICT_STORE_MAX_SIZE, "a verdict store", &stamp, &error);
+  contents = _reg_file_read (path, STORE_MAX_SIZE, "a verdict store", &stamp, &error);
   if (contents == NULL && g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
     return verdicts;
 
@@ -213,7 +202,7 @@ store_path (const char *module_path,
   g_autofree char *dir = beside ? g_path_get_dirname (module_path) : NULL;
 
   if (beside)
-    return g_build_filename (dir, REG_VERDICT_STORE_NAME, NULL);
+    return g_build_filename (dir, "backends.verdicts", NULL);
   if (!_reg_environment_is_trusted ())
     return NULL;
   return g_build_filename (g_get_user_cache_dir (), "libreg", "verdicts", NULL);
@@ -223,8 +212,7 @@ static int
 compare_newest_first (gconstpointer a,
                       gconstpointer b)
 {
-  gint64 ta = _reg_verdict_get_time_us (*(RegVerdict * const *) a);
-  gint64 tb = _reg_verdict_get_time_us (*(RegVerdict * const *) b);
+  gint64 ta = (*(RegVerdict * const *) a)->time_us, tb = (*(RegVerdict * const *) b)->time_us;
 
   return ta < tb ? 1 : ta > tb ? -1 : 0;
 }
@@ -245,7 +233,7 @@ _reg_verdict_store_find (const char *module_path)
       g_autoptr(GPtrArray) verdicts = path != NULL ? store_load (path) : NULL;
 
       for (guint i = 0; verdicts != NULL && i < verdicts->len; i++)
-        if (_reg_file_stamp_equal (_reg_verdict_get_stamp (verdicts->pdata[i]), &id))
+        if (_reg_file_stamp_equal (&((RegVerdict *) verdicts->pdata[i])->stamp, &id))
           g_ptr_array_add (all, g_object_ref (verdicts->pdata[i]));
     }
 
@@ -254,7 +242,7 @@ _reg_verdict_store_find (const char *module_path)
   g_ptr_array_sort (all, compare_newest_first);
   current = g_ptr_array_new_with_free_func (g_object_unref);
   for (guint i = 0; i < all->len; i++)
-    if (_reg_verdict_store_pick (current, reg_verdict_get_backend_name (all->pdata[i])) == NULL)
+    if (_reg_verdict_store_pick (current, ((RegVerdict *) all->pdata[i])->backend_name) == NULL)
       g_ptr_array_add (current, g_object_ref (all->pdata[i]));
 
   return current;
@@ -265,9 +253,12 @@ _reg_verdict_store_pick (GPtrArray  *verdicts,
                          const char *name)
 {
   for (guint i = 0; i < verdicts->len; i++)
-    if (name == NULL ? reg_verdict_get_quarantines (verdicts->pdata[i])
-                     : g_str_equal (reg_verdict_get_backend_name (verdicts->pdata[i]), name))
-      return verdicts->pdata[i];
+    {
+      RegVerdict *verdict = verdicts->pdata[i];
+
+      if (name == NULL ? reg_verdict_get_quarantines (verdict) : g_str_equal (verdict->backend_name, name))
+        return verdict;
+    }
 
   return NULL;
 }
@@ -277,37 +268,15 @@ _reg_verdict_store_pick (GPtrArray  *verdicts,
 static char *
 verdict_print (RegVerdict *verdict)
 {
-  const RegFileStamp *id = _reg_verdict_get_stamp (verdict);
-  const char *reason = reg_verdict_get_reason (verdict);
+  const RegFileStamp *id = &verdict->stamp;
   g_autoptr(GVariant) value =
     g_variant_ref_sink (g_variant_new ("(ttxxxxsss^as^ay)", id->dev, id->ino, id->size, id->mtime_ns,
-                                       id->ctime_ns, _reg_verdict_get_time_us (verdict),
-                                       reg_verdict_get_backend_name (verdict),
-                                       _reg_verdict_kind_to_nick (reg_verdict_get_kind (verdict)),
-                                       reason != NULL ? reason : "",
-                                       reg_verdict_get_unsupported_ops (verdict),
-                                       reg_verdict_get_module_path (verdict)));
+                                       id->ctime_ns, verdict->time_us, verdict->backend_name,
+                                       _reg_verdict_kind_to_nick (verdict->kind),
+                                       verdict->reason != NULL ? verdict->reason : "",
+                                       verdict->unsupported_ops, verdict->module_path));
 
   return g_variant_print (value, FALSE);
-}
-
-/* Locks the directory @dir for writing its store; returns the descriptor
- * to close to unlock, or -1 when it cannot be had: a file system without
- * locks should not keep verdicts from being recorded. */
-static int
-lock_dir (const char *dir)
-{
-  int fd = g_open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
-
-  while (fd >= 0 && flock (fd, LOCK_EX) != 0)
-    if (errno != EINTR)
-      {
-        g_debug ("verdict store in %s written without a lock: %s", dir, g_strerror (errno));
-        close (fd);
-        fd = -1;
-      }
-
-  return fd;
 }
 
 gboolean
@@ -315,7 +284,7 @@ _reg_verdict_store_record (RegVerdict  *verdict,
                            gboolean     beside,
                            GError     **error)
 {
-  g_autofree char *path = store_path (reg_verdict_get_module_path (verdict), beside);
+  g_autofree char *path = store_path (verdict->module_path, beside);
   g_autofree char *dir = NULL;
   g_autofree char *shown = NULL;
   g_autofree char *body = NULL;
@@ -323,8 +292,6 @@ _reg_verdict_store_record (RegVerdict  *verdict,
   g_autoptr(GPtrArray) old = NULL;
   g_autoptr(GPtrArray) kept = g_ptr_array_new ();
   g_autoptr(GPtrArray) texts = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GError) local_error = NULL;
-  const char *backend = reg_verdict_get_backend_name (verdict);
   gsize size = strlen (STORE_HEADER "[\n]\n");
   gboolean ok = FALSE;
   int lock_fd;
@@ -333,7 +300,7 @@ _reg_verdict_store_record (RegVerdict  *verdict,
     {
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_PERM,
                    "A setuid or setgid program has no per-user verdict store: the verdict of backend "
-                   "'%s' is not recorded. Record it beside the module (store \"system\").", backend);
+                   "'%s' is not recorded. Record it beside the module (store \"system\").", verdict->backend_name);
       return FALSE;
     }
 
@@ -349,7 +316,16 @@ _reg_verdict_store_record (RegVerdict  *verdict,
       return FALSE;
     }
 
-  lock_fd = lock_dir (dir);
+  /* Without the lock when it cannot be had: a file system without locks
+   * should not keep verdicts from being recorded. */
+  lock_fd = g_open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+  while (lock_fd >= 0 && flock (lock_fd, LOCK_EX) != 0)
+    if (errno != EINTR)
+      {
+        g_debug ("verdict store in %s written without a lock: %s", dir, g_strerror (errno));
+        close (lock_fd);
+        lock_fd = -1;
+      }
 
   /* The verdicts of module files that changed or are gone no longer hold:
    * dropped, so that the store does not grow without end.  A store that
@@ -358,13 +334,10 @@ _reg_verdict_store_record (RegVerdict  *verdict,
   for (guint i = 0; i < old->len; i++)
     {
       RegVerdict *other = old->pdata[i];
-      const RegFileStamp *id = _reg_verdict_get_stamp (other);
       RegFileStamp now;
 
-      if (_reg_file_stamp_get (reg_verdict_get_module_path (other), &now, NULL) &&
-          _reg_file_stamp_equal (&now, id) &&
-          !(_reg_file_stamp_equal (id, _reg_verdict_get_stamp (verdict)) &&
-            g_str_equal (reg_verdict_get_backend_name (other), backend)))
+      if (_reg_file_stamp_get (other->module_path, &now, NULL) && _reg_file_stamp_equal (&now, &other->stamp) &&
+          !(_reg_file_stamp_equal (&other->stamp, &verdict->stamp) && g_str_equal (other->backend_name, verdict->backend_name)))
         g_ptr_array_add (kept, other);
     }
   g_ptr_array_add (kept, verdict);
@@ -379,7 +352,7 @@ _reg_verdict_store_record (RegVerdict  *verdict,
   /* Within the bound: the oldest verdicts that quarantine nothing go
    * first; never @verdict, nor one that quarantines (its module is
    * there). */
-  for (guint i = kept->len; i-- > 0 && size > REG_VERDICT_STORE_MAX_SIZE;)
+  for (guint i = kept->len; i-- > 0 && size > STORE_MAX_SIZE;)
     if (kept->pdata[i] != verdict && !reg_verdict_get_quarantines (kept->pdata[i]))
       {
         size -= strlen (texts->pdata[i]) + strlen (",\n ");
@@ -387,21 +360,19 @@ _reg_verdict_store_record (RegVerdict  *verdict,
       }
 
   shown = _reg_text_for_message (path, -1, 4096);
-  if (size > REG_VERDICT_STORE_MAX_SIZE)
+  if (size > STORE_MAX_SIZE)
     g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOSPC,
                  "The verdict store %s is full: with the verdicts that quarantine modules, the "
                  "verdict of backend '%s' would take it past its %d bytes, so it is not recorded. "
-                 "Check those modules again, or remove them.", shown, backend,
-                 REG_VERDICT_STORE_MAX_SIZE);
+                 "Check those modules again, or remove them.", shown, verdict->backend_name, STORE_MAX_SIZE);
   else
     {
       g_ptr_array_add (texts, NULL);
       body = g_strjoinv (",\n ", (char **) texts->pdata);
       text = g_strconcat (STORE_HEADER "[\n ", body, "\n]\n", NULL);
-      ok = g_file_set_contents_full (path, text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, &local_error);
+      ok = g_file_set_contents_full (path, text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, error);
       if (!ok)
-        g_set_error (error, local_error->domain, local_error->code,
-                     "The verdict store %s cannot be written: %s", shown, local_error->message);
+        g_prefix_error (error, "The verdict store %s cannot be written: ", shown);
     }
 
   if (lock_fd >= 0)

@@ -22,20 +22,6 @@
  * It is immutable, so it may be read from any thread.
  */
 
-struct _RegVerdict
-{
-  GObject          parent_instance;
-
-  char            *backend_name;
-  char            *module_path;
-  RegVerdictKind   kind;
-  char            *reason;
-  char           **unsupported_ops;
-  gint64           time_us;
-  RegFileStamp     stamp;
-  GError          *store_error;  /* why it is not recorded; nullable */
-};
-
 enum {
   PROP_0,
   PROP_BACKEND_NAME,
@@ -225,27 +211,6 @@ _reg_verdict_new (const char         *backend_name,
   self->time_us = MAX (time_us, 0);
   self->stamp = *stamp;
   return self;
-}
-
-gint64
-_reg_verdict_get_time_us (RegVerdict *self)
-{
-  return self->time_us;
-}
-
-const RegFileStamp *
-_reg_verdict_get_stamp (RegVerdict *self)
-{
-  return &self->stamp;
-}
-
-void
-_reg_verdict_take_store_error (RegVerdict *self,
-                               GError     *error)
-{
-  g_assert (self->store_error == NULL);
-
-  self->store_error = error;
 }
 
 /* Enum classes are never finalized: the nicks outlive the references. */

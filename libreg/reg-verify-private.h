@@ -11,8 +11,7 @@
 
 G_BEGIN_DECLS
 
-/* The defaults of reg_registry_verify_backend()'s options, and those of
- * the checks made before a first load. */
+/* The defaults of reg_registry_verify_backend()'s options */
 #define REG_VERIFY_DEFAULT_TIMEOUT      20.0
 #define REG_VERIFY_DEFAULT_MEMORY_LIMIT (G_GUINT64_CONSTANT (4) << 30)
 
@@ -35,15 +34,10 @@ gboolean    _reg_verify_options_parse (GVariant                *options,
                                        RegVerifyOptions        *parsed,
                                        GError                 **error);
 
-/* Checks backend @name, declared in the search directory @dir with the
- * module file @module_path, in the checker, where the module reaches the
- * backends of @search_path (the asking registry's); records the verdict
- * in the store @options ask for, or says in it why not
- * (reg_verdict_get_store_error()).  NULL with an error when there is no
- * verdict: the checker cannot be started or did not reach the module
- * (G_SPAWN_ERROR), the check was cancelled, the backend builds on one that
- * could not be reached (G_IO_ERROR_NOT_FOUND).  Blocks; runs no module
- * code in this process. */
+/* reg_registry_verify_backend() of backend @name, declared in the search
+ * directory @dir with the module file @module_path, which reaches the
+ * backends of @search_path (the asking registry's) in the checker.  Runs
+ * no module code in this process. */
 RegVerdict *_reg_verify_run           (const char * const      *search_path,
                                        const char              *name,
                                        const char              *module_path,
@@ -59,13 +53,10 @@ RegVerdict *_reg_verify_dup_verdict   (const char              *name,
                                        const char              *module_path);
 
 /* A registry's hook before it opens @module_path for backend @name: fails
- * when a recorded verdict quarantines the module; with @check_first
- * (REG_MODULE_CHECKS_VERIFY), first checks each backend of @names (those
- * the registry takes from the module) that has no verdict yet, with the
- * backends of @search_path, and fails when one quarantines it or the
- * check cannot be made.  The failure is REG_REGISTRY_ERROR_LOAD_FAILED
- * naming @manifest_path, the module, the verdict, and the command that
- * checks it again. */
+ * (REG_REGISTRY_ERROR_LOAD_FAILED) when a recorded verdict quarantines the
+ * module; with @check_first (REG_MODULE_CHECKS_VERIFY), first checks each
+ * backend of @names (those the registry takes from the module) that has no
+ * verdict yet, and fails when one quarantines it or cannot be checked. */
 gboolean    _reg_verify_before_load   (gboolean                 check_first,
                                        const char * const      *search_path,
                                        const char              *name,

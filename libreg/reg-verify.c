@@ -2,20 +2,12 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The parent's side of a check: it starts the checker (reg-verify-helper,
- * whose lines tools/reg-verify-helper.c describes) with a memory limit, in
- * a process group of its own, reads its standard output (bounded) and the
- * end of its standard error, kills the group when the check ends or the
- * timeout passes, and judges (docs/verifying-backends.md).
- *
- * The checker's first line is a handshake, written before it opens the
- * module.  Without it, nothing that happened is about the module: the
- * result is an error of the checker, never a verdict.  After it, a
- * timeout, a signal, another status than 0 or an exit without a verdict
- * line is a timeout or a crash, which names the stage the checker had
- * reached.  The timeout counts from the handshake; the checker has as long
- * to reach it.  The checker runs the module's code, so every line is
- * parsed against its one type and every part checked and escaped.
+ * The parent's side of a check (docs/verifying-backends.md; the checker's
+ * lines are described in tools/reg-verify-helper.c).  Its first line is a
+ * handshake, written before it opens the module: without it nothing that
+ * happened is about the module, and the result is an error of the
+ * checker, never a verdict.  The checker runs the module's code, so every
+ * line is parsed against its one type and every part checked and escaped.
  */
 
 #include "reg-config.h"
@@ -540,17 +532,14 @@ judge (Run                *run,
   return verdict;
 }
 
-/* Runs the check of the module file that had @stamp; NULL with an error
- * when there is no verdict. */
-static RegVerdict *
-check (const char * const      *search_path,
-       const char              *name,
-       const char              *module_path,
-       const char              *dir,
-       const RegFileStamp      *stamp,
-       const RegVerifyOptions  *options,
-       GCancellable            *cancellable,
-       GError                 **error)
+RegVerdict *
+_reg_verify_run (const char * const      *search_path,
+                 const char              *name,
+                 const char              *module_path,
+                 const char              *dir,
+                 const RegVerifyOptions  *options,
+                 GCancellable            *cancellable,
+                 GError                 **error)
 {
   /* Which program checks modules is not a setuid program's caller's to
    * choose. */
@@ -564,6 +553,8 @@ check (const char * const      *search_path,
   RegVerdict *verdict = NULL;
   gint64 time = g_get_real_time ();
   const char *identifier;
+  RegFileStamp before = { 0, }, after;
+  gboolean have_before = _reg_file_stamp_get (module_path, &before, NULL);
   Run run = { name, options, NULL, };
 
   g_strv_builder_add_many (builder, helper, "--dir", dir, "--module", module_path, NULL);
@@ -616,7 +607,7 @@ check (const char * const      *search_path,
       source_clear (&run.grace);
       source_clear (&run.cancel);
 
-      verdict = judge (&run, helper, module_path, stamp, time, error);
+      verdict = judge (&run, helper, module_path, &before, time, error);
       g_byte_array_unref (run.out.data);
       g_byte_array_unref (run.err.data);
     }
@@ -629,23 +620,6 @@ check (const char * const      *search_path,
     ;
   g_main_context_unref (run.context);
 
-  return verdict;
-}
-
-RegVerdict *
-_reg_verify_run (const char * const      *search_path,
-                 const char              *name,
-                 const char              *module_path,
-                 const char              *dir,
-                 const RegVerifyOptions  *options,
-                 GCancellable            *cancellable,
-                 GError                 **error)
-{
-  g_autoptr(GError) store_error = NULL;
-  RegFileStamp before = { 0, }, after;
-  gboolean have_before = _reg_file_stamp_get (module_path, &before, NULL);
-  RegVerdict *verdict = check (search_path, name, module_path, dir, &before, options, cancellable, error);
-
   if (verdict == NULL || options->store == REG_VERIFY_STORE_NONE || !have_before)
     return verdict;
 
@@ -653,15 +627,12 @@ _reg_verify_run (const char * const      *search_path,
     {
       g_autofree char *shown = _reg_text_for_message (module_path, -1, 4096);
 
-      g_set_error (&store_error, G_FILE_ERROR, G_FILE_ERROR_AGAIN,
+      g_set_error (&verdict->store_error, G_FILE_ERROR, G_FILE_ERROR_AGAIN,
                    "The module %s changed while backend '%s' was checked: the verdict is about a "
                    "file that is gone, and is not recorded. Check it again.", shown, name);
     }
   else
-    _reg_verdict_store_record (verdict, options->store == REG_VERIFY_STORE_SYSTEM, &store_error);
-
-  if (store_error != NULL)
-    _reg_verdict_take_store_error (verdict, g_steal_pointer (&store_error));
+    _reg_verdict_store_record (verdict, options->store == REG_VERIFY_STORE_SYSTEM, &verdict->store_error);
 
   return verdict;
 }
@@ -729,8 +700,8 @@ _reg_verify_before_load (gboolean            check_first,
                                      "(REG_VERIFY_MODULES, reg_registry_set_module_checks()).", why);
           break;
         }
-      if (reg_verdict_get_store_error (fresh) != NULL)
-        g_debug ("backend '%s' checked before loading: %s", wanted, reg_verdict_get_store_error (fresh)->message);
+      if (fresh->store_error != NULL)
+        g_debug ("backend '%s' checked before loading: %s", wanted, fresh->store_error->message);
       if (reg_verdict_get_quarantines (fresh))
         blocking = fresh;
       else
@@ -742,16 +713,15 @@ _reg_verify_before_load (gboolean            check_first,
 
   if (failure == NULL)
     {
-      g_autoptr(GDateTime) when = g_date_time_new_from_unix_utc (reg_verdict_get_time (blocking));
+      g_autoptr(GDateTime) when = g_date_time_new_from_unix_utc (blocking->time_us / G_USEC_PER_SEC);
       g_autofree char *date = when != NULL ? g_date_time_format (when, "%Y-%m-%d %H:%M:%S UTC") : g_strdup ("?");
-      g_autofree char *why = _reg_message_embed (reg_verdict_get_reason (blocking));
+      g_autofree char *why = _reg_message_embed (blocking->reason);
 
-      failure = g_strdup_printf ("is quarantined: when backend '%s' was checked on %s, %s: %s. The module "
+      failure = g_strdup_printf ("is quarantined: when backend '%s' was checked on %s, it %s: %s. The module "
                                  "is not opened until the file changes; run `regctl verify %s` to check "
-                                 "it again.", reg_verdict_get_backend_name (blocking), date,
-                                 reg_verdict_get_kind (blocking) == REG_VERDICT_KIND_TIMEOUT
-                                 ? "it timed out" : "it crashed",
-                                 why, reg_verdict_get_backend_name (blocking));
+                                 "it again.", blocking->backend_name, date,
+                                 blocking->kind == REG_VERDICT_KIND_TIMEOUT ? "timed out" : "crashed",
+                                 why, blocking->backend_name);
     }
   manifest = _reg_text_for_message (manifest_path, -1, 4096);
   module = _reg_text_for_message (module_path, -1, 4096);
