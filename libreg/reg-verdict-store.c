@@ -181,8 +181,7 @@ store_load (const char *path)
   if (contents != NULL || stamped)
     {
       kept = g_new (Kept, 1);
-      kept->stamp = stamp;
-      kept->verdicts = g_ptr_array_ref (verdicts);
+      *kept = (Kept) { stamp, g_ptr_array_ref (verdicts) };
       g_rw_lock_writer_lock (&cache_lock);
       if (cache == NULL)
         cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, kept_free);
@@ -199,13 +198,12 @@ static char *
 store_path (const char *module_path,
             gboolean    beside)
 {
-  g_autofree char *dir = beside ? g_path_get_dirname (module_path) : NULL;
+  g_autofree char *dir = g_path_get_dirname (module_path);
 
   if (beside)
     return g_build_filename (dir, "backends.verdicts", NULL);
-  if (!_reg_environment_is_trusted ())
-    return NULL;
-  return g_build_filename (g_get_user_cache_dir (), "libreg", "verdicts", NULL);
+  return _reg_environment_is_trusted () ? g_build_filename (g_get_user_cache_dir (), "libreg", "verdicts", NULL)
+                                        : NULL;
 }
 
 static int
@@ -300,7 +298,8 @@ _reg_verdict_store_record (RegVerdict  *verdict,
     {
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_PERM,
                    "A setuid or setgid program has no per-user verdict store: the verdict of backend "
-                   "'%s' is not recorded. Record it beside the module (store \"system\").", verdict->backend_name);
+                   "'%s' is not recorded. Record it beside the module (store \"system\").",
+                   verdict->backend_name);
       return FALSE;
     }
 
@@ -334,10 +333,12 @@ _reg_verdict_store_record (RegVerdict  *verdict,
   for (guint i = 0; i < old->len; i++)
     {
       RegVerdict *other = old->pdata[i];
+      gboolean replaced = _reg_file_stamp_equal (&other->stamp, &verdict->stamp) &&
+                          g_str_equal (other->backend_name, verdict->backend_name);
       RegFileStamp now;
 
-      if (_reg_file_stamp_get (other->module_path, &now, NULL) && _reg_file_stamp_equal (&now, &other->stamp) &&
-          !(_reg_file_stamp_equal (&other->stamp, &verdict->stamp) && g_str_equal (other->backend_name, verdict->backend_name)))
+      if (!replaced && _reg_file_stamp_get (other->module_path, &now, NULL) &&
+          _reg_file_stamp_equal (&now, &other->stamp))
         g_ptr_array_add (kept, other);
     }
   g_ptr_array_add (kept, verdict);

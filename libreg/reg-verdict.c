@@ -134,16 +134,14 @@ reg_verdict_class_init (RegVerdictClass *klass)
    *
    * The name of the backend that was checked.
    */
-  properties[PROP_BACKEND_NAME] =
-    g_param_spec_string ("backend-name", NULL, NULL, NULL, flags);
+  properties[PROP_BACKEND_NAME] = g_param_spec_string ("backend-name", NULL, NULL, NULL, flags);
 
   /**
    * RegVerdict:module-path:
    *
    * The full path of the module file that provides the backend.
    */
-  properties[PROP_MODULE_PATH] =
-    g_param_spec_string ("module-path", NULL, NULL, NULL, flags);
+  properties[PROP_MODULE_PATH] = g_param_spec_string ("module-path", NULL, NULL, NULL, flags);
 
   /**
    * RegVerdict:kind:
@@ -161,8 +159,7 @@ reg_verdict_class_init (RegVerdictClass *klass)
    * the signal that killed the check, the load error...  Text that came
    * from the module is escaped, so the reason is one printable line.
    */
-  properties[PROP_REASON] =
-    g_param_spec_string ("reason", NULL, NULL, NULL, flags);
+  properties[PROP_REASON] = g_param_spec_string ("reason", NULL, NULL, NULL, flags);
 
   /**
    * RegVerdict:unsupported-ops:
@@ -171,16 +168,14 @@ reg_verdict_class_init (RegVerdictClass *klass)
    * with %REG_COMPILER_ERROR_UNSUPPORTED_OP, in the order of the set;
    * empty when it refused none.
    */
-  properties[PROP_UNSUPPORTED_OPS] =
-    g_param_spec_boxed ("unsupported-ops", NULL, NULL, G_TYPE_STRV, flags);
+  properties[PROP_UNSUPPORTED_OPS] = g_param_spec_boxed ("unsupported-ops", NULL, NULL, G_TYPE_STRV, flags);
 
   /**
    * RegVerdict:time:
    *
    * When the check ran, in seconds since 1970-01-01 00:00 UTC.
    */
-  properties[PROP_TIME] =
-    g_param_spec_int64 ("time", NULL, NULL, 0, G_MAXINT64 / G_USEC_PER_SEC, 0, flags);
+  properties[PROP_TIME] = g_param_spec_int64 ("time", NULL, NULL, 0, G_MAXINT64 / G_USEC_PER_SEC, 0, flags);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }

@@ -11,10 +11,6 @@
 
 G_BEGIN_DECLS
 
-/* The defaults of reg_registry_verify_backend()'s options */
-#define REG_VERIFY_DEFAULT_TIMEOUT      20.0
-#define REG_VERIFY_DEFAULT_MEMORY_LIMIT (G_GUINT64_CONSTANT (4) << 30)
-
 typedef enum {
   REG_VERIFY_STORE_USER,
   REG_VERIFY_STORE_SYSTEM,  /* beside the module */

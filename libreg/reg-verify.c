@@ -54,13 +54,14 @@ _reg_verify_options_parse (GVariant          *options,
                            RegVerifyOptions  *parsed,
                            GError           **error)
 {
-  static const char * const stores[] = { "user", "system", "none" };  /* RegVerifyStore */
+  static const char * const keys[] = { "timeout", "memory-limit", "store", NULL };
+  static const char * const stores[] = { "user", "system", "none", NULL };  /* RegVerifyStore */
   GVariantIter iter;
   const char *key;
   GVariant *next;
 
-  *parsed = (RegVerifyOptions) { REG_VERIFY_DEFAULT_TIMEOUT, REG_VERIFY_DEFAULT_MEMORY_LIMIT,
-                                 REG_VERIFY_STORE_USER };
+  /* The defaults, those of docs/verifying-backends.md */
+  *parsed = (RegVerifyOptions) { 20.0, G_GUINT64_CONSTANT (4) << 30, REG_VERIFY_STORE_USER };
   if (options == NULL)
     return TRUE;
 
@@ -68,9 +69,9 @@ _reg_verify_options_parse (GVariant          *options,
   while (g_variant_iter_next (&iter, "{&sv}", &key, &next))
     {
       g_autoptr(GVariant) value = next;
-      g_autofree char *shown = NULL;
-      g_autofree char *given = NULL;
-      g_autofree char *shown_value = NULL;
+      g_autofree char *shown = _reg_quote_for_message (key, -1);
+      g_autofree char *given = g_variant_print (value, TRUE);
+      g_autofree char *shown_value = _reg_text_for_message (given, -1, 80);
       gboolean valid = FALSE;
 
       if (g_str_equal (key, "timeout") && g_variant_is_of_type (value, G_VARIANT_TYPE_DOUBLE))
@@ -84,23 +85,19 @@ _reg_verify_options_parse (GVariant          *options,
           valid = TRUE;
         }
       else if (g_str_equal (key, "store") && g_variant_is_of_type (value, G_VARIANT_TYPE_STRING))
-        for (guint i = 0; i < G_N_ELEMENTS (stores) && !valid; i++)
+        for (guint i = 0; stores[i] != NULL && !valid; i++)
           if ((valid = g_str_equal (g_variant_get_string (value, NULL), stores[i])))
             parsed->store = i;
-      if (valid)
-        continue;
 
-      shown = _reg_quote_for_message (key, -1);
-      given = g_variant_print (value, TRUE);
-      shown_value = _reg_text_for_message (given, -1, 80);
-      if (g_str_equal (key, "timeout") || g_str_equal (key, "memory-limit") || g_str_equal (key, "store"))
+      if (!g_strv_contains (keys, key))
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                     "unknown verify option %s; the options are timeout, memory-limit and store", shown);
+      else if (!valid)
         g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                      "verify option %s: %s is not valid; expected timeout: a double in (0, 86400], "
                      "memory-limit: a uint64, store: 'user', 'system' or 'none'", shown, shown_value);
-      else
-        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                     "unknown verify option %s; the options are timeout, memory-limit and store", shown);
-      return FALSE;
+      if (!valid)
+        return FALSE;
     }
 
   return TRUE;
@@ -195,9 +192,8 @@ parse_line (const char *line,
   return NULL;
 }
 
-/* Reads the checker's output up to its verdict (later lines are not its
- * own) or the first line that is wrong; an unfinished last line is not
- * read. */
+/* Reads @data up to the verdict (later lines are not the checker's) or the
+ * first line that is wrong; an unfinished last line is not read. */
 static void
 parse_output (const GByteArray *data,
               gboolean          overflow,
@@ -206,7 +202,8 @@ parse_output (const GByteArray *data,
 {
   const char *line = (const char *) data->data, *end = line + data->len, *newline;
 
-  while (!said->done && said->why == NULL && line < end && (newline = memchr (line, '\n', end - line)) != NULL)
+  while (!said->done && said->why == NULL && line < end &&
+         (newline = memchr (line, '\n', end - line)) != NULL)
     {
       said->why = parse_line (line, newline, name, said);
       line = newline + 1;
@@ -266,10 +263,9 @@ struct _Run
   GSource                *cancel;
 };
 
-/* Kills the checker's process group.  Its number is the checker's process
- * id, which stays the group's after the checker is reaped while the group
- * has a member; with none, the kill finds nothing (ids are handed out in
- * turn, not reused at once). */
+/* Kills the checker's process group.  Its number, the checker's pid, stays
+ * the group's after the checker is reaped while the group has a member;
+ * with none the kill finds nothing (ids are not reused at once). */
 static void
 kill_group (Run *run)
 {
@@ -392,8 +388,7 @@ on_checker_exit (GObject      *source,
 
 /* Judging */
 
-/* The last line of the checker's standard error with something on it,
- * escaped, or NULL. */
+/* The last line of @err with something on it, escaped, or NULL. */
 static char *
 last_message (GByteArray *err)
 {
@@ -408,10 +403,10 @@ last_message (GByteArray *err)
   return end > 0 ? _reg_text_for_message (text + start, end - start, 200) : NULL;
 }
 
-/* "SIGSEGV (Segmentation fault)": the name from the C library where it has
- * sigabbrev_np(), else from the signals POSIX names, else the number. */
+/* "killed by signal SIGSEGV (Segmentation fault)", with the name of the C
+ * library's sigabbrev_np() where there is one, else of POSIX. */
 static char *
-signal_name (int signum)
+killed_by (int signum)
 {
   static const struct { int number; const char *name; } posix[] = {
     { SIGABRT, "ABRT" }, { SIGALRM, "ALRM" }, { SIGBUS, "BUS" }, { SIGFPE, "FPE" },
@@ -429,15 +424,13 @@ signal_name (int signum)
       abbrev = posix[i].name;
 
   if (abbrev != NULL)
-    return g_strdup_printf ("SIG%s (%s)", abbrev, g_strsignal (signum));
-  return g_strdup_printf ("%d (%s)", signum, g_strsignal (signum));
+    return g_strdup_printf ("killed by signal SIG%s (%s)", abbrev, g_strsignal (signum));
+  return g_strdup_printf ("killed by signal %d (%s)", signum, g_strsignal (signum));
 }
 
-/* Whether the memory limit applied and may be why the checker died: an
- * allocation or a mapping failed (the words of GLib, C++, the C library
- * and the dynamic linker in its last message), it was killed with
- * SIGKILL (not by the timeout), or it died of SIGSEGV with its address
- * space near the limit. */
+/* Whether the memory limit applied and may be why the checker died (the
+ * rule of docs/verifying-backends.md).  The words are those of GLib, C++,
+ * the C library and the dynamic linker. */
 static gboolean
 limit_may_be_why (Run        *run,
                   const Said *said,
@@ -458,9 +451,7 @@ limit_may_be_why (Run        *run,
   return signum == SIGKILL || (signum == SIGSEGV && said->near_limit);
 }
 
-/* The verdict, or NULL with an error when there is none: the checker did
- * not reach the module, the check was cancelled, or the backend builds on
- * one that could not be reached. */
+/* The verdict, or NULL with an error when there is none. */
 static RegVerdict *
 judge (Run                *run,
        const char         *helper,
@@ -487,11 +478,7 @@ judge (Run                *run,
   if (run->timed_out)
     ended = g_strdup_printf ("no %s after %g s", said.reached ? "result" : "answer", options->timeout);
   else if (signaled)
-    {
-      g_autofree char *signal = signal_name (g_subprocess_get_term_sig (run->process));
-
-      ended = g_strdup_printf ("killed by signal %s", signal);
-    }
+    ended = killed_by (g_subprocess_get_term_sig (run->process));
   else
     ended = g_strdup_printf ("exited with status %d", g_subprocess_get_exit_status (run->process));
   limit = limit_may_be_why (run, &said, message)
@@ -520,7 +507,8 @@ judge (Run                *run,
           reason = g_steal_pointer (&said.reason);
         }
       else if (!ended_badly)
-        reason = g_strdup_printf ("exited without a verdict%s: %s%s%s", said.where, said.why, limit, said_last);
+        reason = g_strdup_printf ("exited without a verdict%s: %s%s%s", said.where, said.why, limit,
+                                  said_last);
       else
         reason = g_strdup_printf ("%s%s%s%s%s", ended, said.where, run->timed_out ? ", killed" : "", limit,
                                   said_last);
@@ -590,8 +578,8 @@ _reg_verify_run (const char * const      *search_path,
        * and there is no group to kill. */
       identifier = g_subprocess_get_identifier (run.process);
       run.pid = identifier != NULL ? (pid_t) g_ascii_strtoll (identifier, NULL, 10) : 0;
-      run.out = (Pipe) { &run, g_subprocess_get_stdout_pipe (run.process), g_byte_array_new (), FALSE, FALSE };
-      run.err = (Pipe) { &run, g_subprocess_get_stderr_pipe (run.process), g_byte_array_new (), TRUE, FALSE };
+      run.out = (Pipe) { &run, g_subprocess_get_stdout_pipe (run.process), g_byte_array_new (), FALSE, };
+      run.err = (Pipe) { &run, g_subprocess_get_stderr_pipe (run.process), g_byte_array_new (), TRUE, };
       run.pending = 3;
       read_next (&run.out);
       read_next (&run.err);
@@ -673,7 +661,7 @@ _reg_verify_before_load (gboolean            check_first,
     return TRUE;
 
   blocking = _reg_verdict_store_pick (verdicts, NULL);
-  for (guint i = 0; blocking == NULL && check_first && i < names->len; i++)
+  for (guint i = 0; blocking == NULL && failure == NULL && check_first && i < names->len; i++)
     {
       const char *wanted = g_ptr_array_index (names, i);
       g_autoptr(GError) local_error = NULL;
@@ -684,25 +672,21 @@ _reg_verify_before_load (gboolean            check_first,
 
       _reg_verify_options_parse (NULL, &options, NULL);
       fresh = _reg_verify_run (search_path, wanted, module_path, dir, &options, NULL, &local_error);
+      /* One that builds on a backend the checker could not reach ran
+       * without crashing or hanging: it is loaded. */
       if (fresh == NULL && g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
-        {
-          /* It ran without crashing or hanging; what it builds on is
-           * missing here as in the checker, which its compiles say. */
-          g_debug ("%s", local_error->message);
-          continue;
-        }
-      if (fresh == NULL)
+        g_debug ("%s", local_error->message);
+      else if (fresh == NULL)
         {
           g_autofree char *why = _reg_message_embed (local_error->message);
 
           failure = g_strdup_printf ("is to be checked before it is loaded, and the check could not run: "
                                      "%s. Install libreg's checker, or turn the checks off "
                                      "(REG_VERIFY_MODULES, reg_registry_set_module_checks()).", why);
-          break;
         }
-      if (fresh->store_error != NULL)
+      else if (fresh->store_error != NULL)
         g_debug ("backend '%s' checked before loading: %s", wanted, fresh->store_error->message);
-      if (reg_verdict_get_quarantines (fresh))
+      if (fresh != NULL && reg_verdict_get_quarantines (fresh))
         blocking = fresh;
       else
         g_clear_object (&fresh);
@@ -714,7 +698,8 @@ _reg_verify_before_load (gboolean            check_first,
   if (failure == NULL)
     {
       g_autoptr(GDateTime) when = g_date_time_new_from_unix_utc (blocking->time_us / G_USEC_PER_SEC);
-      g_autofree char *date = when != NULL ? g_date_time_format (when, "%Y-%m-%d %H:%M:%S UTC") : g_strdup ("?");
+      g_autofree char *date = when != NULL ? g_date_time_format (when, "%Y-%m-%d %H:%M:%S UTC")
+                                           : g_strdup ("?");
       g_autofree char *why = _reg_message_embed (blocking->reason);
 
       failure = g_strdup_printf ("is quarantined: when backend '%s' was checked on %s, it %s: %s. The module "
