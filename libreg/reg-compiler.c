@@ -392,7 +392,7 @@ compiler_get_schema (RegCompiler *self)
                                        G_OBJECT_TYPE_NAME (model));
   else if (model != NULL)
     {
-      schema->options = _reg_option_list_copy_checked (model, NULL, &error);
+      schema->options = _reg_option_list_copy_checked (model, &error);
       if (schema->options == NULL)
         schema->problem = g_strdup (error->message);
     }
