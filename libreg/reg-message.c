@@ -83,7 +83,7 @@ _reg_find_invisible (const char *text)
 
       if (c == (gunichar) -1 || c == (gunichar) -2)
         return g_strdup_printf ("invalid UTF-8 at byte %" G_GSIZE_FORMAT, (gsize) (p - text));
-      if (is_unsafe (c))
+      if ((1u << g_unichar_type (c)) & UNSAFE_TYPES)
         return g_strdup_printf ("U+%04X at byte %" G_GSIZE_FORMAT, c, (gsize) (p - text));
     }
 
