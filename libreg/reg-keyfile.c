@@ -171,8 +171,8 @@ _reg_key_file_new (const char  *data,
   if (!g_key_file_load_from_data (keyfile, data, length, G_KEY_FILE_NONE, error))
     return NULL;
 
-  /* A NUL byte ends GKeyFile's reading of a line: the text ends there. */
-  length = strnlen (data, length);
+  /* A NUL byte ends GKeyFile's reading of a line, not of the text: the
+   * string functions below stop at it the same way. */
   for (const char *p = data; (p = memchr (p, '\n', length - (p - data))) != NULL; p++)
     n_lines++;
 

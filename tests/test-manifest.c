@@ -67,6 +67,22 @@ test_keyfile_like_gkeyfile (void)
     }
 }
 
+/* A NUL byte ends its line for GKeyFile, not the text: the lines after
+ * it are read. */
+static void
+test_keyfile_nul_ends_a_line (void)
+{
+  static const char text[] = "# a comment\0[B]\n[A]\nk=v\0w\nl=x\n";
+  g_autoptr(RegKeyFile) keyfile = _reg_key_file_new (text, sizeof text - 1, NULL);
+  RegKeyGroup group;
+
+  fuzz_check_key_file (text, sizeof text - 1);
+  g_assert_nonnull (keyfile);
+  g_assert_true (_reg_key_file_has_group (keyfile, "A"));
+  _reg_key_group_init (&group, keyfile, "A");
+  g_assert_cmpstr (_reg_key_group_get_value (&group, "l"), ==, "x");
+}
+
 /* GKeyFile refuses these, and so does the reader, with GKeyFile's error. */
 static void
 test_keyfile_refused (void)
@@ -235,6 +251,7 @@ main (int   argc,
 
   g_test_add_func ("/manifest/keyfile/like-gkeyfile", test_keyfile_like_gkeyfile);
   g_test_add_func ("/manifest/keyfile/refused", test_keyfile_refused);
+  g_test_add_func ("/manifest/keyfile/nul-ends-a-line", test_keyfile_nul_ends_a_line);
   g_test_add_func ("/manifest/keyfile/values", test_keyfile_values);
   g_test_add_func ("/manifest/loader/c", test_loader_c);
   g_test_add_func ("/manifest/loader/unknown", test_loader_unknown);
