@@ -67,5 +67,9 @@ REG_AVAILABLE_IN_ALL
 const char         *reg_backend_info_get_manifest_path (RegBackendInfo *self);
 REG_AVAILABLE_IN_ALL
 const char * const *reg_backend_info_get_shadowed_manifests (RegBackendInfo *self);
+REG_AVAILABLE_IN_ALL
+const char         *reg_backend_info_get_loader        (RegBackendInfo *self);
+REG_AVAILABLE_IN_ALL
+const char         *reg_backend_info_get_entry_point   (RegBackendInfo *self);
 
 G_END_DECLS

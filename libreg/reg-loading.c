@@ -12,12 +12,12 @@
  * takes them in this order and never the other way round:
  *
  *   1. loading_lock (here): the process's loading lock, recursive.  Every
- *      load through any registry takes it first, and the loaders' code
+ *      load through any registry takes it first, and the C loader's code
  *      (opening a module, its reg_module_load(), making its compilers)
  *      runs under it, so that a module may look backends up in any
  *      registry, the default one included, while it loads: such a lookup
  *      takes it again, then the other registry's load lock.  It also
- *      guards the loaders' own tables (reg-module.c) and serialises
+ *      guards the C loader's own tables (reg-module.c) and serialises
  *      loading across the process, so no two modules load at once.
  *   2. RegRegistry.load_lock, one per registry, recursive: serialises
  *      discovery and loading in that registry.  A thread holds the load
@@ -35,6 +35,18 @@
  * test-stress's /stress/lock-order loads modules through several
  * registries at once, ThreadSanitizer watching (tools/check's tsan
  * configuration).
+ *
+ * Interpreters.  The loaders of Python and JavaScript (RegLoader.unlocked)
+ * run their code with none of these locks held: an interpreter has locks
+ * of its own (Python's interpreter lock and its per-module import locks,
+ * GJS's one thread), which its code holds while it calls libreg, so a
+ * thread must never wait for one of them under a lock of libreg.  Their
+ * loaders' tables are guarded by those locks; two threads that load one
+ * source at once are serialised by the interpreter (Python imports a
+ * module once), each may make a compiler, and the registry keeps the first
+ * one registered.  A thread that loads a source again while it is loading
+ * it (its module looks one of its own backends up) fails, see
+ * enter_source().
  */
 
 #include <pthread.h>
@@ -187,6 +199,103 @@ clear_compiler (gpointer data)
   g_clear_object ((RegCompiler **) data);
 }
 
+/* The sources an unlocked loader is loading in this thread, innermost
+ * first: strings "LOADER:SOURCE". */
+static void
+free_sources (gpointer data)
+{
+  g_slist_free_full (data, g_free);
+}
+
+static GPrivate loading_sources = G_PRIVATE_INIT (free_sources);
+
+static char *
+source_key (RegManifest *manifest)
+{
+  g_autofree char *path = NULL;
+
+  /* A source that is no file (a Python module) is its name: one module
+   * of that name per interpreter, whichever manifest leads to it. */
+  if (manifest->loader->locate == NULL)
+    return g_strconcat (manifest->loader->name, ":", manifest->source, NULL);
+
+  path = _reg_manifest_dup_source_path (manifest);
+  return g_strconcat (manifest->loader->name, ":", path, NULL);
+}
+
+/* Records that this thread loads @manifest's source, or fails when it is
+ * loading it already: the source's own code looked up @name while it was
+ * imported.  Its interpreter would hand back the half-imported module (or
+ * wait for itself); the backend cannot exist before its code has run. */
+static gboolean
+enter_source (RegManifest  *manifest,
+              const char   *name,
+              const char   *shown_manifest,
+              GError      **error)
+{
+  GSList *sources = g_private_get (&loading_sources);
+  char *key = source_key (manifest);
+
+  if (g_slist_find_custom (sources, key, (GCompareFunc) strcmp) != NULL)
+    {
+      g_autofree char *shown = _reg_escape (manifest->source);
+
+      g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
+                   "backend '%s' (declared by %s): it was looked up while its code (%s, "
+                   "Loader=%s) was being imported in this thread, by that import: a backend "
+                   "exists only once its code is imported. Look it up after the import.",
+                   name, shown_manifest, shown, manifest->loader->name);
+      g_free (key);
+      return FALSE;
+    }
+
+  g_private_set (&loading_sources, g_slist_prepend (sources, key));
+  return TRUE;
+}
+
+static void
+leave_source (void)
+{
+  GSList *sources = g_private_get (&loading_sources);
+
+  g_free (sources->data);
+  g_private_set (&loading_sources, g_slist_delete_link (sources, sources));
+}
+
+/* Loads @manifest's source and makes the compilers of its backends
+ * @wanted into @made (the one of @name setting @name_error when it
+ * fails); returns what was loaded, or NULL with @error set. */
+static GObject *
+load_and_make (RegRegistry  *self,
+               RegManifest  *manifest,
+               const char   *name,
+               GArray       *wanted,
+               GArray       *made,
+               GHashTable   *rejected,
+               GError      **name_error,
+               GError      **error)
+{
+  GObject *loaded = manifest->loader->load (manifest->dir, manifest->source, error);
+
+  if (loaded == NULL)
+    return NULL;
+
+  find_undeclared (self, manifest, loaded, rejected);
+
+  /* Making a compiler runs its code: outside the contents lock. */
+  g_array_set_size (made, wanted->len);
+  for (guint i = 0; i < wanted->len; i++)
+    {
+      guint index = g_array_index (wanted, guint, i);
+      gboolean is_name = strcmp (manifest->backends[index].name, name) == 0;
+
+      g_array_index (made, RegCompiler *, i) =
+        make_compiler (manifest, loaded, index, is_name ? name_error : NULL);
+    }
+
+  return loaded;
+}
+
 RegCompiler *
 _reg_loading_load (RegRegistry  *self,
                    const char   *name,
@@ -253,25 +362,26 @@ _reg_loading_load (RegRegistry  *self,
                                 manifest_path, manifest->dir, wanted_names, error))
     goto out;
 
-  loaded = manifest->loader->load (manifest->dir, manifest->source, &local_error);
+  if (!manifest->loader->unlocked)
+    loaded = load_and_make (self, manifest, name, wanted, made, rejected, &name_error,
+                            &local_error);
+  else if (enter_source (manifest, name, shown_manifest, error))
+    {
+      /* An interpreter's code: no lock of libreg held (see the top). */
+      unlock_loading (self);
+      loaded = load_and_make (self, manifest, name, wanted, made, rejected, &name_error,
+                              &local_error);
+      lock_loading (self);
+      leave_source ();
+    }
+  else
+    goto out;
+
   if (loaded == NULL)
     {
       g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
                                   "backend '%s' (declared by %s): ", name, shown_manifest);
       goto out;
-    }
-
-  find_undeclared (self, manifest, loaded, rejected);
-
-  /* Making a compiler runs its code: outside the contents lock. */
-  g_array_set_size (made, wanted->len);
-  for (guint i = 0; i < wanted->len; i++)
-    {
-      guint index = g_array_index (wanted, guint, i);
-      gboolean is_name = strcmp (manifest->backends[index].name, name) == 0;
-
-      g_array_index (made, RegCompiler *, i) =
-        make_compiler (manifest, loaded, index, is_name ? &name_error : NULL);
     }
 
   g_rw_lock_writer_lock (&self->lock);

@@ -1007,11 +1007,18 @@ info_request_start_locked (RegRegistry    *self,
   g_autoptr(GPtrArray) hidden = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *module_path = NULL;
   g_autofree char *manifest_path = NULL;
+  g_autofree char *entry_point = NULL;
+  const char *loader = NULL;
 
   if (entry->manifest != NULL)
     {
-      module_path = _reg_manifest_dup_source_path (entry->manifest);
+      /* A loader without a file of its own (Python) has no module path. */
+      if (entry->manifest->loader->locate != NULL)
+        module_path = _reg_manifest_dup_source_path (entry->manifest);
       manifest_path = _reg_manifest_dup_path (entry->manifest);
+      loader = entry->manifest->loader->name;
+      if (declaration->entry != NULL)
+        entry_point = g_strconcat (entry->manifest->source, ":", declaration->entry, NULL);
     }
   for (guint i = 0; entry->hidden != NULL && i < entry->hidden->len; i++)
     g_ptr_array_add (hidden, _reg_manifest_dup_path (g_ptr_array_index (entry->hidden, i)));
@@ -1023,7 +1030,7 @@ info_request_start_locked (RegRegistry    *self,
                                          g_strcmp0 (self->default_name, entry->name) == 0,
                                          details != NULL ? details->options : NULL, details);
   _reg_backend_info_set_declaration (request->info, manifest_path,
-                                     (const char * const *) hidden->pdata);
+                                     (const char * const *) hidden->pdata, loader, entry_point);
   request->compiler = entry->compiler != NULL ? g_object_ref (entry->compiler) : NULL;
 }
 
