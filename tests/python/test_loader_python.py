@@ -204,6 +204,25 @@ def retry():
     check_runs(Reg, Reg.Registry.get_default().lookup_backend("py_retry"))
 
 
+@scenario
+def javascript_and_examples():
+    # A backend written in JavaScript, from this Python program (the loader
+    # makes a GJS context in this thread), and the documentation's
+    # examples, which agree with eager.
+    GLib, Reg = reg()
+    registry = Reg.Registry.get_default()
+    check_runs(Reg, registry.lookup_backend("js_good"))
+    graph = Reg.Graph.new_from_string(
+        "graph(x, y):\n  a = mul(x, y)\n  b = add(a, 1.5)\n  c = tanh(b)\n  d = sigmoid(c)\n"
+        "  e = sub(d, x)\n  return (e,)\n")
+    inputs = [Reg.Tensor.new_from_data([0.5, -1, 2, 3], [2, 2]),
+              Reg.Tensor.new_from_data([1, 2, -3, 0.25], [2, 2])]
+    want = list(registry.compile("eager", graph, inputs, None).call(inputs)[0].get_data())
+    for name in ("acme", "acme_js"):
+        got = list(registry.compile(name, graph, inputs, None).call(inputs)[0].get_data())
+        assert all(abs(a - b) < 1e-6 for a, b in zip(got, want)), (name, got, want)
+
+
 class LoaderPythonTest(unittest.TestCase):
     pass
 
