@@ -167,22 +167,13 @@ signature_free (gpointer data)
 }
 
 static gboolean
-shape_equal (const RegShape *a,
-             const RegShape *b)
-{
-  return a->n_dims == b->n_dims &&
-         memcmp (a->dims, b->dims, sizeof (gint64) * a->n_dims) == 0;
-}
-
-static gboolean
 tensor_has_shape (RegTensor      *tensor,
                   const RegShape *shape)
 {
   guint n_dims;
   const gint64 *dims = reg_tensor_get_shape (tensor, &n_dims);
 
-  return n_dims == shape->n_dims &&
-         memcmp (dims, shape->dims, sizeof (gint64) * n_dims) == 0;
+  return _reg_shape_is (shape, dims, n_dims);
 }
 
 /* "[2, 3]" for a message. */
@@ -205,7 +196,8 @@ signature_equal (const Signature *a,
     return FALSE;
 
   for (guint i = 0; i < n; i++)
-    if (!g_str_equal (a->names[i], b->names[i]) || !shape_equal (&a->shapes[i], &b->shapes[i]))
+    if (!g_str_equal (a->names[i], b->names[i]) ||
+        !_reg_shape_is (&a->shapes[i], b->shapes[i].dims, b->shapes[i].n_dims))
       return FALSE;
 
   return TRUE;

@@ -140,9 +140,7 @@ _reg_backend_details_unref (RegBackendDetails *details)
   g_free (details);
 }
 
-/* @value, the value of @key, is at most @max_len bytes of visible text:
- * no control, format or line-separating character (the whole manifest is
- * UTF-8 already). */
+/* @value, the value of @key, is at most @max_len bytes of visible text. */
 static gboolean
 check_text (const char  *value,
             const char  *key,
@@ -150,36 +148,17 @@ check_text (const char  *value,
             GError     **error)
 {
   gsize length = strlen (value);
+  g_autofree char *invisible = length <= max_len ? _reg_find_invisible (value) : NULL;
 
   if (length > max_len)
-    {
-      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
-                   "%s: %" G_GSIZE_FORMAT " bytes, at most %" G_GSIZE_FORMAT " are allowed",
-                   key, length, max_len);
-      return FALSE;
-    }
-  if (!g_utf8_validate (value, length, NULL))
-    {
-      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
-                   "%s: not UTF-8", key);
-      return FALSE;
-    }
-  for (const char *p = value; *p != '\0'; p = g_utf8_next_char (p))
-    {
-      gunichar c = g_utf8_get_char (p);
-      GUnicodeType type = g_unichar_type (c);
+    g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
+                 "%s: %" G_GSIZE_FORMAT " bytes, at most %" G_GSIZE_FORMAT " are allowed",
+                 key, length, max_len);
+  else if (invisible != NULL)
+    g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
+                 "%s: %s is not visible text", key, invisible);
 
-      if (type == G_UNICODE_CONTROL || type == G_UNICODE_FORMAT ||
-          type == G_UNICODE_LINE_SEPARATOR || type == G_UNICODE_PARAGRAPH_SEPARATOR)
-        {
-          g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
-                       "%s: U+%04" G_GINT32_MODIFIER "X at byte %" G_GSIZE_FORMAT
-                       " is not visible text", key, c, (gsize) (p - value));
-          return FALSE;
-        }
-    }
-
-  return TRUE;
+  return length <= max_len && invisible == NULL;
 }
 
 static gboolean
@@ -253,91 +232,6 @@ check_authors (char   **authors,
   return TRUE;
 }
 
-/* Makes details of what was read, taking the arguments over; checks all
- * but the options (made by _reg_option_new_full() already), whose names
- * must differ.  An empty string or list is "not given", and so are flags
- * of 0.  Sets @details to NULL when nothing is given. */
-static gboolean
-details_new (char                *version,
-             char               **authors,
-             char                *website,
-             char                *license,
-             GPtrArray           *options,
-             RegCompilerFlags     compiler_flags,
-             RegBackendDetails  **details,
-             GError             **error)
-{
-  g_autofree char *owned_version = version;
-  g_auto(GStrv) owned_authors = authors;
-  g_autofree char *owned_website = website;
-  g_autofree char *owned_license = license;
-  RegBackendDetails *made;
-
-  *details = NULL;
-
-  if (version != NULL && version[0] == '\0')
-    g_clear_pointer (&owned_version, g_free);
-  if (authors != NULL && authors[0] == NULL)
-    g_clear_pointer (&owned_authors, g_strfreev);
-  if (website != NULL && website[0] == '\0')
-    g_clear_pointer (&owned_website, g_free);
-  if (license != NULL && license[0] == '\0')
-    g_clear_pointer (&owned_license, g_free);
-
-  if ((owned_version != NULL &&
-       !check_text (owned_version, "Version", REG_BACKEND_VERSION_MAX, error)) ||
-      (owned_authors != NULL && !check_authors (owned_authors, error)) ||
-      (owned_website != NULL && !check_website (owned_website, error)) ||
-      (owned_license != NULL && !check_license (owned_license, error)))
-    return FALSE;
-
-  if ((compiler_flags & ~REG_BACKEND_MANIFEST_FLAGS) != 0)
-    {
-      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
-                   "compiler flags 0x%x: only 0x%x (Shareable=) can be declared",
-                   (guint) compiler_flags, (guint) REG_BACKEND_MANIFEST_FLAGS);
-      return FALSE;
-    }
-
-  if (options != NULL)
-    {
-      if (options->len > REG_OPTION_MAX_OPTIONS)
-        {
-          g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
-                       "Options: %u of them, at most %d are allowed",
-                       options->len, REG_OPTION_MAX_OPTIONS);
-          return FALSE;
-        }
-      for (guint i = 0; i < options->len; i++)
-        for (guint j = 0; j < i; j++)
-          if (g_str_equal (reg_option_get_name (g_ptr_array_index (options, i)),
-                           reg_option_get_name (g_ptr_array_index (options, j))))
-            {
-              g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
-                           "Options: '%s' is listed twice",
-                           reg_option_get_name (g_ptr_array_index (options, i)));
-              return FALSE;
-            }
-    }
-
-  if (owned_version == NULL && owned_authors == NULL && owned_website == NULL &&
-      owned_license == NULL && options == NULL && compiler_flags == 0)
-    return TRUE;
-
-  made = g_new0 (RegBackendDetails, 1);
-  g_atomic_int_set (&made->ref_count, 1);
-  made->version = g_steal_pointer (&owned_version);
-  made->authors = g_steal_pointer (&owned_authors);
-  made->website = g_steal_pointer (&owned_website);
-  made->license = g_steal_pointer (&owned_license);
-  made->compiler_flags = compiler_flags;
-  if (options != NULL)
-    made->options = _reg_option_list_new ((RegOption * const *) options->pdata, options->len);
-
-  *details = made;
-  return TRUE;
-}
-
 /* Reads one value of an [Option] group as the option's type. */
 static gboolean
 parse_value_key (RegKeyGroup  *group,
@@ -403,79 +297,85 @@ parse_option (RegKeyFile  *keyfile,
 
   /* The type first: the values are read by it. */
   option = _reg_option_new_full (name, type_string, NULL, NULL, NULL, NULL, NULL, &local_error);
-  if (option == NULL)
-    {
-      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
-                   "[%s] %s", group_name, local_error->message);
-      return NULL;
-    }
-  g_object_unref (option);
-
-  if (!parse_value_key (&group, "Default", type_string, &default_value, error) ||
-      !parse_value_key (&group, "Minimum", type_string, &minimum, error) ||
-      !parse_value_key (&group, "Maximum", type_string, &maximum, error) ||
-      !_reg_key_group_get_string_list (&group, "Choices", &choices, error) ||
-      !_reg_key_group_get_string (&group, "Description", &description, error))
+  g_clear_object (&option);
+  if (local_error == NULL &&
+      (!parse_value_key (&group, "Default", type_string, &default_value, error) ||
+       !parse_value_key (&group, "Minimum", type_string, &minimum, error) ||
+       !parse_value_key (&group, "Maximum", type_string, &maximum, error) ||
+       !_reg_key_group_get_string_list (&group, "Choices", &choices, error) ||
+       !_reg_key_group_get_string (&group, "Description", &description, error)))
     return NULL;
 
-  option = _reg_option_new_full (name, type_string, default_value, description,
-                                 minimum, maximum, (const char * const *) choices, &local_error);
+  if (local_error == NULL)
+    option = _reg_option_new_full (name, type_string, default_value, description, minimum,
+                                   maximum, (const char * const *) choices, &local_error);
   if (option == NULL)
-    {
-      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
-                   "[%s] %s", group_name, local_error->message);
-      return NULL;
-    }
+    g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
+                 "[%s] %s", group_name, local_error->message);
 
   return option;
 }
 
+/* An empty value is one not given. */
+static void
+clear_if_empty (char **value)
+{
+  if (*value != NULL && **value == '\0')
+    g_clear_pointer (value, g_free);
+}
+
+/* Version=, Authors=, Website=, License=, Shareable= and Options= with
+ * the [Option BACKEND KEY] groups it names; @details is NULL when the
+ * group gives none of them. */
 static gboolean
 parse_details (RegKeyGroup        *group,
                const char         *backend,
                RegBackendDetails **details,
                GError            **error)
 {
-  g_autofree char *version = NULL;
-  g_auto(GStrv) authors = NULL;
-  g_autofree char *website = NULL;
-  g_autofree char *license = NULL;
-  g_auto(GStrv) names = NULL;
+  g_autoptr(RegBackendDetails) made = g_new0 (RegBackendDetails, 1);
   g_autoptr(GPtrArray) options = NULL;
   g_autoptr(GError) local_error = NULL;
+  g_auto(GStrv) names = NULL;
+  const char *repeated;
   gboolean shareable = FALSE;
+  guint n;
 
+  made->ref_count = 1;
   *details = NULL;
-
-  if (!_reg_key_group_get_string (group, "Version", &version, error) ||
-      !_reg_key_group_get_string_list (group, "Authors", &authors, error) ||
-      !_reg_key_group_get_string (group, "Website", &website, error) ||
-      !_reg_key_group_get_string (group, "License", &license, error) ||
+  if (!_reg_key_group_get_string (group, "Version", &made->version, error) ||
+      !_reg_key_group_get_string_list (group, "Authors", &made->authors, error) ||
+      !_reg_key_group_get_string (group, "Website", &made->website, error) ||
+      !_reg_key_group_get_string (group, "License", &made->license, error) ||
       !_reg_key_group_get_boolean (group, "Shareable", &shareable, error) ||
       !_reg_key_group_get_string_list (group, "Options", &names, error))
     return FALSE;
+  clear_if_empty (&made->version);
+  clear_if_empty (&made->website);
+  clear_if_empty (&made->license);
+  if (made->authors != NULL && made->authors[0] == NULL)
+    g_clear_pointer (&made->authors, g_strfreev);
+  made->compiler_flags = shareable ? REG_COMPILER_FLAGS_SHAREABLE : REG_COMPILER_FLAGS_NONE;
+
+  /* The list first, then the groups it names. */
+  n = names != NULL ? g_strv_length (names) : 0;
+  if (n > REG_OPTION_MAX_OPTIONS)
+    g_set_error (&local_error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
+                 "%u of them, at most %d are allowed", n, REG_OPTION_MAX_OPTIONS);
+  for (guint i = 0; i < n && local_error == NULL; i++)
+    _reg_name_validate (names[i], "option name", &local_error);
+  repeated = local_error == NULL ? _reg_option_find_repeated ((const char * const *) names, n) : NULL;
+  if (repeated != NULL)
+    g_set_error (&local_error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
+                 "'%s' is listed twice", repeated);
+  if (local_error != NULL)
+    {
+      g_prefix_error (&local_error, "Options: ");
+      goto failed;
+    }
 
   if (names != NULL)
     {
-      guint n = g_strv_length (names);
-
-      if (n > REG_OPTION_MAX_OPTIONS)
-        {
-          g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
-                       "[%s] Options: %u of them, at most %d are allowed",
-                       group->name, n, REG_OPTION_MAX_OPTIONS);
-          return FALSE;
-        }
-
-      /* The list first, then the groups it names. */
-      for (guint i = 0; i < n; i++)
-        if (!_reg_name_validate (names[i], "option name", &local_error))
-          {
-            g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
-                         "[%s] Options: %s", group->name, local_error->message);
-            return FALSE;
-          }
-
       options = g_ptr_array_new_with_free_func (g_object_unref);
       for (guint i = 0; i < n; i++)
         {
@@ -485,18 +385,23 @@ parse_details (RegKeyGroup        *group,
             return FALSE;
           g_ptr_array_add (options, option);
         }
+      made->options = _reg_option_list_new (g_steal_pointer (&options));
     }
 
-  if (!details_new (g_steal_pointer (&version), g_steal_pointer (&authors),
-                    g_steal_pointer (&website), g_steal_pointer (&license),
-                    options, shareable ? REG_COMPILER_FLAGS_SHAREABLE : REG_COMPILER_FLAGS_NONE,
-                    details, &local_error))
-    {
-      g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "[%s] ", group->name);
-      return FALSE;
-    }
+  if ((made->version != NULL && !check_text (made->version, "Version", REG_BACKEND_VERSION_MAX, &local_error)) ||
+      (made->authors != NULL && !check_authors (made->authors, &local_error)) ||
+      (made->website != NULL && !check_website (made->website, &local_error)) ||
+      (made->license != NULL && !check_license (made->license, &local_error)))
+    goto failed;
 
+  if (made->version != NULL || made->authors != NULL || made->website != NULL ||
+      made->license != NULL || made->options != NULL || made->compiler_flags != 0)
+    *details = g_steal_pointer (&made);
   return TRUE;
+
+failed:
+  g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "[%s] ", group->name);
+  return FALSE;
 }
 
 static gboolean
@@ -1096,6 +1001,7 @@ _reg_manifest_scan_dir (const char *dir,
       g_autoptr(GBytes) contents = NULL;
       g_autoptr(GError) local_error = NULL;
       g_autofree char *shown_path = NULL;
+      g_autofree char *escaped = NULL;
       g_autofree char *why = NULL;
       RegManifestSkip *skip;
       RegManifest *manifest;
@@ -1109,7 +1015,8 @@ _reg_manifest_scan_dir (const char *dir,
         }
 
       shown_path = _reg_escape (path);
-      why = _reg_escape (local_error->message);
+      escaped = _reg_escape (local_error->message);
+      why = _reg_message_embed (escaped);
       g_warning ("manifest %s skipped: %s. %s", shown_path, why, hint);
 
       skip = g_new0 (RegManifestSkip, 1);

@@ -32,4 +32,17 @@ char *_reg_escape            (const char *text);
 char *_reg_quote_for_message (const char *text,
                               gssize      len);
 
+/* @message (another error's message, a reason) to go inside a sentence
+ * of a message that goes on after it: without the white space and the
+ * period that end it, so that the whole reads as one sentence
+ * ("REG_DEFAULT_BACKEND is ignored: %s; the default backend is ...").  The
+ * dots of a cut ("...") stay.  Every message that embeds another takes it
+ * through this. */
+char *_reg_message_embed     (const char *message);
+
+/* NULL when @text is one line of visible text (UTF-8 without the
+ * characters escaped above), else where it is not, for a message:
+ * "U+000A at byte 3", "invalid UTF-8 at byte 0". */
+char *_reg_find_invisible    (const char *text);
+
 G_END_DECLS

@@ -78,3 +78,32 @@ _reg_quote_for_message (const char *text,
 
   return g_strdup_printf ("'%s'", safe);
 }
+
+char *
+_reg_message_embed (const char *message)
+{
+  gsize length = strlen (message);
+
+  while (length > 0 && g_ascii_isspace (message[length - 1]))
+    length--;
+  if (length > 0 && message[length - 1] == '.' && (length < 2 || message[length - 2] != '.'))
+    length--;
+
+  return g_strndup (message, length);
+}
+
+char *
+_reg_find_invisible (const char *text)
+{
+  for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char_validated (p, -1);
+
+      if (c == (gunichar) -1 || c == (gunichar) -2)
+        return g_strdup_printf ("invalid UTF-8 at byte %" G_GSIZE_FORMAT, (gsize) (p - text));
+      if (is_unsafe (c))
+        return g_strdup_printf ("U+%04X at byte %" G_GSIZE_FORMAT, c, (gsize) (p - text));
+    }
+
+  return NULL;
+}

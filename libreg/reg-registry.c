@@ -20,6 +20,7 @@
 #include "reg-module.h"
 #include "reg-name-private.h"
 #include "reg-registry-private.h"
+#include "reg-verify-private.h"
 
 /**
  * RegRegistry:
@@ -74,24 +75,30 @@
  * fallback is emitted as [signal@Reg.Registry::fallback] and logged with
  * g_message(); [method@Reg.CompiledFn.get_backend] tells which backend
  * compiled a function.  When the whole chain fails, the error is the first
- * backend's, with the reasons of the others added to its message.
+ * backend's, with the reasons of the others (of the first eight, and how
+ * many more failed) added to its message.
  *
  * Compiled functions of backends that may share them are kept in a
  * compile cache: those whose compiler says %REG_COMPILER_FLAGS_SHAREABLE
  * ([method@Reg.Compiler.get_flags]) or whose module's manifest says
  * `Shareable=true` ([method@Reg.BackendInfo.get_compiler_flags] tells
- * both), as inductor's and eager's do.  Compiling an equal graph (the same
- * canonical text form), for example inputs of the same shapes, with equal
- * options, on the same backend object returns the same function instead
- * of compiling again, whether the graph is the same object or not.
- * Concurrent compiles of one key compile once.  The cache keeps
- * [property@Reg.Registry:compile-cache-size] functions (0 disables it;
- * `REG_COMPILE_CACHE_SIZE` sets it from the environment) and at most
- * 256 MiB of estimated memory (the bytes of every node's value in the
- * compiled graphs), evicting the least recently used; a compile whose
- * graph and options alone would pass that is not cached.  It drops a
- * backend's functions when the backend is unregistered, everything on a
- * rescan, and the default backend's compiles when the default changes.
+ * both), as inductor's and eager's do.  Compiling an equal graph (the
+ * same graph as the backend receives it: the same nodes in the same order,
+ * names and constants' bits included, and the same outputs, as graphs
+ * parsed from one text or built by the same calls are), for example
+ * inputs of the same shapes, with equal options, on the same backend
+ * object returns the same function instead of compiling again, whether
+ * the graph is the same object or not.
+ * Concurrent compiles of one key compile once, unless waiting for the
+ * first could block what it needs (see "Threads and signals").  The
+ * cache keeps [property@Reg.Registry:compile-cache-size] functions (0
+ * disables it; `REG_COMPILE_CACHE_SIZE` sets it from the environment) and
+ * at most 256 MiB of estimated memory (the bytes of every node's value in
+ * the compiled graphs), evicting the least recently used; a compile whose
+ * estimate alone would pass that is not cached, and evicts nothing.  It
+ * drops a backend's functions when the backend is unregistered,
+ * everything on a rescan, and the default backend's compiles when the
+ * default changes.
  * [method@Reg.Registry.get_compile_cache_counters] counts its hits, misses
  * and evictions.
  *
@@ -170,6 +177,7 @@ _reg_entry_free (RegEntry *entry)
   g_clear_object (&entry->compiler);
   g_clear_pointer (&entry->manifest, _reg_manifest_unref);
   g_clear_pointer (&entry->hidden, g_ptr_array_unref);
+  g_free (entry->load_error);
   g_free (entry);
 }
 
@@ -229,14 +237,14 @@ entry_has_any_tag (const RegEntry     *entry,
 GPtrArray *
 _reg_registry_garbage_new (void)
 {
-  return g_ptr_array_new_with_free_func ((GDestroyNotify) _reg_snapshot_free);
+  return g_ptr_array_new_with_free_func ((GDestroyNotify) g_hash_table_unref);
 }
 
 void
 _reg_registry_invalidate_locked (RegRegistry *self,
                                  GPtrArray   *garbage)
 {
-  RegSnapshot *old = g_atomic_pointer_exchange (&self->snapshot, NULL);
+  GHashTable *old = g_atomic_pointer_exchange (&self->snapshot, NULL);
 
   if (old != NULL)
     g_ptr_array_add (self->retired, old);
@@ -248,35 +256,30 @@ _reg_registry_invalidate_locked (RegRegistry *self,
       g_ptr_array_add (garbage, g_ptr_array_steal_index_fast (self->retired, i - 1));
 }
 
-/* Publishes a snapshot of the loaded backends if none is published. */
+/* Publishes a snapshot of the loaded backends if none is published: a
+ * GHashTable of names and compilers of its own, which no one changes once
+ * it is published, so that readers need no lock (GHashTable lookups write
+ * nothing). */
 static void
 publish_snapshot (RegRegistry *self)
 {
-  g_autoptr(GPtrArray) names = NULL;
-  g_autoptr(GPtrArray) compilers = NULL;
+  GHashTable *snapshot;
   GHashTableIter iter;
   gpointer value;
 
   g_rw_lock_writer_lock (&self->lock);
   if (g_atomic_pointer_get (&self->snapshot) == NULL)
     {
-      names = g_ptr_array_new ();
-      compilers = g_ptr_array_new ();
+      snapshot = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
       g_hash_table_iter_init (&iter, self->backends);
       while (g_hash_table_iter_next (&iter, NULL, &value))
         {
           const RegEntry *entry = value;
 
           if (entry->compiler != NULL)
-            {
-              g_ptr_array_add (names, (gpointer) entry->name);
-              g_ptr_array_add (compilers, entry->compiler);
-            }
+            g_hash_table_insert (snapshot, g_strdup (entry->name), g_object_ref (entry->compiler));
         }
-      g_atomic_pointer_set (&self->snapshot,
-                            _reg_snapshot_new ((const char * const *) names->pdata,
-                                               (RegCompiler * const *) compilers->pdata,
-                                               names->len));
+      g_atomic_pointer_set (&self->snapshot, snapshot);
     }
   g_rw_lock_writer_unlock (&self->lock);
 }
@@ -351,10 +354,11 @@ set_invalid_backend_error_locked (RegRegistry  *self,
   if (skip != NULL)
     {
       g_autofree char *path = _reg_text_for_message (skip->path, -1, 4096);
+      g_autofree char *why = _reg_message_embed (skip->reason);
 
       g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_INVALID_BACKEND,
                    "Invalid backend: '%s'. The manifest %s declares it but was skipped: %s. %s",
-                   name, path, skip->reason, skip->hint);
+                   name, path, why, skip->hint);
       return;
     }
 
@@ -416,7 +420,7 @@ reg_registry_finalize (GObject *object)
   g_hash_table_unref (self->backends);
   g_clear_pointer (&self->sorted, g_ptr_array_unref);
   g_ptr_array_unref (self->retired);
-  _reg_snapshot_free (self->snapshot);
+  g_clear_pointer (&self->snapshot, g_hash_table_unref);
   g_hash_table_unref (self->loaded);
   g_hash_table_unref (self->rejected);
   _reg_discovery_clear (self);
@@ -524,7 +528,8 @@ reg_registry_class_init (RegRegistryClass *klass)
    * graph (see the class description).  Empty by default, which keeps the
    * error of the backend asked for; `REG_FALLBACK_BACKENDS=a:b` sets it for
    * every registry made while it is in the environment.  Names need not be
-   * known yet: they are resolved when a compile falls back.
+   * known yet: they are resolved when a compile falls back.  They must
+   * follow the naming rules (see [method@Reg.Registry.set_fallback_backends]).
    */
   _reg_registry_properties[REG_REGISTRY_PROP_FALLBACK_BACKENDS] =
     g_param_spec_boxed ("fallback-backends", NULL, NULL,
@@ -629,6 +634,24 @@ reg_registry_class_init (RegRegistryClass *klass)
                   G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL,
                   G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_STRING, G_TYPE_ERROR);
+
+  /**
+   * RegRegistry::backend-changed:
+   * @self: the registry
+   * @name: the backend's name
+   *
+   * What [method@Reg.Registry.get_backend_info] says of the backend @name
+   * changed while it kept its name: a lookup failed to load it, or
+   * [method@Reg.Registry.verify_backend] recorded a verdict about it.
+   * (Registering, declaring and loading have signals of their own.)
+   * Detailed with the name.
+   */
+  _reg_registry_signals[REG_REGISTRY_BACKEND_CHANGED] =
+    g_signal_new ("backend-changed",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST | G_SIGNAL_DETAILED,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_STRING);
 }
 
 static void
@@ -886,7 +909,7 @@ reg_registry_lookup_backend (RegRegistry  *self,
                              GError      **error)
 {
   RegCompiler *compiler = NULL;
-  RegSnapshot *snapshot;
+  GHashTable *snapshot;
   RegEntry *entry;
   gboolean known;
 
@@ -897,7 +920,7 @@ reg_registry_lookup_backend (RegRegistry  *self,
   /* The hot path: a loaded backend costs a probe of the snapshot and a
    * reference, and writes no memory other threads read. */
   snapshot = _reg_hazard_protect ((gpointer *) &self->snapshot);
-  if (snapshot != NULL && (compiler = _reg_snapshot_lookup (snapshot, name)) != NULL)
+  if (snapshot != NULL && (compiler = g_hash_table_lookup (snapshot, name)) != NULL)
     g_object_ref (compiler);
   _reg_hazard_release ();
 
@@ -994,7 +1017,8 @@ reg_registry_list_backends (RegRegistry        *self,
 typedef struct
 {
   RegBackendInfo *info;
-  RegCompiler    *compiler;  /* loaded backends only */
+  RegCompiler    *compiler;    /* loaded backends only */
+  char           *load_error;  /* why its last load failed, or NULL */
 } InfoRequest;
 
 static void
@@ -1032,12 +1056,22 @@ info_request_start_locked (RegRegistry    *self,
   _reg_backend_info_set_declaration (request->info, manifest_path,
                                      (const char * const *) hidden->pdata, loader, entry_point);
   request->compiler = entry->compiler != NULL ? g_object_ref (entry->compiler) : NULL;
+  request->load_error = g_strdup (entry->load_error);
 }
 
-/* Call without the lock.  Returns the info (transfer full). */
+/* Call without the lock: reads the verdict stores, and asks the
+ * compiler.  Returns the info (transfer full). */
 static RegBackendInfo *
 info_request_finish (InfoRequest *request)
 {
+  const char *module_path = reg_backend_info_get_module_path (request->info);
+  g_autoptr(RegVerdict) verdict = NULL;
+
+  if (module_path != NULL)
+    verdict = _reg_verify_dup_verdict (reg_backend_info_get_name (request->info), module_path);
+  _reg_backend_info_set_state (request->info, verdict, request->load_error);
+  g_clear_pointer (&request->load_error, g_free);
+
   if (request->compiler != NULL)
     {
       /* A module backend's schema is its manifest's, in the info already. */

@@ -4,6 +4,7 @@
  */
 
 #include <math.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <reg.h>
@@ -12,7 +13,7 @@
 #include "test-files.h"
 #include "test-objects.h"
 
-#define FIXTURE_BUILDDIR TEST_BUILDDIR G_DIR_SEPARATOR_S "modules"
+
 #define SHIPPED_MODULES_DIR TEST_BUILDDIR G_DIR_SEPARATOR_S ".." G_DIR_SEPARATOR_S "modules"
 
 static const char *neg_text =
@@ -173,81 +174,162 @@ test_key_too_large (Fixture       *f,
   assert_counters (f->registry, 1, 1, 0);
 }
 
-/* The key is the canonical text form: a graph built node by node equals
- * the one parsed from its text, and only what the text shows counts. */
-static void
-test_canonical_form (Fixture       *f,
-                     gconstpointer  data)
+/* x * 2.0, built: the constant after the input, or before it; with an
+ * unused constant at the end, or not. */
+static RegGraph *
+built_product (gboolean constant_first,
+               gboolean unused_constant)
 {
-  g_autoptr(RegGraph) built = reg_graph_new ();
+  RegGraph *graph = reg_graph_new ();
+  g_autoptr(GError) error = NULL;
+  guint two = constant_first ? reg_graph_add_constant (graph, 2.0) : 0;
+  guint x = reg_graph_add_input (graph, "x");
+  guint product;
+
+  if (!constant_first)
+    two = reg_graph_add_constant (graph, 2.0);
+  product = reg_graph_add_op (graph, "mul", (const guint[]) { x, two }, 2, &error);
+  g_assert_no_error (error);
+  if (unused_constant)
+    reg_graph_add_constant (graph, 3.0);
+  reg_graph_set_outputs (graph, &product, 1);
+
+  return graph;
+}
+
+/* The key is the graph as the backend receives it: its nodes in order,
+ * with their names, and its outputs.  Graphs built by the same calls, or
+ * parsed from the same text, are equal; graphs that only print alike are
+ * not, since a backend sees (and may show) their differences. */
+static void
+test_graph_as_received (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autoptr(RegGraph) built = built_product (FALSE, FALSE);
+  g_autoptr(RegGraph) again = built_product (FALSE, FALSE);
+  g_autoptr(RegGraph) reordered = built_product (TRUE, FALSE);
+  g_autoptr(RegGraph) unused = built_product (FALSE, TRUE);
   g_autoptr(RegGraph) parsed = NULL;
+  RegGraph *others[3];
   g_autoptr(GError) error = NULL;
   g_autoptr(RegCompiledFn) a = NULL;
   g_autoptr(RegCompiledFn) b = NULL;
   g_autoptr(RegCompiledFn) c = NULL;
   g_autoptr(RegCompiledFn) d = NULL;
-  g_autoptr(RegCompiledFn) e = NULL;
-  g_autofree char *text = NULL;
-  guint x, two, product;
-
-  x = reg_graph_add_input (built, "x");
-  two = reg_graph_add_constant (built, 2.0);
-  product = reg_graph_add_op (built, "mul", (const guint[]) { x, two }, 2, &error);
-  g_assert_no_error (error);
-  reg_graph_set_outputs (built, &product, 1);
-  text = reg_graph_to_string (built);
-  g_assert_cmpstr (text, ==, "graph(x):\n  v2 = mul(x, 2.0)\n  return (v2,)\n");
+  g_autofree char *text = reg_graph_to_string (built);
 
   a = reg_registry_compile (f->registry, "shared", built, f->inputs, NULL, &error);
   g_assert_no_error (error);
-  parsed = graph_new_from_string (text);
-  b = reg_registry_compile (f->registry, "shared", parsed, f->inputs, NULL, &error);
+  b = reg_registry_compile (f->registry, "shared", again, f->inputs, NULL, &error);
   g_assert_no_error (error);
   g_assert_true (a == b);
 
-  /* A name is part of the text... */
+  /* The same text, other graphs: the call named `v2` rather than unnamed,
+   * the nodes numbered otherwise, a constant no one uses. */
+  g_assert_cmpstr (text, ==, "graph(x):\n  v2 = mul(x, 2.0)\n  return (v2,)\n");
+  parsed = graph_new_from_string (text);
+  others[0] = parsed, others[1] = reordered, others[2] = unused;
+  for (guint i = 0; i < G_N_ELEMENTS (others); i++)
+    {
+      g_autoptr(RegCompiledFn) other = NULL;
+      g_autofree char *other_text = reg_graph_to_string (others[i]);
+
+      g_assert_cmpstr (other_text, ==, text);
+      other = reg_registry_compile (f->registry, "shared", others[i], f->inputs, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_true (other != a);
+    }
+
+  /* A name counts... */
   c = compile_ok (f->registry, "shared", "graph(x):\n  y = mul(x, 2.0)\n  return (y,)\n",
                   f->inputs, NULL);
   g_assert_true (c != a);
-  /* ...and so is the sign of a zero... */
-  d = compile_ok (f->registry, "shared", "graph(x):\n  y = mul(x, -0.0)\n  return (y,)\n",
+  /* ...and so does the sign of a zero. */
+  g_clear_object (&c);
+  c = compile_ok (f->registry, "shared", "graph(x):\n  y = mul(x, -0.0)\n  return (y,)\n",
                   f->inputs, NULL);
-  e = compile_ok (f->registry, "shared", "graph(x):\n  y = mul(x, 0.0)\n  return (y,)\n",
+  d = compile_ok (f->registry, "shared", "graph(x):\n  y = mul(x, 0.0)\n  return (y,)\n",
                   f->inputs, NULL);
-  g_assert_true (d != e);
-  g_assert_cmpint (test_backend_get_compiles (f->shared), ==, 4);
+  g_assert_true (c != d);
+  g_assert_cmpint (test_backend_get_compiles (f->shared), ==, 7);
 }
 
-/* Every NaN prints `nan`: graphs that differ only in a NaN's payload are
- * one text, so one entry. */
+/* A graph of add (x, k), k the double of @bits. */
+static RegGraph *
+add_constant_graph (guint64 bits)
+{
+  RegGraph *graph = reg_graph_new ();
+  g_autoptr(GError) error = NULL;
+  guint x = reg_graph_add_input (graph, "x");
+  double value;
+  guint y;
+
+  memcpy (&value, &bits, sizeof value);
+  y = reg_graph_add_op (graph, "add", (const guint[]) { x, reg_graph_add_constant (graph, value) },
+                        2, &error);
+  g_assert_no_error (error);
+  reg_graph_set_outputs (graph, &y, 1);
+
+  return graph;
+}
+
+/* Every NaN prints `nan`, but the key holds a constant's bits, which the
+ * backend computes with: NaNs of another sign or payload are other
+ * compiles, and each function gives its own NaN. */
+static void
+test_nan_bits (void)
+{
+  static const struct { guint64 bits; guint32 result; } nans[] = {
+    { 0x7ff8000000000000ull, 0x7fc00000u },   /* nan */
+    { 0xfff8000000000000ull, 0xffc00000u },   /* -nan */
+  };
+  g_autoptr(RegRegistry) registry = reg_registry_new ();
+  g_autoptr(GPtrArray) inputs = tensor_array_new ();
+  g_autoptr(RegCompiledFn) first = NULL;
+
+  g_ptr_array_add (inputs, reg_tensor_new ((const gint64[]) { 1 }, 1));
+  for (guint i = 0; i < G_N_ELEMENTS (nans); i++)
+    {
+      g_autoptr(RegGraph) graph = add_constant_graph (nans[i].bits);
+      g_autofree char *text = reg_graph_to_string (graph);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(RegCompiledFn) fn = NULL;
+      g_autoptr(GPtrArray) outputs = NULL;
+      guint32 result;
+
+      g_assert_cmpstr (text, ==, "graph(x):\n  v2 = add(x, nan)\n  return (v2,)\n");
+      fn = reg_registry_compile (registry, "eager", graph, inputs, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_true (fn != first);
+      outputs = reg_compiled_fn_call (fn, inputs, &error);
+      g_assert_no_error (error);
+      memcpy (&result, reg_tensor_get_data (g_ptr_array_index (outputs, 0), NULL), sizeof result);
+      g_assert_cmphex (result, ==, nans[i].result);
+      if (first == NULL)
+        first = g_steal_pointer (&fn);
+    }
+}
+
+/* A payload is part of the bits too. */
 static void
 test_nan_payloads (Fixture       *f,
                    gconstpointer  data)
 {
-  g_autoptr(RegGraph) g1 = reg_graph_new ();
-  g_autoptr(RegGraph) g2 = reg_graph_new ();
+  g_autoptr(RegGraph) g1 = add_constant_graph (0x7ff8000000000000ull);
+  g_autoptr(RegGraph) g2 = add_constant_graph (0x7ff8000000000001ull);
+  g_autoptr(RegGraph) g3 = add_constant_graph (0x7ff8000000000001ull);
   g_autoptr(GError) error = NULL;
   g_autoptr(RegCompiledFn) a = NULL;
   g_autoptr(RegCompiledFn) b = NULL;
-  guint64 bits = 0x7ff8000000000001ull;
-  double payload_nan;
-  RegGraph *graphs[] = { g1, g2 };
-
-  memcpy (&payload_nan, &bits, sizeof bits);
-  for (guint i = 0; i < 2; i++)
-    {
-      guint x = reg_graph_add_input (graphs[i], "x");
-      guint k = reg_graph_add_constant (graphs[i], i == 0 ? NAN : payload_nan);
-      guint y = reg_graph_add_op (graphs[i], "add", (const guint[]) { x, k }, 2, &error);
-
-      g_assert_no_error (error);
-      reg_graph_set_outputs (graphs[i], &y, 1);
-    }
+  g_autoptr(RegCompiledFn) c = NULL;
 
   a = reg_registry_compile (f->registry, "shared", g1, f->inputs, NULL, &error);
   b = reg_registry_compile (f->registry, "shared", g2, f->inputs, NULL, &error);
+  c = reg_registry_compile (f->registry, "shared", g3, f->inputs, NULL, &error);
   g_assert_no_error (error);
-  g_assert_true (a == b);
+  g_assert_true (a != b);
+  g_assert_true (b == c);
+  g_assert_cmpint (test_backend_get_compiles (f->shared), ==, 2);
 }
 
 static GVariant *
@@ -516,15 +598,24 @@ test_size_and_eviction (Fixture       *f,
 }
 
 /* The estimate of memory bounds the cache too: a graph whose values are
- * larger than all of it is never kept. */
+ * larger than all of it is never kept, and leaves the cache as it was
+ * (it evicted every other entry first, then itself). */
 static void
 test_memory_bound (Fixture       *f,
                    gconstpointer  data)
 {
+  const char *small_texts[] = {
+    "graph(x):\n  a = neg(x)\n  return (a,)\n",
+    "graph(x):\n  a = abs(x)\n  return (a,)\n",
+  };
+  g_autoptr(GPtrArray) small = g_ptr_array_new_with_free_func (g_object_unref);
   g_autoptr(GPtrArray) big = tensor_array_new ();
   g_autoptr(GError) error = NULL;
   g_autoptr(RegGraph) graph = graph_new_from_string ("graph(x):\n  a = neg(x)\n  b = abs(a)\n  return (a,)\n");
   RegCompiledFn *fn;
+
+  for (guint i = 0; i < G_N_ELEMENTS (small_texts); i++)
+    g_ptr_array_add (small, compile_ok (f->registry, "shared", small_texts[i], f->inputs, NULL));
 
   /* Three values of 32M floats: 384 MiB, above the cache's 256 MiB. */
   g_ptr_array_add (big, reg_tensor_new_uninitialized ((const gint64[]) { 32 * 1024 * 1024 }, 1));
@@ -533,7 +624,16 @@ test_memory_bound (Fixture       *f,
   g_object_add_weak_pointer (G_OBJECT (fn), (gpointer *) &fn);
   g_object_unref (fn);
   g_assert_null (fn);
-  assert_counters (f->registry, 0, 1, 1);
+
+  /* Still there: equal compiles are hits. */
+  assert_counters (f->registry, 0, 3, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (small_texts); i++)
+    {
+      g_autoptr(RegCompiledFn) again = compile_ok (f->registry, "shared", small_texts[i], f->inputs, NULL);
+
+      g_assert_true (again == g_ptr_array_index (small, i));
+    }
+  assert_counters (f->registry, 2, 3, 0);
 }
 
 typedef struct
@@ -584,6 +684,209 @@ test_concurrent_compiles (Fixture       *f,
     }
 }
 
+/* A shareable backend whose compile, in the outermost compile of each
+ * thread, first compiles the same graph on the backend @target of
+ * @registry (itself, or another relay), after @rendezvous: as a backend
+ * that delegates does. */
+#define TEST_TYPE_RELAY (test_relay_get_type ())
+G_DECLARE_FINAL_TYPE (TestRelay, test_relay, TEST, RELAY, GObject)
+
+typedef struct
+{
+  GMutex mutex;
+  GCond  cond;
+  guint  arrived;
+  guint  expected;
+} Rendezvous;
+
+struct _TestRelay
+{
+  GObject      parent_instance;
+  char        *name;
+  char        *target;
+  RegRegistry *registry;     /* not a reference: it holds this */
+  Rendezvous  *rendezvous;
+  gint         compiles;     /* atomic */
+};
+
+/* The relay compiles the current thread is in. */
+static GPrivate relay_depth;
+
+static RegCompiledFn *
+test_relay_compile (RegCompiler  *compiler,
+                    RegGraph     *graph,
+                    GPtrArray    *example_inputs,
+                    GVariant     *options,
+                    GError      **error)
+{
+  TestRelay *self = TEST_RELAY (compiler);
+  guint depth = GPOINTER_TO_UINT (g_private_get (&relay_depth));
+  TestBackendFn *fn;
+
+  g_atomic_int_inc (&self->compiles);
+  if (depth == 0)
+    {
+      g_autoptr(RegCompiledFn) inner = NULL;
+      Rendezvous *r = self->rendezvous;
+
+      g_mutex_lock (&r->mutex);
+      r->arrived++;
+      g_cond_broadcast (&r->cond);
+      while (r->arrived < r->expected)
+        g_cond_wait (&r->cond, &r->mutex);
+      g_mutex_unlock (&r->mutex);
+
+      g_private_set (&relay_depth, GUINT_TO_POINTER (depth + 1));
+      inner = reg_registry_compile (self->registry, self->target, graph, example_inputs, NULL, error);
+      g_private_set (&relay_depth, GUINT_TO_POINTER (depth));
+      if (inner == NULL)
+        return NULL;
+    }
+
+  fn = g_object_new (TEST_TYPE_BACKEND_FN, NULL);
+  reg_graph_get_outputs (graph, &fn->n_outputs);
+
+  return REG_COMPILED_FN (fn);
+}
+
+static char *
+test_relay_dup_name (RegCompiler *compiler)
+{
+  return g_strdup (TEST_RELAY (compiler)->name);
+}
+
+static RegCompilerFlags
+test_relay_get_flags (RegCompiler *compiler)
+{
+  return REG_COMPILER_FLAGS_SHAREABLE;
+}
+
+static void
+test_relay_iface_init (RegCompilerInterface *iface)
+{
+  iface->compile = test_relay_compile;
+  iface->dup_name = test_relay_dup_name;
+  iface->get_flags = test_relay_get_flags;
+}
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (TestRelay, test_relay, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (REG_TYPE_COMPILER, test_relay_iface_init))
+
+static void
+test_relay_finalize (GObject *object)
+{
+  TestRelay *self = TEST_RELAY (object);
+
+  g_free (self->name);
+  g_free (self->target);
+
+  G_OBJECT_CLASS (test_relay_parent_class)->finalize (object);
+}
+
+static void
+test_relay_class_init (TestRelayClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = test_relay_finalize;
+}
+
+static void
+test_relay_init (TestRelay *self)
+{
+}
+
+static TestRelay *
+relay_register (RegRegistry *registry,
+                const char  *name,
+                const char  *target,
+                Rendezvous  *rendezvous)
+{
+  g_autoptr(GError) error = NULL;
+  TestRelay *relay = g_object_new (TEST_TYPE_RELAY, NULL);
+
+  relay->name = g_strdup (name);
+  relay->target = g_strdup (target);
+  relay->registry = registry;
+  relay->rendezvous = rendezvous;
+  g_assert_true (reg_registry_register_backend (registry, NULL, REG_COMPILER (relay), NULL, &error));
+  g_assert_no_error (error);
+
+  return relay;
+}
+
+/* A compile that compiles the same key again from within (in the thread
+ * that claimed the key) does not wait for itself: the inner one compiles
+ * on its own, and the outer one is kept. */
+static void
+test_reentrant_same_key (Fixture       *f,
+                         gconstpointer  data)
+{
+  Rendezvous alone = { .expected = 1 };
+  g_autoptr(TestRelay) relay = relay_register (f->registry, "relay", "relay", &alone);
+  g_autoptr(RegCompiledFn) fn = NULL;
+  g_autoptr(RegCompiledFn) again = NULL;
+  Watchdog dog;
+
+  watchdog_arm (&dog);
+  fn = compile_ok (f->registry, "relay", neg_text, f->inputs, NULL);
+  watchdog_disarm (&dog);
+  g_assert_cmpint (g_atomic_int_get (&relay->compiles), ==, 2);
+
+  again = compile_ok (f->registry, "relay", neg_text, f->inputs, NULL);
+  g_assert_true (again == fn);
+  g_assert_cmpint (g_atomic_int_get (&relay->compiles), ==, 2);
+}
+
+typedef struct
+{
+  Fixture       *f;
+  const char    *backend;
+  RegCompiledFn *fn;
+} Relayer;
+
+static gpointer
+relayer_run (gpointer data)
+{
+  Relayer *relayer = data;
+
+  relayer->fn = compile_ok (relayer->f->registry, relayer->backend, neg_text,
+                            relayer->f->inputs, NULL);
+
+  return NULL;
+}
+
+/* Two threads, each compiling a key whose compile needs the other's: the
+ * second to come to the other's key does not wait for a thread that waits
+ * for it, but compiles that key itself. */
+static void
+test_waits_form_no_cycle (Fixture       *f,
+                          gconstpointer  data)
+{
+  Rendezvous both = { .expected = 2 };
+  g_autoptr(TestRelay) a = relay_register (f->registry, "relay-a", "relay-b", &both);
+  g_autoptr(TestRelay) b = relay_register (f->registry, "relay-b", "relay-a", &both);
+  Relayer relayers[] = { { f, "relay-a", NULL }, { f, "relay-b", NULL } };
+  GThread *threads[G_N_ELEMENTS (relayers)];
+  Watchdog dog;
+
+  watchdog_arm (&dog);
+  for (guint i = 0; i < G_N_ELEMENTS (relayers); i++)
+    threads[i] = g_thread_new ("relayer", relayer_run, &relayers[i]);
+  for (guint i = 0; i < G_N_ELEMENTS (relayers); i++)
+    g_thread_join (threads[i]);
+  watchdog_disarm (&dog);
+
+  /* Each outer compile, and one inner one (the other was a hit). */
+  g_assert_cmpint (g_atomic_int_get (&a->compiles) + g_atomic_int_get (&b->compiles), ==, 3);
+  for (guint i = 0; i < G_N_ELEMENTS (relayers); i++)
+    {
+      g_autoptr(RegCompiledFn) again = compile_ok (f->registry, relayers[i].backend, neg_text,
+                                                   f->inputs, NULL);
+
+      g_assert_true (again == relayers[i].fn);
+      g_object_unref (relayers[i].fn);
+    }
+}
+
 /* A compile that fails is not cached, and waiters compile themselves. */
 static void
 test_failure_not_cached (Fixture       *f,
@@ -602,6 +905,42 @@ test_failure_not_cached (Fixture       *f,
   fn = reg_registry_compile (f->registry, "shared", graph, f->inputs, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpint (test_backend_get_compiles (f->shared), ==, 2);
+}
+
+/* Two callers build equal graphs and get one function from the cache:
+ * when the first goes on building its graph, the second's function is
+ * unchanged. */
+static void
+test_graph_changed_after_compile (void)
+{
+  g_autoptr(RegRegistry) registry = reg_registry_new ();
+  g_autoptr(GPtrArray) inputs = tensor_array_new ();
+  g_autoptr(RegGraph) mine = NULL;
+  g_autoptr(RegGraph) theirs = NULL;
+  g_autoptr(RegCompiledFn) my_fn = NULL;
+  g_autoptr(RegCompiledFn) their_fn = NULL;
+  g_autoptr(GPtrArray) outputs = NULL;
+  g_autoptr(GError) error = NULL;
+  guint y;
+
+  g_ptr_array_add (inputs, reg_tensor_new ((const gint64[]) { 4 }, 1));
+  mine = add_constant_graph (0x3ff0000000000000ull);    /* add (x, 1.0) */
+  theirs = add_constant_graph (0x3ff0000000000000ull);
+  my_fn = reg_registry_compile (registry, "eager", mine, inputs, NULL, &error);
+  g_assert_no_error (error);
+  their_fn = reg_registry_compile (registry, "eager", theirs, inputs, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (my_fn == their_fn);
+
+  reg_graph_add_input (mine, "late");
+  y = reg_graph_add_op (mine, "neg", (const guint[]) { 0 }, 1, &error);
+  g_assert_no_error (error);
+  reg_graph_set_outputs (mine, (const guint[]) { y, y }, 2);
+
+  outputs = reg_compiled_fn_call (their_fn, inputs, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (outputs->len, ==, 1);
+  g_assert_cmpfloat (reg_tensor_get_data (g_ptr_array_index (outputs, 0), NULL)[3], ==, 1.0f);
 }
 
 /* The shipped backends share their functions. */
@@ -642,14 +981,9 @@ registry_with_fixture (const char *dir,
   const char *module = "libfixture-verify-ok.so";
   g_autofree char *source = g_build_filename (FIXTURE_BUILDDIR, module, NULL);
   g_autofree char *manifest = NULL;
-  g_autofree char *contents = NULL;
-  g_autoptr(GError) error = NULL;
   RegRegistry *registry;
-  gsize length;
 
-  g_file_get_contents (source, &contents, &length, &error);
-  g_assert_no_error (error);
-  write_file_mode (dir, module, contents, length, 0755);
+  copy_file (source, dir, module);
   manifest = g_strdup_printf ("[Reg Module]\nModule=%s\nAbiVersion=%d\n\n[Backend verify_ok]\n%s",
                               module, REG_MODULE_ABI_VERSION, keys);
   write_file (dir, "verify-ok.backend", manifest, -1);
@@ -793,10 +1127,12 @@ main (int   argc,
 #define ADD(path, func) \
   g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
   ADD ("/compile-cache/equal-graph", test_equal_graph);
-  ADD ("/compile-cache/canonical-form", test_canonical_form);
+  ADD ("/compile-cache/graph-as-received", test_graph_as_received);
   ADD ("/compile-cache/large-graph", test_large_graph);
   ADD ("/compile-cache/key-too-large", test_key_too_large);
   ADD ("/compile-cache/nan-payloads", test_nan_payloads);
+  g_test_add_func ("/compile-cache/nan-bits", test_nan_bits);
+  g_test_add_func ("/compile-cache/graph-changed-after-compile", test_graph_changed_after_compile);
   ADD ("/compile-cache/options", test_options);
   ADD ("/compile-cache/options/repeated-key", test_options_repeated_key);
   ADD ("/compile-cache/shapes", test_shapes);
@@ -807,6 +1143,8 @@ main (int   argc,
   ADD ("/compile-cache/size-and-eviction", test_size_and_eviction);
   ADD ("/compile-cache/memory-bound", test_memory_bound);
   ADD ("/compile-cache/concurrent-compiles", test_concurrent_compiles);
+  ADD ("/compile-cache/reentrant-same-key", test_reentrant_same_key);
+  ADD ("/compile-cache/waits-form-no-cycle", test_waits_form_no_cycle);
   ADD ("/compile-cache/failure-not-cached", test_failure_not_cached);
   ADD ("/compile-cache/info-compiler-flags", test_info_compiler_flags);
 #undef ADD

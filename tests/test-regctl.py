@@ -1356,6 +1356,86 @@ class TestRun(RegctlTestCase):
                 self.assertUsageError(regctl('run', *args), 'run', message)
 
 
+@unittest.skipUnless(FIXTURES, 'REGCTL_FIXTURES is not set')
+class TestRunFallsBack(RegctlTestCase):
+    """run and bench compile as the library does: a backend whose module
+    does not load, or is quarantined, falls back along
+    REG_FALLBACK_BACKENDS rather than failing before the compile."""
+
+    def fixture_env(self, manifest, module):
+        d = self.mkdir('fixtures')
+        shutil.copy(os.path.join(FIXTURES, manifest), d)
+        shutil.copy(os.path.join(FIXTURES, module), d)
+        return d, {'REG_BACKEND_PATH': d + ':' + os.environ['REG_BACKEND_PATH']}
+
+    def assertFallsBack(self, env, name, reason_start, reason_end):
+        graph = self.write('neg.graph', 'graph(x):\n  y = neg(x)\n  return (y,)\n')
+        chain = dict(env, REG_FALLBACK_BACKENDS='eager')
+
+        result = regctl('run', graph, '-b', name, env=chain)
+        self.assertExit(result, 0)
+        first = result.stdout.splitlines()[0]
+        self.assertTrue(first.startswith('backend: eager (fallback from %s: %s' % (name, reason_start)), first)
+        # the reason, one sentence inside the line
+        self.assertTrue(first.endswith(reason_end + ')'), first)
+        self.assertIn("falling back to 'eager'", result.stderr)
+
+        result = regctl('bench', graph, '--backends', 'eager,' + name, '--size', '4', '--repeat', '1',
+                        env=chain)
+        self.assertExit(result, 0)
+        rows = parse_table('\n'.join(result.stdout.splitlines()[2:-1]))
+        self.assertEqual([r[0] for r in rows[1:]], ['eager', 'eager (fallback from %s)' % name])
+        self.assertIn("falling back to 'eager'", result.stderr)
+
+        # Without a chain, the error of the backend asked for, as before.
+        for args in [('run', graph, '-b', name), ('bench', graph, '--backends', name)]:
+            result = regctl(*args, env=env)
+            self.assertExit(result, 1)
+            self.assertTrue(result.stderr.startswith("backend '%s' (declared by " % name), result.stderr)
+            self.assertEqual(result.stdout, '')
+
+    def test_module_that_does_not_load(self):
+        d, env = self.fixture_env('not-a-shared-object.backend', 'libgarbage.so')
+        self.assertFallsBack(env, 'garbage',
+                             "backend 'garbage' (declared by %s/not-a-shared-object.backend): "
+                             "module %s/libgarbage.so is not a shared object" % (d, d),
+                             'with the Loader= of its language')
+
+    def test_quarantined_module(self):
+        d, env = self.fixture_env('verify-crash.backend', 'libfixture-verify-crash.so')
+        result = regctl('verify', 'verify_crash', env=env)
+        self.assertIn('crashed', result.stdout)
+        self.assertFallsBack(env, 'verify_crash',
+                             "backend 'verify_crash' (declared by %s/verify-crash.backend): "
+                             "module %s/libfixture-verify-crash.so is quarantined: " % (d, d),
+                             'run `regctl verify verify_crash` to check it again')
+
+    def test_options_read_without_loading(self):
+        # The asked backend's options are read by the schema its manifest
+        # declares, although its module never loads; the fallback compiles
+        # with its defaults.
+        d = self.mkdir('options')
+        shutil.copy(os.path.join(FIXTURES, 'libgarbage.so'), d)
+        with open(os.path.join(d, 'garbage.backend'), 'w', encoding='utf-8') as f:
+            f.write('[Reg Module]\nModule=libgarbage.so\nAbiVersion=2\n\n'
+                    '[Backend garbage]\nOptions=level\n\n'
+                    '[Option garbage level]\nType=u\nDefault=1\nDescription=How hard\n')
+        env = {'REG_BACKEND_PATH': d + ':' + os.environ['REG_BACKEND_PATH'],
+               'REG_FALLBACK_BACKENDS': 'eager'}
+        graph = self.write('neg.graph', 'graph(x):\n  y = neg(x)\n  return (y,)\n')
+        result = regctl('run', graph, '-b', 'garbage', '-o', 'level=3', env=env)
+        self.assertExit(result, 0)
+        self.assertTrue(result.stdout.startswith('backend: eager (fallback from garbage: '), result.stdout)
+        result = regctl('run', graph, '-b', 'garbage', '-o', 'level=high', env=env)
+        self.assertUsageError(result, 'run', "--option 'level=high': ")
+        result = regctl('run', graph, '-b', 'garbage', '-o', 'depth=3', env=env)
+        self.assertExit(result, 1)
+        self.assertIn("'depth'", result.stderr)
+        # A name that is no backend fails as before, whatever the options.
+        result = regctl('run', graph, '-b', 'garbag', '-o', 'level=3', env=env)
+        self.assertOnlyError(result, invalid_backend_message('garbag', ['garbage']))
+
+
 class TestBench(RegctlTestCase):
     def test_table(self):
         result = regctl('bench', example('elementwise.graph'), '--backends', 'eager,relu_runtime_error_TESTING_ONLY',
@@ -1626,7 +1706,9 @@ class TestPaths(RegctlTestCase):
         self.assertExit(result, 0)
         table, _, choice = result.stdout.partition('\n\n')
         self.assertEqual(table.split(), ['ORDER', 'DIRECTORY', 'ORIGIN', 'MANIFESTS', 'SKIPPED'])
-        self.assertEqual(choice, 'Default backend: inductor (built in)\nFallback backends: none\n')
+        # Nothing declares inductor here.
+        self.assertEqual(choice, 'Default backend: inductor (not a backend) (built in)\n'
+                                 'Fallback backends: none\n')
 
     def test_default_and_fallbacks_from_environment(self):
         env = {'REG_BACKEND_PATH': '', 'REG_BACKEND_SYSTEM_DIR': '',
@@ -1634,11 +1716,29 @@ class TestPaths(RegctlTestCase):
         result = regctl('paths', env=env)
         self.assertExit(result, 0)
         self.assertEqual(result.stdout.split('\n\n')[-1],
-                         'Default backend: eager (from REG_DEFAULT_BACKEND)\n'
-                         'Fallback backends: inductor, eager (from REG_FALLBACK_BACKENDS)\n')
+                         # (nothing declares them in this search path)
+                         'Default backend: eager (not a backend) (from REG_DEFAULT_BACKEND)\n'
+                         'Fallback backends: inductor (not a backend), eager (not a backend) '
+                         '(from REG_FALLBACK_BACKENDS)\n')
         env['REG_BACKEND_PATH'] = os.environ['REG_BACKEND_PATH']
         result = regctl('info', 'eager', env=env)
         self.assertIn('Default:      yes (from REG_DEFAULT_BACKEND)\n', result.stdout)
+
+    def test_names_that_are_no_backends(self):
+        # Names that follow the naming rules but that nothing declares are
+        # kept, and marked with the close names; one that breaks the rules
+        # is left out with a warning.
+        env = {'REG_DEFAULT_BACKEND': 'eagr', 'REG_FALLBACK_BACKENDS': 'eagr:in ductor:eager:zzqqxx'}
+        result = regctl('paths', env=env)
+        self.assertExit(result, 0)
+        self.assertEqual(result.stdout.split('\n\n')[-1],
+                         "Default backend: eagr (not a backend: did you mean 'eager'?) "
+                         "(from REG_DEFAULT_BACKEND)\n"
+                         "Fallback backends: eagr (not a backend: did you mean 'eager'?), eager, "
+                         "zzqqxx (not a backend) (from REG_FALLBACK_BACKENDS)\n")
+        self.assertEqual(result.stderr.count('Reg-WARNING'), 1, result.stderr)
+        self.assertIn("REG_FALLBACK_BACKENDS: invalid backend name 'in ductor': white space U+0020 "
+                      "at byte 2 is not allowed; the name is left out", result.stderr)
 
     def test_extra_argument(self):
         self.assertUsageError(regctl('paths', 'x'), 'paths', "unexpected argument 'x'")
@@ -1675,7 +1775,8 @@ class TestNoDiscoveryCache(RegctlTestCase):
         self.assertEqual([b['name'] for b in self.listing(d)], ['c_one', 'c_two'])
 
 
-VERIFY_KEYS = {'name', 'verdict', 'reason', 'unsupported_ops', 'quarantined', 'time', 'module_path'}
+VERIFY_KEYS = {'name', 'verdict', 'reason', 'unsupported_ops', 'quarantined', 'time', 'module_path',
+               'store_error'}
 
 
 @unittest.skipUnless(FIXTURES, 'REGCTL_FIXTURES is not set')
@@ -1777,6 +1878,71 @@ class TestVerify(RegctlTestCase):
         self.assertIn('no-such-checker', result.stderr)
         self.assertIn('REG_VERIFY_HELPER', result.stderr)
 
+    def test_not_a_checker(self):
+        d, env = self.fixtures('verify-ok', 'verify-unsupported')
+        for program in ['/bin/true', '/bin/false']:
+            result = regctl('verify', 'verify_ok', 'verify_unsupported', env=dict(env, REG_VERIFY_HELPER=program))
+            self.assertExit(result, 1)
+            # An error of the checker, said once; no verdict.
+            self.assertEqual(result.stderr.count('ended before it reached the module'), 1, result.stderr)
+            self.assertIn(program, result.stderr)
+            self.assertEqual(parse_table(result.stdout), [['NAME', 'VERDICT', 'REASON']])
+        fields = TestInfo.info_fields(None, regctl('info', 'verify_ok', env=env).stdout)
+        self.assertEqual(fields['State'], 'declared')
+        self.assertEqual(fields['Verdict'], 'none (`regctl verify verify_ok` checks it)')
+
+    def test_backends_that_build_on_others(self):
+        d, env = self.fixtures('verify-wrap-eager', 'verify-wrap-missing')
+        # eager comes from the shipped modules, as for the application.
+        env['REG_BACKEND_PATH'] = d + os.pathsep + os.environ['REG_BACKEND_PATH']
+        result, checked = self.verify_json('verify_wrap_eager', 'verify_wrap_missing', env=env)
+        self.assertExit(result, 1)
+        self.assertEqual([(c['name'], c['verdict']) for c in checked], [('verify_wrap_eager', 'ok')])
+        # Not blamed for the backend it could not reach.
+        self.assertIn("backend 'verify_wrap_missing' cannot be checked", result.stderr)
+        self.assertIn("Invalid backend: 'verify_nowhere'", result.stderr)
+        info = json.loads(regctl('info', 'verify_wrap_missing', '--json', env=env).stdout)
+        self.assertIsNone(info['check'])
+
+    def test_list_reads_each_store_once(self):
+        d, env = self.fixtures('verify-ok', 'verify-unsupported', 'verify-wrong', 'verify-crash',
+                               'verify-hang', 'good', 'other')
+        self.verify_json('verify_ok', '--system', env=env)
+        self.verify_json('verify_unsupported', env=env)
+        result = regctl('list', '--all', env=dict(env, G_MESSAGES_DEBUG='Reg'))
+        self.assertExit(result, 0)
+        self.assertEqual(result.stdout.count(' declared '), 8)
+        # Both stores, once each, however many backends are listed.  (GLib
+        # prints debug messages on the standard output.)
+        reads = re.findall(r'verdict store (\S+) read: ', result.stdout + result.stderr)
+        self.assertEqual(sorted(reads), sorted([os.path.join(d, 'backends.verdicts'),
+                                                os.path.join(os.environ['XDG_CACHE_HOME'], 'libreg', 'verdicts')]),
+                         result.stderr)
+
+    def test_store_cannot_be_written(self):
+        d, env = self.fixtures('verify-ok', 'verify-unsupported')
+        cache = self.mkdir('cache')
+        with open(os.path.join(cache, 'libreg'), 'w') as f:
+            f.write('not a directory')
+        env = dict(env, XDG_CACHE_HOME=cache)
+        # The verdicts, with the store's error beside them.
+        result = regctl('verify', 'verify_ok', 'verify_unsupported', env=env)
+        self.assertExit(result, 1)
+        rows = parse_table(result.stdout)
+        self.assertEqual([r[:2] for r in rows[1:]], [['verify_ok', 'ok'], ['verify_unsupported', 'unsupported']])
+        self.assertEqual(result.stderr.count('is not recorded'), 2, result.stderr)
+        self.assertIn(os.path.join(cache, 'libreg'), result.stderr)
+        result, checked = self.verify_json('verify_ok', env=env)
+        self.assertExit(result, 1)
+        self.assertEqual(len(checked), 1)
+        self.assertEqual(checked[0]['verdict'], 'ok')
+        self.assertIn(os.path.join(cache, 'libreg'), checked[0]['store_error'])
+        # recorded: no error
+        shutil.rmtree(cache)
+        result, checked = self.verify_json('verify_ok', env=env)
+        self.assertExit(result, 0)
+        self.assertIsNone(checked[0]['store_error'])
+
     def test_quarantine_across_processes(self):
         d, env = self.fixtures('verify-crash', 'verify-ok')
         result, checked = self.verify_json('verify_crash', env=env)
@@ -1797,8 +1963,9 @@ class TestVerify(RegctlTestCase):
         self.assertEqual(fields['State'], 'quarantined')
         self.assertRegex(fields['Verdict'], r'^crashed, \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC '
                                             r'\(the module is quarantined\)$')
-        # (none in a sanitizer build)
-        self.assertRegex(fields['Reason'], r'\((memory limit 4096 MiB|no memory limit)\)')
+        # Where it crashed, and no memory limit it was far from.
+        self.assertRegex(fields['Reason'], r' while loading the module$')
+        self.assertNotIn('memory limit', fields['Reason'])
         info = json.loads(regctl('info', 'verify_crash', '--json', env=env).stdout)
         self.assertEqual(info['check']['verdict'], 'crashed')
         self.assertIs(info['check']['quarantined'], True)
@@ -1831,7 +1998,7 @@ class TestVerify(RegctlTestCase):
         result, checked = self.verify_json('--system', 'verify_crash', env=env)
         self.assertEqual(checked[0]['verdict'], 'crashed')
         with open(os.path.join(d, 'backends.verdicts'), encoding='utf-8') as f:
-            self.assertTrue(f.readline().startswith('libreg verdict store 1'))
+            self.assertEqual(f.readline(), 'libreg verdict store 2\n')
         self.assertFalse(os.path.exists(os.path.join(cache, 'libreg')))
         # every user sees it
         other = self.mkdir('other-cache')
