@@ -4,15 +4,16 @@
  *
  * The fixtures are in tests/loaders/gjs/, one module and manifest per
  * outcome, on the search path (REG_BACKEND_PATH).  The loader makes a GJS
- * context in the thread of the first lookup, this program's main thread,
- * where every JavaScript backend then runs; the thread cases check what
- * other threads get.  tests/gjs/test-loader.js does the same from a gjs
+ * context in a thread of its own, where every JavaScript backend runs;
+ * the thread cases check what other threads get, here and in a program
+ * that runs a GJS context of its own.  tests/gjs/test-loader.js does the same from a gjs
  * program.
  */
 
 #include <string.h>
 
 #include <glib/gstdio.h>
+#include <gjs/gjs.h>
 #include <reg.h>
 
 #include "test-files.h"
@@ -122,9 +123,10 @@ test_list_starts_nothing (void)
       g_assert_cmpstr (reg_backend_info_get_loader (info), ==, "gjs");
       g_assert_cmpstr (reg_backend_info_get_entry_point (info), ==, "good.js:GoodCompiler");
       g_assert_true (g_str_has_suffix (reg_backend_info_get_module_path (info), "/loaders/gjs/good.js"));
-      g_assert_false (mapped ("libgjs"));
-      g_assert_false (mapped ("libmozjs"));
+      /* This program links libgjs for its last case; test-regctl checks
+       * that regctl maps no libgjs. */
       g_assert_false (mapped ("libreg-loader-gjs"));
+      g_assert_null (gjs_context_get_current ());
       return;
     }
 
@@ -146,7 +148,7 @@ test_good (void)
       g_assert_cmpstr (reg_compiler_get_name (compiler), ==, "js_good");
       assert_compiles_and_runs (compiler);
     }
-  g_assert_true (mapped ("libgjs"));
+  g_assert_true (mapped ("libreg-loader-gjs"));
 }
 
 static void
@@ -201,8 +203,8 @@ test_lookup_self (void)
 {
   const char * const fragments[] = {
     "self.js cannot be imported: Reg.RegistryError: backend 'js_self' (declared by ",
-    "it was looked up while its code (self.js, Loader=gjs) was being imported in this thread, "
-    "by that import",
+    "it was looked up while its code (self.js, Loader=gjs) was being imported",
+    "by that import: a backend exists only once its code is imported",
     "(stack: @file://", "self.js:10:28)",
     NULL
   };
@@ -228,13 +230,19 @@ test_retry_after_rescan (void)
   assert_compiles_and_runs (compiler);
 }
 
-/* From another thread than the context's */
+/* From other threads.  In a program without GJS of its own, the context
+ * is the loader's, in a thread of its own: every thread may look up,
+ * compile and call, the work running in that thread.  In a gjs program
+ * (here: a program that makes a GjsContext first, as gjs does), the
+ * context's thread is the program's: the others get errors, and their
+ * asynchronous calls are run in its main context. */
 
 typedef struct
 {
-  RegCompiler   *compiler;
+  gboolean       expect_errors;
+  RegCompiler   *compiler;    /* looked up in the main thread */
   RegCompiledFn *fn;
-  GMainLoop     *main_loop;   /* the context's thread's */
+  GMainLoop     *main_loop;   /* the main thread's, run meanwhile */
   GError        *lookup_error;
   GError        *compile_error;
   GError        *call_error;
@@ -275,18 +283,27 @@ work_elsewhere (gpointer data)
   g_autoptr(GPtrArray) inputs = mul_add_inputs ();
   g_autoptr(RegCompiledFn) fn = NULL;
   g_autoptr(GPtrArray) outputs = NULL;
-  g_autoptr(RegCompiler) loaded = NULL;
+  g_autoptr(RegCompiler) others = NULL;
 
-  /* A backend not loaded yet, a compile, a call: errors, not crashes. */
-  loaded = reg_registry_lookup_backend (registry (), "js_others", &e->lookup_error);
+  /* A backend not loaded yet, a compile, a call. */
+  others = reg_registry_lookup_backend (registry (), "js_others", &e->lookup_error);
   fn = reg_compiler_compile (e->compiler, graph, inputs, NULL, &e->compile_error);
   outputs = reg_compiled_fn_call (e->fn, inputs, &e->call_error);
-  g_assert_null (loaded);
-  g_assert_null (fn);
-  g_assert_null (outputs);
+  if (e->expect_errors)
+    {
+      g_assert_null (others);
+      g_assert_null (fn);
+      g_assert_null (outputs);
+    }
+  else
+    {
+      g_assert_nonnull (others);
+      assert_compiles_and_runs (others);
+      g_assert_nonnull (fn);
+      assert_mul_add_outputs (outputs);
+    }
 
-  /* Asynchronously, sent to the context's thread, which runs its main
-   * loop meanwhile. */
+  /* Asynchronously, the main thread running its main loop meanwhile. */
   g_main_context_push_thread_default (context);
   reg_compiler_compile_async (e->compiler, graph, inputs, NULL, NULL, compiled_async, e);
   while (e->async_outputs == NULL && e->async_error == NULL)
@@ -298,11 +315,33 @@ work_elsewhere (gpointer data)
 }
 
 static void
-test_other_thread (void)
+run_elsewhere (Elsewhere *e)
 {
   g_autoptr(GError) error = NULL;
-  Elsewhere e = { NULL, };
   GThread *thread;
+
+  e->compiler = reg_registry_lookup_backend (registry (), "js_good", &error);
+  g_assert_no_error (error);
+  e->fn = compile_mul_add (e->compiler);
+  e->main_loop = g_main_loop_new (NULL, FALSE);
+
+  thread = g_thread_new ("elsewhere", work_elsewhere, e);
+  g_main_loop_run (e->main_loop);
+  g_thread_join (thread);
+
+  g_assert_no_error (e->async_error);
+  assert_mul_add_outputs (e->async_outputs);
+
+  g_ptr_array_unref (e->async_outputs);
+  g_main_loop_unref (e->main_loop);
+  g_object_unref (e->fn);
+  g_object_unref (e->compiler);
+}
+
+static void
+test_any_thread (void)
+{
+  Elsewhere e = { FALSE, };
 
   if (!g_test_subprocess ())
     {
@@ -311,36 +350,43 @@ test_other_thread (void)
       return;
     }
 
-  /* The first lookup makes the context: this thread's. */
-  e.compiler = reg_registry_lookup_backend (registry (), "js_good", &error);
-  g_assert_no_error (error);
-  e.fn = compile_mul_add (e.compiler);
-  e.main_loop = g_main_loop_new (NULL, FALSE);
+  run_elsewhere (&e);
+  g_assert_no_error (e.lookup_error);
+  g_assert_no_error (e.compile_error);
+  g_assert_no_error (e.call_error);
+}
 
-  thread = g_thread_new ("elsewhere", work_elsewhere, &e);
-  g_main_loop_run (e.main_loop);
-  g_thread_join (thread);
+static void
+test_gjs_program_thread (void)
+{
+  Elsewhere e = { TRUE, };
+  GjsContext *program;
+
+  if (!g_test_subprocess ())
+    {
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+      g_test_trap_assert_passed ();
+      return;
+    }
+
+  /* As gjs does, before anything else. */
+  program = gjs_context_new ();
+  run_elsewhere (&e);
 
   g_assert_error (e.lookup_error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED);
-  g_assert_nonnull (strstr (e.lookup_error->message, "cannot be loaded from this thread: a "
-                            "backend written in JavaScript runs in the thread of its GJS "
-                            "context only"));
+  g_assert_nonnull (strstr (e.lookup_error->message, "it cannot be loaded from this thread: in "
+                            "a gjs program, a backend written in JavaScript runs in the thread "
+                            "of the program's GJS context only"));
   g_assert_error (e.compile_error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED);
   g_assert_nonnull (strstr (e.compile_error->message, "backend 'js_good' cannot compile from "
                             "this thread"));
   g_assert_error (e.call_error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED);
   g_assert_nonnull (strstr (e.call_error->message, "backend 'js_good' cannot call its "
                             "compiled function from this thread"));
-  g_assert_no_error (e.async_error);
-  assert_mul_add_outputs (e.async_outputs);
-
-  g_ptr_array_unref (e.async_outputs);
   g_clear_error (&e.lookup_error);
   g_clear_error (&e.compile_error);
   g_clear_error (&e.call_error);
-  g_main_loop_unref (e.main_loop);
-  g_object_unref (e.fn);
-  g_object_unref (e.compiler);
+  g_object_unref (program);
 }
 
 int
@@ -350,7 +396,8 @@ main (int   argc,
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
   g_test_add_func ("/loader-gjs/list-starts-nothing", test_list_starts_nothing);
-  g_test_add_func ("/loader-gjs/other-thread", test_other_thread);
+  g_test_add_func ("/loader-gjs/any-thread", test_any_thread);
+  g_test_add_func ("/loader-gjs/gjs-program-thread", test_gjs_program_thread);
   g_test_add_func ("/loader-gjs/good", test_good);
   g_test_add_func ("/loader-gjs/failures", test_failures);
   g_test_add_func ("/loader-gjs/lookup-others", test_lookup_others);

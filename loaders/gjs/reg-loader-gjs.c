@@ -6,17 +6,19 @@
  * backend of a Loader=gjs manifest is looked up; see
  * libreg/reg-language-loader.c for the manifest.
  *
- * The context.  In a GJS program the loader uses its context
- * (gjs_context_get_current ()); elsewhere it makes one, in the thread of
- * that first lookup.  A context's JavaScript runs in the thread that made
- * it, and only there: every load, make, compile and call of a JavaScript
- * backend happens in that thread.  From another thread, a lookup, a
- * compile and a call fail with an error saying so, and
- * reg_registry_compile_async () and reg_compiled_fn_call_async () send
- * the work to that thread's main context (the default one in a GJS
- * program, the thread-default one of the thread that made the context
- * elsewhere), whose main loop must run.  The tables here are touched in
- * that thread only.
+ * The context.  A context's JavaScript runs in the thread that made it,
+ * and only there: every load, make, compile and call of a JavaScript
+ * backend happens in that thread.  In a GJS program the loader uses the
+ * program's context (gjs_context_get_current ()), whose thread is the
+ * program's main thread: from another thread, a lookup that would load, a
+ * compile and a call fail with an error saying so (that thread may be
+ * waiting for this one), and reg_registry_compile_async () and
+ * reg_compiled_fn_call_async () send the work to the default main
+ * context.  In any other program the loader makes a context in a thread
+ * of its own, which runs its main context for the rest of the process;
+ * work from other threads is run there, the caller waiting for it (that
+ * thread waits for nobody).  The tables here are touched in that thread
+ * only.
  *
  * The import.  GJS's C API imports an ES module only by evaluating it, and
  * hands nothing back.  So the loader imports the module with
@@ -54,14 +56,16 @@
   "imports.gi.GObject.type_from_name('RegGjsImporter'), [], []);"
 
 #define WRONG_THREAD \
-  "a backend written in JavaScript runs in the thread of its GJS context only (in a gjs " \
-  "program its main thread, elsewhere the thread that first looked up such a backend)"
+  "in a gjs program, a backend written in JavaScript runs in the thread of the program's " \
+  "GJS context only (its main thread)"
 
 /* The context and the thread */
 
 static pthread_mutex_t context_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t context_made = PTHREAD_COND_INITIALIZER;
 static GjsContext *context;        /* set once, under context_lock */
-static GMainContext *js_main;      /* where other threads send asynchronous work */
+static GMainContext *js_main;      /* the main context of the context's thread */
+static gboolean own_thread;        /* that thread is the loader's */
 
 static gboolean
 on_js_thread (void)
@@ -69,39 +73,104 @@ on_js_thread (void)
   return reg_gjs_engine_is_own_thread (context);
 }
 
-/* The context, in its own thread; an error in any other. */
-static gboolean
-ensure_context (const char  *what,
-                GError     **error)
+/* The loader's thread, in a program that runs no GJS of its own: it makes
+ * the context, then runs its main context for the rest of the process. */
+static gpointer
+run_js_thread (gpointer data)
 {
+  GMainContext *main_context = g_main_context_new ();
+  GMainLoop *loop = g_main_loop_new (main_context, FALSE);
+
+  /* GJS runs its promise jobs in the thread-default main context of the
+   * thread that makes it. */
+  g_main_context_push_thread_default (main_context);
+
   if (pthread_mutex_lock (&context_lock) != 0)
     g_assert_not_reached ();
-  if (context == NULL)
-    {
-      GjsContext *current = gjs_context_get_current ();
-
-      /* A GJS program's context runs on the default main context; one
-       * made here belongs to this thread's. */
-      if (current != NULL)
-        {
-          context = g_object_ref (current);
-          js_main = g_main_context_ref (g_main_context_default ());
-        }
-      else
-        {
-          context = gjs_context_new ();
-          js_main = g_main_context_ref_thread_default ();
-        }
-    }
+  context = gjs_context_new ();
+  js_main = main_context;
+  pthread_cond_broadcast (&context_made);
   if (pthread_mutex_unlock (&context_lock) != 0)
     g_assert_not_reached ();
 
-  if (!on_js_thread ())
+  g_main_loop_run (loop);
+  g_assert_not_reached ();
+  return NULL;
+}
+
+static void
+ensure_context (void)
+{
+  if (pthread_mutex_lock (&context_lock) != 0)
+    g_assert_not_reached ();
+  if (context == NULL && gjs_context_get_current () != NULL)
     {
-      LOADER_ERROR (error, "%s from this thread: " WRONG_THREAD ". Look it up from that "
-                    "thread.", what);
-      return FALSE;
+      /* A GJS program's context, which runs in its main context. */
+      context = g_object_ref (gjs_context_get_current ());
+      js_main = g_main_context_ref (g_main_context_default ());
     }
+  else if (context == NULL)
+    {
+      own_thread = TRUE;
+      g_thread_unref (g_thread_new ("reg-gjs", run_js_thread, NULL));
+      while (context == NULL)
+        pthread_cond_wait (&context_made, &context_lock);
+    }
+  if (pthread_mutex_unlock (&context_lock) != 0)
+    g_assert_not_reached ();
+}
+
+typedef struct
+{
+  void            (*func) (gpointer data);
+  gpointer          data;
+  pthread_mutex_t   lock;
+  pthread_cond_t    cond;
+  gboolean          done;
+} Call;
+
+static gboolean
+run_call (gpointer data)
+{
+  Call *call = data;
+
+  call->func (call->data);
+  if (pthread_mutex_lock (&call->lock) != 0)
+    g_assert_not_reached ();
+  call->done = TRUE;
+  pthread_cond_signal (&call->cond);
+  if (pthread_mutex_unlock (&call->lock) != 0)
+    g_assert_not_reached ();
+
+  return G_SOURCE_REMOVE;
+}
+
+/* Runs @func in the context's thread: here when this is that thread; in
+ * the loader's own thread, waiting for it (that thread waits for nobody,
+ * so this cannot deadlock); else not at all, FALSE: a GJS program's
+ * thread runs its own code, which may be waiting for this thread. */
+static gboolean
+run_in_js_thread (void     (*func) (gpointer data),
+                  gpointer   data)
+{
+  Call call = { func, data, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, FALSE };
+
+  ensure_context ();
+  if (on_js_thread ())
+    {
+      func (data);
+      return TRUE;
+    }
+  if (!own_thread)
+    return FALSE;
+
+  g_main_context_invoke (js_main, run_call, &call);
+  if (pthread_mutex_lock (&call.lock) != 0)
+    g_assert_not_reached ();
+  while (!call.done)
+    pthread_cond_wait (&call.cond, &call.lock);
+  if (pthread_mutex_unlock (&call.lock) != 0)
+    g_assert_not_reached ();
 
   return TRUE;
 }
@@ -271,9 +340,9 @@ static GHashTable *sources;
 static GHashTable *failed;
 
 static GObject *
-load (const char  *dir,
-      const char  *source,
-      GError     **error)
+load_here (const char  *dir,
+           const char  *source,
+           GError     **error)
 {
   g_autofree char *path = g_build_filename (dir, source, NULL);
   g_autofree char *uri = g_filename_to_uri (path, NULL, error);
@@ -282,7 +351,7 @@ load (const char  *dir,
   Request request = { NULL, };
   int status = 0;
 
-  if (uri == NULL || !ensure_context ("a backend written in JavaScript cannot be loaded", error))
+  if (uri == NULL)
     return NULL;
 
   if (sources == NULL)
@@ -294,6 +363,18 @@ load (const char  *dir,
   handoff = g_hash_table_lookup (sources, uri);
   if (handoff != NULL)
     return G_OBJECT (handoff);
+
+  /* The import of the module looks it up again.  (libreg tells this from
+   * the thread that asked, but the import runs in the context's thread,
+   * which may be another.) */
+  for (GSList *l = requests; l != NULL; l = l->next)
+    if (g_str_equal (((Request *) l->data)->uri, uri))
+      {
+        LOADER_ERROR (error, "it was looked up while its code (%s, Loader=gjs) was being "
+                      "imported, by that import: a backend exists only once its code is "
+                      "imported. Look it up after the import.", source);
+        return NULL;
+      }
 
   if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
     {
@@ -344,6 +425,39 @@ load (const char  *dir,
   g_free (request.error);
   g_clear_object (&handoff);
   return NULL;
+}
+
+typedef struct
+{
+  const char  *dir;
+  const char  *source;
+  GError     **error;
+  GObject     *loaded;
+} LoadCall;
+
+static void
+load_call (gpointer data)
+{
+  LoadCall *call = data;
+
+  call->loaded = load_here (call->dir, call->source, call->error);
+}
+
+static GObject *
+load (const char  *dir,
+      const char  *source,
+      GError     **error)
+{
+  LoadCall call = { dir, source, error, NULL };
+
+  if (!run_in_js_thread (load_call, &call))
+    {
+      LOADER_ERROR (error, "it cannot be loaded from this thread: " WRONG_THREAD ". Look it "
+                    "up from that thread first.");
+      return NULL;
+    }
+
+  return call.loaded;
 }
 
 static char **
@@ -461,19 +575,15 @@ reg_gjs_fn_init (RegGjsFn *self)
 {
 }
 
-static gboolean
-check_thread (const char  *backend,
-              const char  *doing,
-              GError     **error)
+static void
+set_wrong_thread_error (GError     **error,
+                        const char  *backend,
+                        const char  *doing)
 {
-  if (on_js_thread ())
-    return TRUE;
-
   g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
                "backend '%s' cannot %s from this thread: " WRONG_THREAD ". Do it from that "
                "thread, or asynchronously (reg_registry_compile_async(), "
                "reg_compiled_fn_call_async()), which runs it there.", backend, doing);
-  return FALSE;
 }
 
 /* The compile, in the context's thread. */
@@ -496,6 +606,24 @@ compile_here (RegGjsCompiler  *self,
   return REG_COMPILED_FN (proxy);
 }
 
+typedef struct
+{
+  RegGjsCompiler  *self;
+  RegGraph        *graph;
+  GPtrArray       *inputs;
+  GVariant        *options;
+  GError         **error;
+  RegCompiledFn   *fn;
+} CompileCall;
+
+static void
+compile_call (gpointer data)
+{
+  CompileCall *call = data;
+
+  call->fn = compile_here (call->self, call->graph, call->inputs, call->options, call->error);
+}
+
 static RegCompiledFn *
 reg_gjs_compiler_compile (RegCompiler  *compiler,
                           RegGraph     *graph,
@@ -504,11 +632,12 @@ reg_gjs_compiler_compile (RegCompiler  *compiler,
                           GError      **error)
 {
   RegGjsCompiler *self = REG_GJS_COMPILER (compiler);
+  CompileCall call = { self, graph, example_inputs, options, error, NULL };
 
-  if (!check_thread (self->name, "compile", error))
-    return NULL;
+  if (!run_in_js_thread (compile_call, &call))
+    set_wrong_thread_error (error, self->name, "compile");
 
-  return compile_here (self, graph, example_inputs, options, error);
+  return call.fn;
 }
 
 /* Asynchronous work, sent to the context's thread */
@@ -636,19 +765,37 @@ reg_gjs_compiler_iface_init (RegCompilerInterface *iface)
   iface->dup_options = reg_gjs_compiler_dup_options;
 }
 
+typedef struct
+{
+  RegGjsFn     *self;
+  GPtrArray    *inputs;
+  GError      **error;
+  GListModel   *outputs;
+} RunCall;
+
+static void
+run_call_here (gpointer data)
+{
+  RunCall *call = data;
+
+  /* The caller (reg_compiled_fn_call ()) checks the inputs before and the
+   * outputs after. */
+  call->outputs = REG_COMPILED_FN_GET_IFACE (call->self->inner)->run (call->self->inner,
+                                                                      call->inputs, call->error);
+}
+
 static GListModel *
 reg_gjs_fn_run (RegCompiledFn  *fn,
                 GPtrArray      *inputs,
                 GError        **error)
 {
   RegGjsFn *self = REG_GJS_FN (fn);
+  RunCall call = { self, inputs, error, NULL };
 
-  if (!check_thread (self->backend, "call its compiled function", error))
-    return NULL;
+  if (!run_in_js_thread (run_call_here, &call))
+    set_wrong_thread_error (error, self->backend, "call its compiled function");
 
-  /* The caller (reg_compiled_fn_call ()) checks the inputs before and the
-   * outputs after. */
-  return REG_COMPILED_FN_GET_IFACE (self->inner)->run (self->inner, inputs, error);
+  return call.outputs;
 }
 
 static gboolean
@@ -702,18 +849,14 @@ reg_gjs_fn_iface_init (RegCompiledFnInterface *iface)
 /* Making a backend's compiler */
 
 static RegCompiler *
-make (GObject     *loaded,
-      const char  *name,
-      const char  *entry,
-      GError     **error)
+make_here (GObject     *loaded,
+           const char  *entry,
+           GError     **error)
 {
   RegGjsHandoff *handoff = REG_GJS_HANDOFF (loaded);
   g_autoptr(GObject) made = NULL;
   RegGjsCompiler *proxy;
   GListModel *options;
-
-  if (!ensure_context ("a backend written in JavaScript cannot be made", error))
-    return NULL;
 
   g_clear_pointer (&handoff->error, g_free);
   g_signal_emit (handoff, make_signal, 0, entry, &made);
@@ -744,6 +887,36 @@ make (GObject     *loaded,
   proxy->options = options != NULL ? g_object_ref (options) : NULL;
 
   return REG_COMPILER (proxy);
+}
+
+typedef struct
+{
+  GObject      *loaded;
+  const char   *entry;
+  GError      **error;
+  RegCompiler  *compiler;
+} MakeCall;
+
+static void
+make_call (gpointer data)
+{
+  MakeCall *call = data;
+
+  call->compiler = make_here (call->loaded, call->entry, call->error);
+}
+
+static RegCompiler *
+make (GObject     *loaded,
+      const char  *name,
+      const char  *entry,
+      GError     **error)
+{
+  MakeCall call = { loaded, entry, error, NULL };
+
+  if (!run_in_js_thread (make_call, &call))
+    LOADER_ERROR (error, "it cannot be made from this thread: " WRONG_THREAD ".");
+
+  return call.compiler;
 }
 
 static const RegLoader gjs_loader = {

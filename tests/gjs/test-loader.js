@@ -68,7 +68,7 @@ test('failures are errors with their reasons', () => {
     expectLoadFailed('js_not_compiler', 'which does not implement Reg.Compiler');
     expectLoadFailed('js_make_throws', 'RangeError: wrong.js throws() fails');
     expectLoadFailed('js_self', 'it was looked up while its code (self.js, Loader=gjs) was ' +
-        'being imported in this thread');
+        'being imported');
     checkRuns(registry.lookup_backend('js_others'));
 });
 
