@@ -33,6 +33,17 @@ typedef struct
 {
   const char      *libreg_version;
   const RegLoader *loader;
+  /* Python only, in a program that runs Python already: what identifies
+   * that interpreter's environment ("python MAJOR.MINOR SYS.PREFIX"). */
+  char          *(*environment) (void);
 } RegLoaderModule;
+
+/* "python MAJOR.MINOR PREFIX" of the interpreter a Python backend would
+ * run in: this program's, when it runs Python already (asked of the
+ * loader, which serves that interpreter without starting anything), or
+ * else the one the loader would start (its version, and PYTHONHOME or its
+ * built-in prefix).  Part of the key of Python backends' verdicts.  Newly
+ * allocated. */
+char *_reg_language_loader_dup_python_environment (void);
 
 G_END_DECLS

@@ -25,6 +25,7 @@
 
 #include "reg-config.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <string.h>
 
@@ -51,16 +52,17 @@ typedef struct
   const char      *needs;   /* what building it needs */
   pthread_mutex_t  lock;
   const RegLoader *table;   /* once opened; atomic */
+  const RegLoaderModule *module;
 } Language;
 
 static Language python = {
   "libreg-loader-python.so", "the Python loader", "python_loader",
-  "python3-dev and python-gi-dev", PTHREAD_MUTEX_INITIALIZER, NULL,
+  "python3-dev and python-gi-dev", PTHREAD_MUTEX_INITIALIZER, NULL, NULL,
 };
 
 static Language gjs = {
   "libreg-loader-gjs.so", "the JavaScript loader", "gjs_loader",
-  "libgjs-dev", PTHREAD_MUTEX_INITIALIZER, NULL,
+  "libgjs-dev", PTHREAD_MUTEX_INITIALIZER, NULL, NULL,
 };
 
 static char *
@@ -75,7 +77,7 @@ loader_dir (void)
   return g_strdup (dir != NULL && dir[0] != '\0' ? dir : REG_LOADER_MODULE_DIR);
 }
 
-static const RegLoader *
+static const RegLoaderModule *
 open_module_locked (Language  *language,
                     GError   **error)
 {
@@ -121,7 +123,7 @@ open_module_locked (Language  *language,
   /* Kept for the life of the process, as the interpreter it starts. */
   g_module_make_resident (module);
 
-  return exported->loader;
+  return exported;
 }
 
 static const RegLoader *
@@ -138,7 +140,8 @@ language_open (Language  *language,
   table = language->table;
   if (table == NULL)
     {
-      table = open_module_locked (language, error);
+      language->module = open_module_locked (language, error);
+      table = language->module != NULL ? language->module->loader : NULL;
       g_atomic_pointer_set (&language->table, table);
     }
   if (pthread_mutex_unlock (&language->lock) != 0)
@@ -405,3 +408,31 @@ const RegLoader _reg_gjs_loader = {
   .offers = no_offers,
   .make = gjs_make,
 };
+
+/* The environment in verdict keys (reg-loading.c) */
+
+char *
+_reg_language_loader_dup_python_environment (void)
+{
+  int (*is_initialized) (void) = (int (*) (void)) dlsym (RTLD_DEFAULT, "Py_IsInitialized");
+  const char *home = _reg_environment_is_trusted () ? g_getenv ("PYTHONHOME") : NULL;
+
+  if (is_initialized != NULL && is_initialized ())
+    {
+      const char *(*get_version) (void) = (const char *(*) (void)) dlsym (RTLD_DEFAULT,
+                                                                          "Py_GetVersion");
+
+      if (language_open (&python, NULL) != NULL && python.module->environment != NULL)
+        {
+          char *environment = python.module->environment ();
+
+          if (environment != NULL)
+            return environment;
+        }
+      return g_strdup_printf ("python %.8s (this program's, not the loader's)",
+                              get_version != NULL ? get_version () : "?");
+    }
+
+  return g_strdup_printf ("python %s %s", REG_PYTHON_VERSION,
+                          home != NULL && home[0] != '\0' ? home : REG_PYTHON_PREFIX);
+}

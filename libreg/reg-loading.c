@@ -53,7 +53,9 @@
 #include <string.h>
 
 #include "reg-compiler-private.h"
+#include "reg-environment-private.h"
 #include "reg-file-private.h"
+#include "reg-language-loader-private.h"
 #include "reg-message-private.h"
 #include "reg-module.h"
 #include "reg-registry-private.h"
@@ -321,6 +323,117 @@ record_failure (RegRegistry  *self,
   return changed;
 }
 
+/* Verdict keys */
+
+static void
+append_stamp (GString    *key,
+              const char *what,
+              const char *path)
+{
+  g_autofree char *identity = NULL;
+  RegFileStamp stamp;
+
+  g_string_append_printf (key, "%s=%s", what, path);
+  if (_reg_file_stamp_get (path, &stamp, NULL))
+    {
+      identity = _reg_file_stamp_identity (&stamp);
+      g_string_append_printf (key, " %s %" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT,
+                              identity, stamp.size, stamp.mtime_ns, stamp.ctime_ns);
+    }
+  g_string_append_c (key, '\n');
+}
+
+char *
+_reg_loading_dup_verdict_path (const RegManifest *manifest,
+                               gboolean           create)
+{
+  g_autoptr(GString) key = NULL;
+  g_autofree char *manifest_path = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *digest = NULL;
+  g_autofree char *name = NULL;
+  char *path;
+
+  if (manifest->loader != &_reg_python_loader && manifest->loader != &_reg_gjs_loader)
+    return _reg_manifest_dup_source_path (manifest);
+  if (!_reg_environment_is_trusted ())
+    return _reg_manifest_dup_source_path (manifest);
+
+  manifest_path = _reg_manifest_dup_path (manifest);
+  key = g_string_new ("libreg verdict key 1\n");
+  g_string_append_printf (key, "loader=%s\n", manifest->loader->name);
+  append_stamp (key, "manifest", manifest_path);
+  if (manifest->loader->locate != NULL)
+    {
+      g_autofree char *source = _reg_manifest_dup_source_path (manifest);
+
+      append_stamp (key, "source", source);
+    }
+  else
+    g_string_append_printf (key, "source=%s\n", manifest->source);
+  if (manifest->loader == &_reg_python_loader)
+    {
+      g_autofree char *environment = _reg_language_loader_dup_python_environment ();
+
+      g_string_append_printf (key, "environment=%s\n", environment);
+    }
+
+  /* Named after its text, which never changes: the file's own identity
+   * stays that of the state it names. */
+  digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, key->str, key->len);
+  dir = g_build_filename (g_get_user_cache_dir (), "libreg", "verdict-keys", NULL);
+  name = g_strconcat (digest, ".key", NULL);
+  path = g_build_filename (dir, name, NULL);
+  if (!create && !g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    {
+      /* No verdict was ever recorded against it. */
+      g_free (path);
+      return NULL;
+    }
+  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR) &&
+      (g_mkdir_with_parents (dir, 0700) != 0 ||
+       !g_file_set_contents_full (path, key->str, key->len, G_FILE_SET_CONTENTS_CONSISTENT,
+                                  0600, NULL)))
+    {
+      g_debug ("the verdict key %s cannot be written: verdicts are recorded against the source",
+               path);
+      g_free (path);
+      return _reg_manifest_dup_source_path (manifest);
+    }
+
+  return path;
+}
+
+/* The code is loaded only if no verdict quarantines it (and, when
+ * asked, after its backends were checked in a child process, seeing the
+ * backends this registry sees). */
+static gboolean
+check_before_load (RegRegistry  *self,
+                   RegManifest  *manifest,
+                   const char   *name,
+                   const char   *source,
+                   const char   *manifest_path,
+                   GPtrArray    *wanted_names,
+                   GError      **error)
+{
+  RegModuleChecks checks = g_atomic_int_get (&self->module_checks);
+  g_auto(GStrv) search_path = NULL;
+  g_autofree char *verdict_path = NULL;
+  gboolean check_first = (checks & REG_MODULE_CHECKS_VERIFY) != 0;
+
+  if (checks == REG_MODULE_CHECKS_NONE)
+    return TRUE;
+
+  /* No key file: no verdict was recorded against it. */
+  verdict_path = _reg_loading_dup_verdict_path (manifest, check_first);
+  if (verdict_path == NULL)
+    return TRUE;
+
+  search_path = reg_registry_get_search_paths (self);
+  return _reg_verify_before_load (check_first, (const char * const *) search_path, name, source,
+                                  verdict_path, manifest_path, manifest->dir, wanted_names, error);
+}
+
 RegCompiler *
 _reg_loading_load (RegRegistry  *self,
                    const char   *name,
@@ -343,7 +456,6 @@ _reg_loading_load (RegRegistry  *self,
   RegCompiler *result = NULL;
   GObject *loaded = NULL;
   gboolean first_load = FALSE;
-  RegModuleChecks checks;
   GHashTableIter iter;
   gpointer key, value;
   RegEntry *entry;
@@ -384,31 +496,25 @@ _reg_loading_load (RegRegistry  *self,
   source = _reg_manifest_dup_source_path (manifest);
   shown_manifest = _reg_escape (manifest_path);
 
-  /* The code is loaded only if no verdict quarantines it (and, when
-   * asked, after its backends were checked in a child process, seeing
-   * the backends this registry sees). */
-  checks = g_atomic_int_get (&self->module_checks);
-  if (checks != REG_MODULE_CHECKS_NONE)
-    {
-      g_auto(GStrv) search_path = reg_registry_get_search_paths (self);
-
-      if (!_reg_verify_before_load ((checks & REG_MODULE_CHECKS_VERIFY) != 0,
-                                    (const char * const *) search_path, name, source,
-                                    manifest_path, manifest->dir, wanted_names, error))
-        goto out;
-    }
-
   if (!manifest->loader->unlocked)
-    loaded = load_and_make (self, manifest, name, wanted, made, rejected, &name_error,
-                            &local_error);
-  else if (enter_source (manifest, name, shown_manifest, error))
     {
-      /* An interpreter's code: no lock of libreg held (see the top). */
-      unlock_loading (self);
+      if (!check_before_load (self, manifest, name, source, manifest_path, wanted_names, error))
+        goto out;
       loaded = load_and_make (self, manifest, name, wanted, made, rejected, &name_error,
                               &local_error);
+    }
+  else if (enter_source (manifest, name, shown_manifest, error))
+    {
+      /* An interpreter's code, and what identifies its verdicts (which
+       * may ask the interpreter): no lock of libreg held (see the top). */
+      unlock_loading (self);
+      if (check_before_load (self, manifest, name, source, manifest_path, wanted_names, error))
+        loaded = load_and_make (self, manifest, name, wanted, made, rejected, &name_error,
+                                &local_error);
       lock_loading (self);
       leave_source ();
+      if (loaded == NULL && local_error == NULL)
+        goto out;
     }
   else
     goto out;
@@ -553,6 +659,7 @@ reg_registry_verify_backend (RegRegistry   *self,
 {
   g_autoptr(RegManifest) manifest = NULL;
   g_autofree char *source = NULL;
+  g_autofree char *verdict_path = NULL;
   g_auto(GStrv) search_path = NULL;
   RegVerdict *verdict;
   RegVerifyOptions parsed;
@@ -571,9 +678,10 @@ reg_registry_verify_backend (RegRegistry   *self,
     return NULL;
 
   source = _reg_manifest_dup_source_path (manifest);
+  verdict_path = _reg_loading_dup_verdict_path (manifest, TRUE);
   search_path = reg_registry_get_search_paths (self);
-  verdict = _reg_verify_run ((const char * const *) search_path, name, source, manifest->dir,
-                             &parsed, cancellable, error);
+  verdict = _reg_verify_run ((const char * const *) search_path, name, source, verdict_path,
+                             manifest->dir, &parsed, cancellable, error);
   if (verdict != NULL)
     g_signal_emit (self, _reg_registry_signals[REG_REGISTRY_BACKEND_CHANGED],
                    g_quark_try_string (name), name);
@@ -602,7 +710,7 @@ reg_registry_dup_verdict (RegRegistry *self,
                           const char  *name)
 {
   g_autoptr(RegManifest) manifest = NULL;
-  g_autofree char *source = NULL;
+  g_autofree char *verdict_path = NULL;
 
   g_return_val_if_fail (REG_IS_REGISTRY (self), NULL);
   g_return_val_if_fail (name != NULL, NULL);
@@ -611,6 +719,6 @@ reg_registry_dup_verdict (RegRegistry *self,
   if (manifest == NULL)
     return NULL;
 
-  source = _reg_manifest_dup_source_path (manifest);
-  return _reg_verify_dup_verdict (name, source);
+  verdict_path = _reg_loading_dup_verdict_path (manifest, FALSE);
+  return verdict_path != NULL ? _reg_verify_dup_verdict (name, verdict_path) : NULL;
 }

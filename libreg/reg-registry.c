@@ -1019,6 +1019,7 @@ typedef struct
   RegBackendInfo *info;
   RegCompiler    *compiler;    /* loaded backends only */
   char           *load_error;  /* why its last load failed, or NULL */
+  RegManifest    *manifest;    /* the declaration's, for its verdicts */
 } InfoRequest;
 
 static void
@@ -1057,6 +1058,7 @@ info_request_start_locked (RegRegistry    *self,
                                      (const char * const *) hidden->pdata, loader, entry_point);
   request->compiler = entry->compiler != NULL ? g_object_ref (entry->compiler) : NULL;
   request->load_error = g_strdup (entry->load_error);
+  request->manifest = entry->manifest != NULL ? _reg_manifest_ref (entry->manifest) : NULL;
 }
 
 /* Call without the lock: reads the verdict stores, and asks the
@@ -1064,11 +1066,18 @@ info_request_start_locked (RegRegistry    *self,
 static RegBackendInfo *
 info_request_finish (InfoRequest *request)
 {
-  const char *module_path = reg_backend_info_get_module_path (request->info);
   g_autoptr(RegVerdict) verdict = NULL;
 
-  if (module_path != NULL)
-    verdict = _reg_verify_dup_verdict (reg_backend_info_get_name (request->info), module_path);
+  /* The file its verdicts are recorded against (a key file for Python and
+   * JavaScript, whose making is I/O): outside the lock too. */
+  if (request->manifest != NULL)
+    {
+      g_autofree char *verdict_path = _reg_loading_dup_verdict_path (request->manifest, FALSE);
+
+      if (verdict_path != NULL)
+        verdict = _reg_verify_dup_verdict (reg_backend_info_get_name (request->info), verdict_path);
+      g_clear_pointer (&request->manifest, _reg_manifest_unref);
+    }
   _reg_backend_info_set_state (request->info, verdict, request->load_error);
   g_clear_pointer (&request->load_error, g_free);
 

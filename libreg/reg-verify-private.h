@@ -38,9 +38,11 @@ gboolean    _reg_verify_options_parse (GVariant                *options,
 /* Checks backend @name, declared in the search directory @dir with the
  * module file @module_path, in a child process (the checker) where the
  * module reaches the backends of @search_path (the asking registry's),
- * and records the
- * verdict in the store @options ask for when the module file did not
- * change meanwhile.  NULL with an error when there is no verdict: the
+ * and records the verdict against @verdict_path (the file whose identity
+ * decides the result: @module_path for a module written in C, a key file
+ * for Python and JavaScript, see _reg_loading_dup_verdict_path()) in the
+ * store @options ask for when that file did not change meanwhile.  NULL
+ * with an error when there is no verdict: the
  * checker cannot be started or did not reach the module (G_SPAWN_ERROR),
  * the check was cancelled, the backend builds on one that could not be
  * reached (G_IO_ERROR_NOT_FOUND).  A verdict that is not recorded says
@@ -49,29 +51,32 @@ gboolean    _reg_verify_options_parse (GVariant                *options,
 RegVerdict *_reg_verify_run           (const char * const      *search_path,
                                        const char              *name,
                                        const char              *module_path,
+                                       const char              *verdict_path,
                                        const char              *dir,
                                        const RegVerifyOptions  *options,
                                        GCancellable            *cancellable,
                                        GError                 **error);
 
-/* The verdict that governs backend @name of @module_path as the file is
- * now: one quarantining the module, or else the backend's own; NULL when
- * none is recorded. */
+/* The verdict that governs backend @name recorded against @verdict_path
+ * as the file is now: one quarantining the module, or else the backend's
+ * own; NULL when none is recorded. */
 RegVerdict *_reg_verify_dup_verdict   (const char              *name,
-                                       const char              *module_path);
+                                       const char              *verdict_path);
 
 /* A registry's hook before it opens @module_path for backend @name: fails
  * when a recorded verdict quarantines the module; with @check_first
  * (REG_MODULE_CHECKS_VERIFY), first checks out of process each backend of
  * @names (those the registry takes from the module) that has no verdict
  * yet, with the backends of @search_path, and fails when one quarantines
- * it or the check cannot be made.  The failure is
+ * it or the check cannot be made.  Verdicts are those of @verdict_path
+ * (see _reg_verify_run()).  The failure is
  * REG_REGISTRY_ERROR_LOAD_FAILED naming @manifest_path and the module,
  * the verdict, and the command that checks it again. */
 gboolean    _reg_verify_before_load   (gboolean                 check_first,
                                        const char * const      *search_path,
                                        const char              *name,
                                        const char              *module_path,
+                                       const char              *verdict_path,
                                        const char              *manifest_path,
                                        const char              *dir,
                                        GPtrArray               *names,

@@ -663,7 +663,7 @@ memory_limit_text (const RegVerifyOptions *options)
 static RegVerdict *
 judge (Run         *run,
        const char  *helper,
-       const char  *module_path,
+       const char  *verdict_path,
        gint64       time_us,
        GError     **error)
 {
@@ -726,7 +726,7 @@ judge (Run         *run,
           reason = g_steal_pointer (&said.reason);
         }
 
-      verdict = _reg_verdict_new (run->name, module_path, kind, reason, (const char * const *) said.ops,
+      verdict = _reg_verdict_new (run->name, verdict_path, kind, reason, (const char * const *) said.ops,
                                   time_us);
     }
 
@@ -739,6 +739,7 @@ static RegVerdict *
 check (const char * const      *search_path,
        const char              *name,
        const char              *module_path,
+       const char              *verdict_path,
        const char              *dir,
        const RegVerifyOptions  *options,
        GCancellable            *cancellable,
@@ -781,7 +782,7 @@ check (const char * const      *search_path,
                    helper, why);
     }
   else
-    verdict = judge (&run, helper, module_path, time, error);
+    verdict = judge (&run, helper, verdict_path, time, error);
   g_main_context_pop_thread_default (run.context);
 
   g_clear_object (&run.process);
@@ -805,6 +806,7 @@ RegVerdict *
 _reg_verify_run (const char * const      *search_path,
                  const char              *name,
                  const char              *module_path,
+                 const char              *verdict_path,
                  const char              *dir,
                  const RegVerifyOptions  *options,
                  GCancellable            *cancellable,
@@ -813,15 +815,16 @@ _reg_verify_run (const char * const      *search_path,
   g_autofree char *store = NULL;
   g_autoptr(GError) store_error = NULL;
   RegFileStamp before, after;
-  gboolean have_before = _reg_file_stamp_get (module_path, &before, NULL);
-  RegVerdict *verdict = check (search_path, name, module_path, dir, options, cancellable, error);
+  gboolean have_before = _reg_file_stamp_get (verdict_path, &before, NULL);
+  RegVerdict *verdict = check (search_path, name, module_path, verdict_path, dir, options,
+                               cancellable, error);
 
   if (verdict == NULL || options->store == REG_VERIFY_STORE_NONE || !have_before)
     return verdict;
 
-  store = options->store == REG_VERIFY_STORE_SYSTEM ? _reg_verdict_store_path_beside (module_path)
+  store = options->store == REG_VERIFY_STORE_SYSTEM ? _reg_verdict_store_path_beside (verdict_path)
                                                     : _reg_verdict_store_user_path ();
-  if (!_reg_file_stamp_get (module_path, &after, NULL) || !_reg_file_stamp_equal (&before, &after))
+  if (!_reg_file_stamp_get (verdict_path, &after, NULL) || !_reg_file_stamp_equal (&before, &after))
     {
       g_autofree char *shown = _reg_text_for_message (module_path, -1, 4096);
 
@@ -891,6 +894,7 @@ _reg_verify_before_load (gboolean            check_first,
                          const char * const *search_path,
                          const char         *name,
                          const char       *module_path,
+                         const char       *verdict_path,
                          const char       *manifest_path,
                          const char       *dir,
                          GPtrArray        *names,
@@ -903,10 +907,10 @@ _reg_verify_before_load (gboolean            check_first,
 
   /* A file that cannot be stat'ed cannot be opened either: the load
    * reports that. */
-  if (!_reg_file_stamp_get (module_path, &id, NULL))
+  if (!_reg_file_stamp_get (verdict_path, &id, NULL))
     return TRUE;
 
-  verdicts = _reg_verdict_store_find (module_path, &id);
+  verdicts = _reg_verdict_store_find (verdict_path, &id);
   blocking = _reg_verdict_store_pick (verdicts, NULL, TRUE);
 
   for (guint i = 0; blocking == NULL && check_first && i < names->len; i++)
@@ -919,7 +923,8 @@ _reg_verify_before_load (gboolean            check_first,
         continue;
 
       _reg_verify_options_parse (NULL, &options, NULL);
-      fresh = _reg_verify_run (search_path, wanted, module_path, dir, &options, NULL, &local_error);
+      fresh = _reg_verify_run (search_path, wanted, module_path, verdict_path, dir, &options, NULL,
+                               &local_error);
       if (fresh != NULL && reg_verdict_get_store_error (fresh) != NULL)
         g_debug ("backend '%s' checked before loading: %s", wanted,
                  reg_verdict_get_store_error (fresh)->message);

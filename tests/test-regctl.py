@@ -380,6 +380,109 @@ class TestLanguageLoaders(RegctlTestCase):
                       'regfix_raising refuses to be imported (traceback', result.stdout + result.stderr)
 
 
+@unittest.skipUnless(LOADER_FIXTURES, 'REGCTL_LOADER_FIXTURES is not set')
+class TestVerifyLanguageLoaders(RegctlTestCase):
+    """regctl verify on backends written in Python and JavaScript: checked
+    in the checker's process, their verdicts keyed by the manifest, the
+    JavaScript file and the Python environment."""
+
+    env = TestLanguageLoaders.env
+
+    def copies(self, *fixtures):
+        """Search directories holding copies of @fixtures (LANGUAGE/FILE),
+        first on the search path, and a cache of the test's own."""
+        d = self.mkdir('copies')
+        for fixture in fixtures:
+            os.makedirs(os.path.join(d, os.path.dirname(fixture)), exist_ok=True)
+            shutil.copy(os.path.join(LOADER_FIXTURES, fixture), os.path.join(d, fixture))
+        env = self.env(XDG_CACHE_HOME=self.mkdir('cache'))
+        env['REG_BACKEND_PATH'] = ':'.join([os.path.join(d, 'python'), os.path.join(d, 'gjs'),
+                                            env['REG_BACKEND_PATH']])
+        return d, env
+
+    def verdicts(self, env, *names):
+        result = regctl('verify', '--json', '--timeout', '2', *names, env=env)
+        return {c['name']: c for c in json.loads(result.stdout)}
+
+    def state(self, env, name):
+        result = regctl('info', name, env=env)
+        self.assertExit(result, 0)
+        return re.search(r'(?m)^State: +(\S+)$', result.stdout).group(1)
+
+    def test_each_verdict(self):
+        _, env = self.copies('python/crash.backend', 'python/hang.backend', 'gjs/crash.backend',
+                             'gjs/crash.js', 'gjs/hang.backend', 'gjs/hang.js')
+        checked = self.verdicts(env, 'acme', 'acme_js', 'py_good', 'js_good', 'py_raising',
+                                'py_crash', 'py_hang', 'js_crash', 'js_hang')
+        self.assertEqual({n: c['verdict'] for n, c in checked.items()},
+                         {'acme': 'unsupported', 'acme_js': 'unsupported', 'py_good': 'ok', 'js_good': 'ok',
+                          'py_raising': 'load-failed', 'py_crash': 'crashed', 'py_hang': 'timeout',
+                          'js_crash': 'crashed', 'js_hang': 'timeout'})
+        self.assertEqual({n for n, c in checked.items() if c['quarantined']},
+                         {'py_crash', 'py_hang', 'js_crash', 'js_hang'})
+        self.assertIn('SIGABRT', checked['py_crash']['reason'])
+        self.assertIn('ValueError: regfix_raising refuses to be imported',
+                      checked['py_raising']['reason'])
+
+        # A C host that looks them up afterwards gets an error and goes on
+        # (here: falls back to eager).
+        graph = os.path.join(EXAMPLES, 'elementwise.graph')
+        for name in ('py_crash', 'py_hang', 'js_crash', 'js_hang'):
+            with self.subTest(name=name):
+                self.assertEqual(self.state(env, name), 'quarantined')
+                result = regctl('run', graph, '-b', name, env=dict(env, REG_FALLBACK_BACKENDS='eager'))
+                self.assertExit(result, 0)
+                self.assertIn('backend: eager (fallback from %s: ' % name, result.stdout)
+                self.assertIn('is quarantined', result.stdout)
+                self.assertIn('run `regctl verify %s` to check it again' % name, result.stdout)
+
+    def test_checked_before_the_first_load(self):
+        _, env = self.copies('python/crash.backend', 'gjs/crash.backend', 'gjs/crash.js')
+        graph = os.path.join(EXAMPLES, 'elementwise.graph')
+        for name in ('py_crash', 'js_crash'):
+            with self.subTest(name=name):
+                result = regctl('run', graph, '-b', name, env=dict(env, REG_VERIFY_MODULES='1'))
+                self.assertExit(result, 1)
+                self.assertIn("backend '%s' (declared by " % name, result.stderr)
+                self.assertIn('is quarantined', result.stderr)
+                self.assertEqual(self.state(env, name), 'quarantined')
+
+    def test_a_changed_declaration_is_checked_anew(self):
+        d, env = self.copies('python/crash.backend', 'gjs/crash.backend', 'gjs/crash.js')
+        self.verdicts(env, 'py_crash', 'js_crash')
+        self.assertEqual(self.state(env, 'py_crash'), 'quarantined')
+        self.assertEqual(self.state(env, 'js_crash'), 'quarantined')
+        # The manifest of one, the ES module of the other.
+        with open(os.path.join(d, 'python', 'crash.backend'), 'a', encoding='utf-8') as f:
+            f.write('\n')
+        with open(os.path.join(d, 'gjs', 'crash.js'), 'a', encoding='utf-8') as f:
+            f.write('// changed\n')
+        self.assertEqual(self.state(env, 'py_crash'), 'declared')
+        self.assertEqual(self.state(env, 'js_crash'), 'declared')
+
+    def test_verdicts_belong_to_one_python_environment(self):
+        _, env = self.copies('python/crash.backend')
+        self.verdicts(env, 'py_crash')
+        script = self.write('verdict.py', (
+            'import gi\n'
+            'gi.require_version("Reg", "1.0")\n'
+            'from gi.repository import Reg\n'
+            'verdict = Reg.Registry.get_default().dup_verdict("py_crash")\n'
+            'print(verdict.get_kind().value_nick if verdict else "none")\n'))
+        full_env = dict(os.environ, **env)
+        # The same environment as regctl's (the Python the loader starts).
+        same = subprocess.run(['/usr/bin/python3', script], env=full_env, capture_output=True,
+                              text=True)
+        self.assertEqual((same.returncode, same.stdout), (0, 'crashed\n'), same.stderr)
+        # A virtual environment of the same Python: another sys.prefix.
+        venv = os.path.join(self.tmp, 'venv')
+        subprocess.run(['/usr/bin/python3', '-m', 'venv', '--without-pip',
+                        '--system-site-packages', venv], check=True)
+        other = subprocess.run([os.path.join(venv, 'bin', 'python3'), script], env=full_env,
+                               capture_output=True, text=True)
+        self.assertEqual((other.returncode, other.stdout), (0, 'none\n'), other.stderr)
+
+
 class TestTopLevel(RegctlTestCase):
     def test_help_lists_commands(self):
         result = regctl('--help')
@@ -1399,7 +1502,7 @@ class TestRunFallsBack(RegctlTestCase):
         self.assertFallsBack(env, 'garbage',
                              "backend 'garbage' (declared by %s/not-a-shared-object.backend): "
                              "module %s/libgarbage.so is not a shared object" % (d, d),
-                             'with the Loader= of its language')
+                             'and Import= instead of Module=')
 
     def test_quarantined_module(self):
         d, env = self.fixture_env('verify-crash.backend', 'libfixture-verify-crash.so')

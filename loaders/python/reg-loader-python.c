@@ -664,6 +664,34 @@ out:
   return compiler;
 }
 
+/* "python MAJOR.MINOR PREFIX" of the program's own interpreter, which
+ * runs already (libreg asks only then): sys.prefix names a virtual
+ * environment, where Py_GetPrefix () names its base. */
+static char *
+environment (void)
+{
+  PyGILState_STATE gil;
+  PyObject *sys, *prefix;
+  char *text = NULL;
+  int major = 0, minor = 0;
+
+  if (!ensure_interpreter (NULL))
+    return NULL;
+
+  gil = py.PyGILState_Ensure ();
+  sys = py.PyImport_ImportModule ("sys");
+  prefix = sys != NULL ? py.PyObject_GetAttrString (sys, "prefix") : NULL;
+  if (prefix != NULL && py.PyUnicode_AsUTF8 (prefix) != NULL &&
+      sscanf (py.Py_GetVersion (), "%d.%d", &major, &minor) == 2)
+    text = g_strdup_printf ("python %d.%d %s", major, minor, py.PyUnicode_AsUTF8 (prefix));
+  decref (prefix);
+  decref (sys);
+  py.PyErr_Clear ();
+  py.PyGILState_Release (gil);
+
+  return text;
+}
+
 static const RegLoader python_loader = {
   .name = "python",
   .load = load,
@@ -674,4 +702,5 @@ static const RegLoader python_loader = {
 G_MODULE_EXPORT const RegLoaderModule reg_loader_module = {
   REG_VERSION_S,
   &python_loader,
+  environment,
 };

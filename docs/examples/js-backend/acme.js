@@ -20,7 +20,7 @@ const OPS = {
     minimum: Math.min,
     neg: a => -a,
     relu: a => Math.max(a, 0),
-    sigmoid: a => 1 / (1 + Math.exp(-a)),
+    sigmoid: a => 1 / (1 + Math.fround(Math.exp(-a))),
     tanh: Math.tanh,
 };
 
@@ -44,18 +44,23 @@ const AcmeFn = GObject.registerClass({
     }
 
     vfunc_run(inputs) {
-        const size = inputs[0].get_data().length;
+        // Tensors in and out as bytes, seen as Float32Arrays: a float
+        // array of any bits (NaNs with payloads included) is safe there.
+        const columns = inputs.map(t => new Float32Array(t.dup_bytes().toArray().buffer));
+        const size = columns[0].length;
         const values = new Map();
         for (const [node, value] of this._constants)
-            values.set(node, new Array(size).fill(value));
-        this._inputs.forEach((node, i) => values.set(node, Array.from(inputs[i].get_data())));
+            values.set(node, new Float32Array(size).fill(value));
+        this._inputs.forEach((node, i) => values.set(node, columns[i]));
         for (const [node, op, args] of this._steps) {
-            const columns = args.map(a => values.get(a));
-            values.set(node, columns[0].map((_, i) => op(...columns.map(c => c[i]))));
+            const argValues = args.map(a => values.get(a));
+            values.set(node, argValues[0].map((_, i) => op(...argValues.map(c => c[i]))));
         }
         const outputs = new Gio.ListStore({item_type: Reg.Tensor});
-        for (const node of this._outputs)
-            outputs.append(Reg.Tensor.new_from_data(values.get(node), this._shape));
+        for (const node of this._outputs) {
+            const bytes = new GLib.Bytes(new Uint8Array(values.get(node).buffer));
+            outputs.append(Reg.Tensor.new_from_bytes(bytes, this._shape));
+        }
         return outputs;
     }
 });

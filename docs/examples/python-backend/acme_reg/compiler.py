@@ -7,6 +7,7 @@
 # manifest acme.backend declares it; libreg imports this module the first
 # time a program looks the backend up.
 
+import array
 import math
 
 import gi
@@ -15,15 +16,43 @@ gi.require_version("Gio", "2.0")
 gi.require_version("Reg", "1.0")
 from gi.repository import Gio, GLib, GObject, Reg  # noqa: E402
 
+def maximum(a, b):
+    # As libreg's operators: NaN wins, +0 is above -0.
+    if math.isnan(a) or math.isnan(b):
+        return math.nan
+    if a == b:
+        return b if math.copysign(1.0, a) < 0 else a
+    return a if a > b else b
+
+
+def minimum(a, b):
+    if math.isnan(a) or math.isnan(b):
+        return math.nan
+    if a == b:
+        return a if math.copysign(1.0, a) < 0 else b
+    return a if a < b else b
+
+
+FLOAT_MAX = 3.4028234663852886e38
+
+
+def sigmoid(a):
+    # exp(-a) as a float: infinite beyond the largest float.
+    if math.isnan(a):
+        return a
+    e = math.exp(-a) if -a < 710 else math.inf
+    return 1.0 / (1.0 + (e if e <= FLOAT_MAX else math.inf))
+
+
 OPS = {
     "add": lambda a, b: a + b,
     "sub": lambda a, b: a - b,
     "mul": lambda a, b: a * b,
-    "maximum": max,
-    "minimum": min,
+    "maximum": maximum,
+    "minimum": minimum,
     "neg": lambda a: -a,
-    "relu": lambda a: max(a, 0.0),
-    "sigmoid": lambda a: 1.0 / (1.0 + math.exp(-a)),
+    "relu": lambda a: maximum(a, 0.0),
+    "sigmoid": sigmoid,
     "tanh": math.tanh,
 }
 
@@ -45,14 +74,18 @@ class AcmeFn(GObject.Object, Reg.CompiledFn):
                                    graph.get_node_args(node)))
 
     def do_run(self, inputs):
-        size = len(inputs[0].get_data())
+        # Tensors in and out as bytes of floats: array('f') rounds to
+        # float as C does (a result too large for a float is infinite).
+        columns = [array.array("f", t.dup_bytes().get_data()) for t in inputs]
+        size = len(columns[0])
         values = {node: [value] * size for node, value in self.constants.items()}
-        values.update(zip(self.inputs, (list(t.get_data()) for t in inputs)))
+        values.update(zip(self.inputs, columns))
         for node, op, args in self.steps:
-            values[node] = [op(*xs) for xs in zip(*(values[a] for a in args))]
+            values[node] = array.array("f", map(op, *(values[a] for a in args)))
         outputs = Gio.ListStore.new(Reg.Tensor)
         for node in self.outputs:
-            outputs.append(Reg.Tensor.new_from_data(values[node], self.shape))
+            data = GLib.Bytes.new(array.array("f", values[node]).tobytes())
+            outputs.append(Reg.Tensor.new_from_bytes(data, self.shape))
         return outputs
 
 
