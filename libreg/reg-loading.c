@@ -330,16 +330,13 @@ append_stamp (GString    *key,
               const char *what,
               const char *path)
 {
-  g_autofree char *identity = NULL;
   RegFileStamp stamp;
 
   g_string_append_printf (key, "%s=%s", what, path);
   if (_reg_file_stamp_get (path, &stamp, NULL))
-    {
-      identity = _reg_file_stamp_identity (&stamp);
-      g_string_append_printf (key, " %s %" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT,
-                              identity, stamp.size, stamp.mtime_ns, stamp.ctime_ns);
-    }
+    g_string_append_printf (key, " %" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT " %" G_GINT64_FORMAT
+                            " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT,
+                            stamp.dev, stamp.ino, stamp.size, stamp.mtime_ns, stamp.ctime_ns);
   g_string_append_c (key, '\n');
 }
 
