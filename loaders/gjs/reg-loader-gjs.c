@@ -411,6 +411,8 @@ load_here (const char  *dir,
   if (request.imported && request.error == NULL && handoff != NULL && handoff->ready)
     {
       g_hash_table_remove (failed, uri);
+      /* Its URI until now, the module's path from here on. */
+      g_free (handoff->uri);
       handoff->uri = g_strdup (path);
       g_hash_table_insert (sources, g_strdup (uri), handoff);
       return G_OBJECT (handoff);
