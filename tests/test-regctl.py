@@ -312,6 +312,10 @@ class TestLanguageLoaders(RegctlTestCase):
         env = {'REG_BACKEND_PATH': ':'.join(dirs),
                'PYTHONPATH': os.path.join(LOADER_FIXTURES, 'python') + ':' +
                              os.path.join(EXAMPLES, 'python-backend')}
+        # Python's and GJS's allocations at exit are theirs, not libreg's to
+        # check (an AddressSanitizer build checks leaks of the C suite).
+        if 'ASAN_OPTIONS' in os.environ:
+            env['ASAN_OPTIONS'] = os.environ['ASAN_OPTIONS'] + ':detect_leaks=0'
         env.update(extra)
         return env
 
@@ -400,8 +404,8 @@ class TestVerifyLanguageLoaders(RegctlTestCase):
                                             env['REG_BACKEND_PATH']])
         return d, env
 
-    def verdicts(self, env, *names):
-        result = regctl('verify', '--json', '--timeout', '2', *names, env=env)
+    def verdicts(self, env, *names, timeout='20'):
+        result = regctl('verify', '--json', '--timeout', timeout, *names, env=env)
         return {c['name']: c for c in json.loads(result.stdout)}
 
     def state(self, env, name):
@@ -413,7 +417,8 @@ class TestVerifyLanguageLoaders(RegctlTestCase):
         _, env = self.copies('python/crash.backend', 'python/hang.backend', 'gjs/crash.backend',
                              'gjs/crash.js', 'gjs/hang.backend', 'gjs/hang.js')
         checked = self.verdicts(env, 'acme', 'acme_js', 'py_good', 'js_good', 'py_raising',
-                                'py_crash', 'py_hang', 'js_crash', 'js_hang')
+                                'py_crash', 'js_crash')
+        checked.update(self.verdicts(env, 'py_hang', 'js_hang', timeout='2'))
         self.assertEqual({n: c['verdict'] for n, c in checked.items()},
                          {'acme': 'unsupported', 'acme_js': 'unsupported', 'py_good': 'ok', 'js_good': 'ok',
                           'py_raising': 'load-failed', 'py_crash': 'crashed', 'py_hang': 'timeout',
@@ -459,28 +464,6 @@ class TestVerifyLanguageLoaders(RegctlTestCase):
             f.write('// changed\n')
         self.assertEqual(self.state(env, 'py_crash'), 'declared')
         self.assertEqual(self.state(env, 'js_crash'), 'declared')
-
-    def test_verdicts_belong_to_one_python_environment(self):
-        _, env = self.copies('python/crash.backend')
-        self.verdicts(env, 'py_crash')
-        script = self.write('verdict.py', (
-            'import gi\n'
-            'gi.require_version("Reg", "1.0")\n'
-            'from gi.repository import Reg\n'
-            'verdict = Reg.Registry.get_default().dup_verdict("py_crash")\n'
-            'print(verdict.get_kind().value_nick if verdict else "none")\n'))
-        full_env = dict(os.environ, **env)
-        # The same environment as regctl's (the Python the loader starts).
-        same = subprocess.run(['/usr/bin/python3', script], env=full_env, capture_output=True,
-                              text=True)
-        self.assertEqual((same.returncode, same.stdout), (0, 'crashed\n'), same.stderr)
-        # A virtual environment of the same Python: another sys.prefix.
-        venv = os.path.join(self.tmp, 'venv')
-        subprocess.run(['/usr/bin/python3', '-m', 'venv', '--without-pip',
-                        '--system-site-packages', venv], check=True)
-        other = subprocess.run([os.path.join(venv, 'bin', 'python3'), script], env=full_env,
-                               capture_output=True, text=True)
-        self.assertEqual((other.returncode, other.stdout), (0, 'none\n'), other.stderr)
 
 
 class TestTopLevel(RegctlTestCase):

@@ -223,6 +223,39 @@ def javascript_and_examples():
         assert all(abs(a - b) < 1e-6 for a, b in zip(got, want)), (name, got, want)
 
 
+def print_verdict():
+    # Run by verdicts_per_environment in other interpreters.
+    GLib, Reg = reg()
+    verdict = Reg.Registry.get_default().dup_verdict("py_crash")
+    print(verdict.get_kind().value_nick if verdict else "none")
+
+
+@scenario
+def verdicts_per_environment():
+    # A verdict is keyed by the interpreter's environment: another process
+    # of this Python sees it, one of a virtual environment (another
+    # sys.prefix) does not.  The cache is set before GLib reads it.
+    tmp = tempfile.mkdtemp()
+    os.environ["XDG_CACHE_HOME"] = tmp
+    GLib, Reg = reg()
+    verdict = Reg.Registry.get_default().verify_backend("py_crash", None, None)
+    assert verdict.get_kind() == Reg.VerdictKind.CRASHED, verdict.get_reason()
+    assert verdict.get_quarantines()
+    expect_load_failed(GLib, Reg, "py_crash", "is quarantined", "regctl verify py_crash")
+
+    def kind(python):
+        result = subprocess.run([python, __file__, "print_verdict"], capture_output=True,
+                                text=True, timeout=60)
+        assert result.returncode == 0, result.stdout + result.stderr
+        return result.stdout
+
+    assert kind(sys.executable) == "crashed\n"
+    venv = os.path.join(tmp, "venv")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", venv],
+                   check=True)
+    assert kind(os.path.join(venv, "bin", "python3")) == "none\n"
+
+
 class LoaderPythonTest(unittest.TestCase):
     pass
 
@@ -241,7 +274,9 @@ for _name in SCENARIOS:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 2 and sys.argv[1] in SCENARIOS:
+    if sys.argv[1:] == ["print_verdict"]:
+        print_verdict()
+    elif len(sys.argv) == 2 and sys.argv[1] in SCENARIOS:
         SCENARIOS[sys.argv[1]]()
     else:
         unittest.main()
