@@ -299,7 +299,8 @@ put_bytes (guint8     *p,
            gsize       length)
 {
   p = put_u32 (p, (guint32) length);
-  memcpy (p, data, length);
+  if (length > 0)  /* data may be NULL then, as for an empty GVariant */
+    memcpy (p, data, length);
   return p + length;
 }
 

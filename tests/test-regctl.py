@@ -2050,7 +2050,7 @@ class TestVerify(RegctlTestCase):
         self.assertRegex(fields['Verdict'], r'^crashed, \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC '
                                             r'\(the module is quarantined\)$')
         # Where it crashed, and no memory limit it was far from.
-        self.assertRegex(fields['Reason'], r' while loading the module$')
+        self.assertRegex(fields['Reason'], r' while loading the module(; its last message: .*)?$')
         self.assertNotIn('memory limit', fields['Reason'])
         info = json.loads(regctl('info', 'verify_crash', '--json', env=env).stdout)
         self.assertEqual(info['check']['verdict'], 'crashed')
