@@ -253,8 +253,6 @@ update_once (RegBackendList *self)
   guint n_before = self->items->len;
   guint i = 0, j = 0;
   gint shift = 0;
-  gboolean in_run = FALSE;
-  guint run_old = 0, run_fresh = 0, run_removed = 0, run_added = 0;
 
   if (self->registry == NULL)
     return;
@@ -269,45 +267,30 @@ update_once (RegBackendList *self)
 
   while (i < old->len || j < fresh->len)
     {
-      RegBackendInfo *a = i < old->len ? g_ptr_array_index (old, i) : NULL;
-      RegBackendInfo *b = j < fresh->len ? g_ptr_array_index (fresh, j) : NULL;
-      int cmp = a == NULL ? 1 : b == NULL ? -1
-                : strcmp (reg_backend_info_get_name (a), reg_backend_info_get_name (b));
+      guint run_old = i, run_fresh = j;
 
-      if (cmp == 0 && _reg_backend_info_equal (a, b))
+      /* A run of differences, up to the next item that stays or the end. */
+      while (i < old->len || j < fresh->len)
         {
-          if (in_run)
-            {
-              splice_and_emit (self, run_old + shift, run_removed, fresh, run_fresh, run_added);
-              shift += (gint) run_added - (gint) run_removed;
-              in_run = FALSE;
-            }
-          i++;
-          j++;
-          continue;
-        }
+          RegBackendInfo *a = i < old->len ? g_ptr_array_index (old, i) : NULL;
+          RegBackendInfo *b = j < fresh->len ? g_ptr_array_index (fresh, j) : NULL;
+          int cmp = a == NULL ? 1 : b == NULL ? -1
+                    : strcmp (reg_backend_info_get_name (a), reg_backend_info_get_name (b));
 
-      if (!in_run)
-        {
-          in_run = TRUE;
-          run_old = i;
-          run_fresh = j;
-          run_removed = run_added = 0;
+          if (cmp == 0 && _reg_backend_info_equal (a, b))
+            break;
+          if (cmp <= 0)
+            i++;
+          if (cmp >= 0)
+            j++;
         }
 
-      if (cmp <= 0)
-        {
-          run_removed++;
-          i++;
-        }
-      if (cmp >= 0)
-        {
-          run_added++;
-          j++;
-        }
+      splice_and_emit (self, run_old + shift, i - run_old, fresh, run_fresh, j - run_fresh);
+      shift += (gint) (j - run_fresh) - (gint) (i - run_old);
+      /* Past the item that stays (past the end when there is none). */
+      i++;
+      j++;
     }
-  if (in_run)
-    splice_and_emit (self, run_old + shift, run_removed, fresh, run_fresh, run_added);
 
   if (self->items->len != n_before)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_ITEMS]);
@@ -492,6 +475,7 @@ static void
 reg_backend_list_class_init (RegBackendListClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  const GParamFlags construct = G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS;
 
   object_class->constructed = reg_backend_list_constructed;
   object_class->dispose = reg_backend_list_dispose;
@@ -505,8 +489,7 @@ reg_backend_list_class_init (RegBackendListClass *klass)
    * The registry the list follows; the default one when none is given.
    */
   properties[PROP_REGISTRY] =
-    g_param_spec_object ("registry", NULL, NULL, REG_TYPE_REGISTRY,
-                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+    g_param_spec_object ("registry", NULL, NULL, REG_TYPE_REGISTRY, construct);
 
   /**
    * RegBackendList:exclude-tags:
@@ -515,9 +498,7 @@ reg_backend_list_class_init (RegBackendListClass *klass)
    * [method@Reg.Registry.list_backends] leaves them out; when none are
    * given, `debug` and `experimental`.  An empty array leaves out nothing.
    */
-  properties[PROP_EXCLUDE_TAGS] =
-    g_param_spec_boxed ("exclude-tags", NULL, NULL, G_TYPE_STRV,
-                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_EXCLUDE_TAGS] = g_param_spec_boxed ("exclude-tags", NULL, NULL, G_TYPE_STRV, construct);
 
   /**
    * RegBackendList:item-type:

@@ -598,30 +598,24 @@ _reg_compile_cache_settle (RegCompileCache     *cache,
       /* Claimed: ready now, or forgotten (a waiter then compiles). */
       entry->owner = NULL;
       if (!keep)
-        {
-          g_ptr_array_add (garbage, g_object_ref (entry->compiler));
-          g_hash_table_remove (cache->entries, entry);
-          entry = NULL;
-        }
+        g_hash_table_steal (cache->entries, entry);
       g_cond_broadcast (&cache->settled);
     }
   else
     {
       /* Unclaimed: kept unless another compile of its key is there. */
       g_hash_table_remove (cache->unclaimed, entry);
-      if (!keep || g_hash_table_contains (cache->entries, entry))
-        {
-          g_ptr_array_add (garbage, g_object_ref (entry->compiler));
-          entry_free (entry);
-          entry = NULL;
-        }
-      else
-        {
-          g_hash_table_add (cache->entries, entry);
-        }
+      keep = keep && !g_hash_table_contains (cache->entries, entry);
+      if (keep)
+        g_hash_table_add (cache->entries, entry);
     }
 
-  if (entry != NULL)
+  if (!keep)
+    {
+      g_ptr_array_add (garbage, g_object_ref (entry->compiler));
+      entry_free (entry);
+    }
+  else
     {
       entry->fn = g_object_ref (fn);
       entry->cost = cost;

@@ -747,6 +747,8 @@ parse_manifest (const char  *dir,
   const char *end;
 
   *hint = HINT_SYNTAX;
+  if (length == 0)  /* an empty text may come without a buffer */
+    data = "";
 
   /* Validate the whole text first: GKeyFile would stop at a NUL byte and
    * quietly drop a value that is not UTF-8 where no error is asked for. */

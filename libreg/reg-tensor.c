@@ -95,14 +95,12 @@ check_shape (const gint64  *shape,
 
   str = _reg_shape_to_string (shape, n_dims);
   for (guint i = 0; i < n_dims; i++)
-    {
-      if (shape[i] < 0)
-        {
-          g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_SHAPE,
-                       "shape %s: dimension %u is negative", str, i);
-          return FALSE;
-        }
-    }
+    if (shape[i] < 0)
+      {
+        g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_SHAPE,
+                     "shape %s: dimension %u is negative", str, i);
+        return FALSE;
+      }
   g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_SHAPE,
                "shape %s has more elements than memory can address", str);
   return FALSE;

@@ -394,6 +394,8 @@ test_compile_frozen_graph (void)
       g_clear_pointer (&frozen_text, g_free);
       frozen_text = reg_graph_to_string (log.outer);
       g_assert_cmpstr (frozen_text, ==, text);
+      g_clear_object (&log.outer);
+      g_clear_object (&inner_log.inner);
       return;
     }
   g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);

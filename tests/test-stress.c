@@ -1356,6 +1356,90 @@ test_stress_lock_order (void)
     remove_tmp_dir (g_ptr_array_index (dirs, i));
 }
 
+/* Readers on stable names while a writer churns other names: every change
+ * retires the lookup snapshot under the readers' feet, and each lookup must
+ * still find the right compiler. */
+#define N_STABLE 32
+
+typedef struct
+{
+  RegRegistry *reg;
+  RegCompiler *stable[N_STABLE];
+  gint         stop;
+  gint         wrong;
+  guint64      lookups;
+} Churn;
+
+static gpointer
+churn_reader (gpointer data)
+{
+  Churn *c = data;
+  guint64 n = 0;
+
+  while (!g_atomic_int_get (&c->stop))
+    {
+      guint i = n++ % N_STABLE;
+      g_autofree char *name = g_strdup_printf ("stable%u", i);
+      g_autoptr(RegCompiler) found = reg_registry_lookup_backend (c->reg, name, NULL);
+
+      if (found != c->stable[i])
+        g_atomic_int_inc (&c->wrong);
+    }
+
+  g_atomic_pointer_add (&c->lookups, n);
+  return NULL;
+}
+
+static void
+test_stress_snapshot_churn (void)
+{
+  Churn c = { .reg = reg_registry_new () };
+  g_autoptr(RegCompiler) churner = reg_func_compiler_new ("churn", refuse_compile, NULL, NULL);
+  GThread *readers[3];
+  gpointer weak = churner;
+
+  for (guint i = 0; i < N_STABLE; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("stable%u", i);
+
+      c.stable[i] = reg_func_compiler_new (name, refuse_compile, NULL, NULL);
+      g_assert_true (reg_registry_register_backend (c.reg, NULL, c.stable[i], NULL, NULL));
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (readers); i++)
+    readers[i] = g_thread_new ("reader", churn_reader, &c);
+
+  for (guint round = 0; round < 3000; round++)
+    {
+      g_autofree char *name = g_strdup_printf ("churn%u", round % 7);
+      g_autoptr(RegCompiler) found = NULL;
+
+      g_assert_true (reg_registry_register_backend (c.reg, name, churner, NULL, NULL));
+      found = reg_registry_lookup_backend (c.reg, name, NULL);  /* republishes */
+      g_assert_true (found == churner);
+      g_assert_true (reg_registry_unregister_backend (c.reg, name, NULL));
+    }
+
+  g_atomic_int_set (&c.stop, 1);
+  for (guint i = 0; i < G_N_ELEMENTS (readers); i++)
+    g_thread_join (readers[i]);
+
+  g_assert_cmpint (c.wrong, ==, 0);
+  g_assert_cmpuint (c.lookups, >, 0);
+
+  /* Every retired snapshot is freed by the time the registry is: no
+   * reference to any compiler is left behind. */
+  g_object_add_weak_pointer (G_OBJECT (churner), &weak);
+  g_clear_object (&c.reg);
+  g_clear_object (&churner);
+  g_assert_null (weak);
+  for (guint i = 0; i < N_STABLE; i++)
+    {
+      g_assert_cmpuint (G_OBJECT (c.stable[i])->ref_count, ==, 1);
+      g_object_unref (c.stable[i]);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1375,6 +1459,7 @@ main (int   argc,
   g_test_add_func ("/stress/mixed", test_stress_mixed);
   g_test_add_func ("/stress/first-load", test_stress_first_load);
   g_test_add_func ("/stress/lock-order", test_stress_lock_order);
+  g_test_add_func ("/stress/snapshot-churn", test_stress_snapshot_churn);
 
   return g_test_run ();
 }
