@@ -37,10 +37,13 @@ gboolean        _reg_backend_info_equal (RegBackendInfo     *a,
                                          RegBackendInfo     *b);
 
 /* Sets where a module backend was declared, once, before @self is handed
- * out: the manifest, and the later declarations of its name it hides. */
+ * out: the manifest, the later declarations of its name it hides, its
+ * loader and (nullable) its entry point. */
 void            _reg_backend_info_set_declaration (RegBackendInfo     *self,
                                                    const char         *manifest_path,
-                                                   const char * const *shadowed_manifests);
+                                                   const char * const *shadowed_manifests,
+                                                   const char         *loader,
+                                                   const char         *entry_point);
 
 /* Sets what the backend's state is, once, before @self is handed out:
  * @verdict (nullable) is the one that governs it, @load_error (nullable)

@@ -45,6 +45,8 @@ struct _RegBackendInfo
   RegBackendState   state;
   RegVerdict       *verdict;
   char             *reason;
+  char             *loader;
+  char             *entry_point;
 };
 
 enum {
@@ -67,6 +69,8 @@ enum {
   PROP_STATE,
   PROP_VERDICT,
   PROP_REASON,
+  PROP_LOADER,
+  PROP_ENTRY_POINT,
   N_PROPS
 };
 
@@ -92,6 +96,8 @@ reg_backend_info_finalize (GObject *object)
   g_strfreev (self->shadowed_manifests);
   g_clear_object (&self->verdict);
   g_free (self->reason);
+  g_free (self->loader);
+  g_free (self->entry_point);
 
   G_OBJECT_CLASS (reg_backend_info_parent_class)->finalize (object);
 }
@@ -160,6 +166,12 @@ reg_backend_info_get_property (GObject    *object,
     case PROP_REASON:
       g_value_set_string (value, self->reason);
       break;
+    case PROP_LOADER:
+      g_value_set_string (value, self->loader);
+      break;
+    case PROP_ENTRY_POINT:
+      g_value_set_string (value, self->entry_point);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -204,7 +216,11 @@ reg_backend_info_class_init (RegBackendInfoClass *klass)
    * RegBackendInfo:module-path:
    *
    * The full path of the module file that declares or provided the
-   * backend, also before it is loaded; %NULL for runtime backends.
+   * backend, also before it is loaded: the shared object of a module
+   * written in C, the ES module file of a backend written in JavaScript.
+   * %NULL for runtime backends, and for backends written in Python, whose
+   * module Python finds when it imports it (see
+   * [property@Reg.BackendInfo:entry-point]).
    */
   properties[PROP_MODULE_PATH] =
     g_param_spec_string ("module-path", NULL, NULL, NULL, flags);
@@ -343,6 +359,30 @@ reg_backend_info_class_init (RegBackendInfoClass *klass)
   properties[PROP_REASON] =
     g_param_spec_string ("reason", NULL, NULL, NULL, flags);
 
+  /**
+   * RegBackendInfo:loader:
+   *
+   * What loads the backend's code, its manifest's `Loader=`: `"c"` for a
+   * module written in C, `"python"` or `"gjs"` for a backend written in
+   * Python or JavaScript ([Writing a backend in Python or
+   * JavaScript](writing-a-backend-in-python-or-javascript.html)); %NULL
+   * for a runtime backend.
+   */
+  properties[PROP_LOADER] =
+    g_param_spec_string ("loader", NULL, NULL, NULL, flags);
+
+  /**
+   * RegBackendInfo:entry-point:
+   *
+   * For a backend written in Python or JavaScript, what its manifest
+   * makes it of, as `IMPORT:OBJECT`: `acme_reg.compiler:AcmeCompiler`
+   * (the module Python imports and the object in it), `acme.js:acme` (the
+   * ES module file beside the manifest and its export).  %NULL for the
+   * others, whose [property@Reg.BackendInfo:module-path] says it.
+   */
+  properties[PROP_ENTRY_POINT] =
+    g_param_spec_string ("entry-point", NULL, NULL, NULL, flags);
+
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -354,7 +394,9 @@ reg_backend_info_init (RegBackendInfo *self)
 void
 _reg_backend_info_set_declaration (RegBackendInfo     *self,
                                    const char         *manifest_path,
-                                   const char * const *shadowed_manifests)
+                                   const char * const *shadowed_manifests,
+                                   const char         *loader,
+                                   const char         *entry_point)
 {
   static const char * const none[] = { NULL };
 
@@ -362,6 +404,8 @@ _reg_backend_info_set_declaration (RegBackendInfo     *self,
 
   self->manifest_path = g_strdup (manifest_path);
   self->shadowed_manifests = g_strdupv ((char **) (shadowed_manifests != NULL ? shadowed_manifests : none));
+  self->loader = g_strdup (loader);
+  self->entry_point = g_strdup (entry_point);
 }
 
 /* Fills the fields directly: a list model of a registry's backends makes
@@ -446,7 +490,9 @@ _reg_backend_info_equal (RegBackendInfo *a,
          a->state == b->state &&
          g_strcmp0 (a->reason, b->reason) == 0 &&
          (a->verdict == NULL) == (b->verdict == NULL) &&
-         (a->verdict == NULL || reg_verdict_get_time (a->verdict) == reg_verdict_get_time (b->verdict));
+         (a->verdict == NULL || reg_verdict_get_time (a->verdict) == reg_verdict_get_time (b->verdict)) &&
+         g_strcmp0 (a->loader, b->loader) == 0 &&
+         g_strcmp0 (a->entry_point, b->entry_point) == 0;
 }
 
 /**
@@ -502,10 +548,13 @@ reg_backend_info_get_description (RegBackendInfo *self)
  * reg_backend_info_get_module_path:
  * @self: a [class@Reg.BackendInfo]
  *
- * Gets the full path of the module file that declares the backend.
+ * Gets the full path of the module file that declares the backend: for
+ * a backend written in JavaScript its ES module file, for one written in
+ * Python none (Python finds the module when it imports it: see
+ * [property@Reg.BackendInfo:entry-point]).
  *
  * Returns: (transfer none) (nullable) (type filename): the path, or %NULL
- *   for a runtime backend
+ *   for a runtime backend or one written in Python
  */
 const char *
 reg_backend_info_get_module_path (RegBackendInfo *self)
@@ -728,6 +777,41 @@ reg_backend_info_get_manifest_path (RegBackendInfo *self)
   g_return_val_if_fail (REG_IS_BACKEND_INFO (self), NULL);
 
   return self->manifest_path;
+}
+
+/**
+ * reg_backend_info_get_loader:
+ * @self: a [class@Reg.BackendInfo]
+ *
+ * Gets what loads the backend's code (see
+ * [property@Reg.BackendInfo:loader]).
+ *
+ * Returns: (transfer none) (nullable): `"c"`, `"python"` or `"gjs"`, or
+ *   %NULL for a runtime backend
+ */
+const char *
+reg_backend_info_get_loader (RegBackendInfo *self)
+{
+  g_return_val_if_fail (REG_IS_BACKEND_INFO (self), NULL);
+
+  return self->loader;
+}
+
+/**
+ * reg_backend_info_get_entry_point:
+ * @self: a [class@Reg.BackendInfo]
+ *
+ * Gets what the manifest of a backend written in Python or JavaScript
+ * makes it of (see [property@Reg.BackendInfo:entry-point]).
+ *
+ * Returns: (transfer none) (nullable): `IMPORT:OBJECT`, or %NULL
+ */
+const char *
+reg_backend_info_get_entry_point (RegBackendInfo *self)
+{
+  g_return_val_if_fail (REG_IS_BACKEND_INFO (self), NULL);
+
+  return self->entry_point;
 }
 
 /**

@@ -95,5 +95,9 @@ REG_AVAILABLE_IN_ALL
 RegVerdict         *reg_backend_info_get_verdict     (RegBackendInfo *self);
 REG_AVAILABLE_IN_ALL
 const char         *reg_backend_info_get_reason      (RegBackendInfo *self);
+REG_AVAILABLE_IN_ALL
+const char         *reg_backend_info_get_loader      (RegBackendInfo *self);
+REG_AVAILABLE_IN_ALL
+const char         *reg_backend_info_get_entry_point (RegBackendInfo *self);
 
 G_END_DECLS

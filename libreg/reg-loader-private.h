@@ -20,8 +20,10 @@ G_BEGIN_DECLS
  *    directory); when entry_key is set, each [Backend NAME] group must give
  *    that key, whose value is the backend's *entry* (the object to make).
  *    Nothing is opened and no code runs: listing and describing backends
- *    never starts anything.  locate() gives the file of a source, for
- *    infos and messages.
+ *    never starts anything.  check_entry(), when set, checks each entry.
+ *    locate() gives the file of a source, for infos and messages; a
+ *    loader without one (Python, whose interpreter finds its modules)
+ *    has the manifest stand for its source.
  *  - the first lookup of one of the manifest's backends (reg-loading.c):
  *    load() loads the source (once per process, however many registries
  *    and paths lead to it) and returns what it loaded; offers() lists the
@@ -29,7 +31,10 @@ G_BEGIN_DECLS
  *    declares; make() makes the compiler of one declared backend.  load()
  *    and make() run the source's code: the caller holds the loading lock
  *    and its registry's load lock, never a registry's contents lock (the
- *    lock order is at the top of reg-loading.c).
+ *    lock order is at the top of reg-loading.c); or, for a loader that
+ *    sets unlocked (one that runs an interpreter, whose own locks must
+ *    never be waited for under one of libreg's), no lock of libreg at
+ *    all.
  *  - verification (reg-verify.c): a check looks the backend up in a child
  *    process, which loads it through the same loader; its verdict is
  *    recorded against the identity of the file locate() gives.
@@ -42,8 +47,11 @@ typedef struct
   const char *entry_key;  /* the [Backend NAME] key each backend gives, or NULL */
   const char *hint;       /* what to do about a [Reg Module] group read_source()
                            * refused: a sentence */
+  gboolean    unlocked;   /* load() and make() run with no lock of libreg held */
 
   char        *(*read_source) (RegKeyGroup  *group,
+                               GError      **error);
+  gboolean     (*check_entry) (const char   *entry,
                                GError      **error);
   char        *(*locate)      (const char   *dir,
                                const char   *source);

@@ -12,12 +12,12 @@
  * takes them in this order and never the other way round:
  *
  *   1. loading_lock (here): the process's loading lock, recursive.  Every
- *      load through any registry takes it first, and the loaders' code
+ *      load through any registry takes it first, and the C loader's code
  *      (opening a module, its reg_module_load(), making its compilers)
  *      runs under it, so that a module may look backends up in any
  *      registry, the default one included, while it loads: such a lookup
  *      takes it again, then the other registry's load lock.  It also
- *      guards the loaders' own tables (reg-module.c) and serialises
+ *      guards the C loader's own tables (reg-module.c) and serialises
  *      loading across the process, so no two modules load at once.
  *   2. RegRegistry.load_lock, one per registry, recursive: serialises
  *      discovery and loading in that registry.  A thread holds the load
@@ -35,13 +35,27 @@
  * test-stress's /stress/lock-order loads modules through several
  * registries at once, ThreadSanitizer watching (tools/check's tsan
  * configuration).
+ *
+ * Interpreters.  The loaders of Python and JavaScript (RegLoader.unlocked)
+ * run their code with none of these locks held: an interpreter has locks
+ * of its own (Python's interpreter lock and its per-module import locks,
+ * GJS's one thread), which its code holds while it calls libreg, so a
+ * thread must never wait for one of them under a lock of libreg.  Their
+ * loaders' tables are guarded by those locks; two threads that load one
+ * source at once are serialised by the interpreter (Python imports a
+ * module once), each may make a compiler, and the registry keeps the first
+ * one registered.  A thread that loads a source again while it is loading
+ * it (its module looks one of its own backends up) fails, see
+ * enter_source().
  */
 
 #include <pthread.h>
 #include <string.h>
 
 #include "reg-compiler-private.h"
+#include "reg-environment-private.h"
 #include "reg-file-private.h"
+#include "reg-language-loader-private.h"
 #include "reg-message-private.h"
 #include "reg-module.h"
 #include "reg-registry-private.h"
@@ -187,6 +201,103 @@ clear_compiler (gpointer data)
   g_clear_object ((RegCompiler **) data);
 }
 
+/* The sources an unlocked loader is loading in this thread, innermost
+ * first: strings "LOADER:SOURCE". */
+static void
+free_sources (gpointer data)
+{
+  g_slist_free_full (data, g_free);
+}
+
+static GPrivate loading_sources = G_PRIVATE_INIT (free_sources);
+
+static char *
+source_key (RegManifest *manifest)
+{
+  g_autofree char *path = NULL;
+
+  /* A source that is no file (a Python module) is its name: one module
+   * of that name per interpreter, whichever manifest leads to it. */
+  if (manifest->loader->locate == NULL)
+    return g_strconcat (manifest->loader->name, ":", manifest->source, NULL);
+
+  path = _reg_manifest_dup_source_path (manifest);
+  return g_strconcat (manifest->loader->name, ":", path, NULL);
+}
+
+/* Records that this thread loads @manifest's source, or fails when it is
+ * loading it already: the source's own code looked up @name while it was
+ * imported.  Its interpreter would hand back the half-imported module (or
+ * wait for itself); the backend cannot exist before its code has run. */
+static gboolean
+enter_source (RegManifest  *manifest,
+              const char   *name,
+              const char   *shown_manifest,
+              GError      **error)
+{
+  GSList *sources = g_private_get (&loading_sources);
+  char *key = source_key (manifest);
+
+  if (g_slist_find_custom (sources, key, (GCompareFunc) strcmp) != NULL)
+    {
+      g_autofree char *shown = _reg_escape (manifest->source);
+
+      g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
+                   "backend '%s' (declared by %s): it was looked up while its code (%s, "
+                   "Loader=%s) was being imported in this thread, by that import: a backend "
+                   "exists only once its code is imported. Look it up after the import.",
+                   name, shown_manifest, shown, manifest->loader->name);
+      g_free (key);
+      return FALSE;
+    }
+
+  g_private_set (&loading_sources, g_slist_prepend (sources, key));
+  return TRUE;
+}
+
+static void
+leave_source (void)
+{
+  GSList *sources = g_private_get (&loading_sources);
+
+  g_free (sources->data);
+  g_private_set (&loading_sources, g_slist_delete_link (sources, sources));
+}
+
+/* Loads @manifest's source and makes the compilers of its backends
+ * @wanted into @made (the one of @name setting @name_error when it
+ * fails); returns what was loaded, or NULL with @error set. */
+static GObject *
+load_and_make (RegRegistry  *self,
+               RegManifest  *manifest,
+               const char   *name,
+               GArray       *wanted,
+               GArray       *made,
+               GHashTable   *rejected,
+               GError      **name_error,
+               GError      **error)
+{
+  GObject *loaded = manifest->loader->load (manifest->dir, manifest->source, error);
+
+  if (loaded == NULL)
+    return NULL;
+
+  find_undeclared (self, manifest, loaded, rejected);
+
+  /* Making a compiler runs its code: outside the contents lock. */
+  g_array_set_size (made, wanted->len);
+  for (guint i = 0; i < wanted->len; i++)
+    {
+      guint index = g_array_index (wanted, guint, i);
+      gboolean is_name = strcmp (manifest->backends[index].name, name) == 0;
+
+      g_array_index (made, RegCompiler *, i) =
+        make_compiler (manifest, loaded, index, is_name ? name_error : NULL);
+    }
+
+  return loaded;
+}
+
 /* Records why loading @name from @manifest failed, for its infos to
  * tell; TRUE when that is news. */
 static gboolean
@@ -212,6 +323,114 @@ record_failure (RegRegistry  *self,
   return changed;
 }
 
+/* Verdict keys */
+
+static void
+append_stamp (GString    *key,
+              const char *what,
+              const char *path)
+{
+  RegFileStamp stamp;
+
+  g_string_append_printf (key, "%s=%s", what, path);
+  if (_reg_file_stamp_get (path, &stamp, NULL))
+    g_string_append_printf (key, " %" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT " %" G_GINT64_FORMAT
+                            " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT,
+                            stamp.dev, stamp.ino, stamp.size, stamp.mtime_ns, stamp.ctime_ns);
+  g_string_append_c (key, '\n');
+}
+
+char *
+_reg_loading_dup_verdict_path (const RegManifest *manifest,
+                               gboolean           create)
+{
+  g_autoptr(GString) key = NULL;
+  g_autofree char *manifest_path = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *digest = NULL;
+  g_autofree char *name = NULL;
+  char *path;
+
+  if (manifest->loader != &_reg_python_loader && manifest->loader != &_reg_gjs_loader)
+    return _reg_manifest_dup_source_path (manifest);
+  if (!_reg_environment_is_trusted ())
+    return _reg_manifest_dup_source_path (manifest);
+
+  manifest_path = _reg_manifest_dup_path (manifest);
+  key = g_string_new ("libreg verdict key 1\n");
+  g_string_append_printf (key, "loader=%s\n", manifest->loader->name);
+  append_stamp (key, "manifest", manifest_path);
+  if (manifest->loader->locate != NULL)
+    {
+      g_autofree char *source = _reg_manifest_dup_source_path (manifest);
+
+      append_stamp (key, "source", source);
+    }
+  else
+    g_string_append_printf (key, "source=%s\n", manifest->source);
+  if (manifest->loader == &_reg_python_loader)
+    {
+      g_autofree char *environment = _reg_language_loader_dup_python_environment ();
+
+      g_string_append_printf (key, "environment=%s\n", environment);
+    }
+
+  /* Named after its text, which never changes: the file's own identity
+   * stays that of the state it names. */
+  digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, key->str, key->len);
+  dir = g_build_filename (g_get_user_cache_dir (), "libreg", "verdict-keys", NULL);
+  name = g_strconcat (digest, ".key", NULL);
+  path = g_build_filename (dir, name, NULL);
+  if (!create && !g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    {
+      /* No verdict was ever recorded against it. */
+      g_free (path);
+      return NULL;
+    }
+  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR) &&
+      (g_mkdir_with_parents (dir, 0700) != 0 ||
+       !g_file_set_contents_full (path, key->str, key->len, G_FILE_SET_CONTENTS_CONSISTENT,
+                                  0600, NULL)))
+    {
+      g_debug ("the verdict key %s cannot be written: verdicts are recorded against the source",
+               path);
+      g_free (path);
+      return _reg_manifest_dup_source_path (manifest);
+    }
+
+  return path;
+}
+
+/* The code is loaded only if no verdict quarantines it (and, when
+ * asked, after its backends were checked in a child process, seeing the
+ * backends this registry sees). */
+static gboolean
+check_before_load (RegRegistry  *self,
+                   RegManifest  *manifest,
+                   const char   *name,
+                   const char   *source,
+                   const char   *manifest_path,
+                   GPtrArray    *wanted_names,
+                   GError      **error)
+{
+  RegModuleChecks checks = g_atomic_int_get (&self->module_checks);
+  g_auto(GStrv) search_path = NULL;
+  g_autofree char *verdict_path = NULL;
+  gboolean check_first = (checks & REG_MODULE_CHECKS_VERIFY) != 0;
+
+  if (checks == REG_MODULE_CHECKS_NONE)
+    return TRUE;
+
+  /* No key file: no verdict was recorded against it. */
+  verdict_path = _reg_loading_dup_verdict_path (manifest, check_first);
+  if (verdict_path == NULL)
+    return TRUE;
+
+  search_path = reg_registry_get_search_paths (self);
+  return _reg_verify_before_load (check_first, (const char * const *) search_path, name, source,
+                                  verdict_path, manifest_path, manifest->dir, wanted_names, error);
+}
+
 RegCompiler *
 _reg_loading_load (RegRegistry  *self,
                    const char   *name,
@@ -234,7 +453,6 @@ _reg_loading_load (RegRegistry  *self,
   RegCompiler *result = NULL;
   GObject *loaded = NULL;
   gboolean first_load = FALSE;
-  RegModuleChecks checks;
   GHashTableIter iter;
   gpointer key, value;
   RegEntry *entry;
@@ -275,39 +493,34 @@ _reg_loading_load (RegRegistry  *self,
   source = _reg_manifest_dup_source_path (manifest);
   shown_manifest = _reg_escape (manifest_path);
 
-  /* The code is loaded only if no verdict quarantines it (and, when
-   * asked, after its backends were checked in a child process, seeing
-   * the backends this registry sees). */
-  checks = g_atomic_int_get (&self->module_checks);
-  if (checks != REG_MODULE_CHECKS_NONE)
+  if (!manifest->loader->unlocked)
     {
-      g_auto(GStrv) search_path = reg_registry_get_search_paths (self);
-
-      if (!_reg_verify_before_load ((checks & REG_MODULE_CHECKS_VERIFY) != 0,
-                                    (const char * const *) search_path, name, source,
-                                    manifest_path, manifest->dir, wanted_names, error))
+      if (!check_before_load (self, manifest, name, source, manifest_path, wanted_names, error))
+        goto out;
+      loaded = load_and_make (self, manifest, name, wanted, made, rejected, &name_error,
+                              &local_error);
+    }
+  else if (enter_source (manifest, name, shown_manifest, error))
+    {
+      /* An interpreter's code, and what identifies its verdicts (which
+       * may ask the interpreter): no lock of libreg held (see the top). */
+      unlock_loading (self);
+      if (check_before_load (self, manifest, name, source, manifest_path, wanted_names, error))
+        loaded = load_and_make (self, manifest, name, wanted, made, rejected, &name_error,
+                                &local_error);
+      lock_loading (self);
+      leave_source ();
+      if (loaded == NULL && local_error == NULL)
         goto out;
     }
+  else
+    goto out;
 
-  loaded = manifest->loader->load (manifest->dir, manifest->source, &local_error);
   if (loaded == NULL)
     {
       g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
                                   "backend '%s' (declared by %s): ", name, shown_manifest);
       goto out;
-    }
-
-  find_undeclared (self, manifest, loaded, rejected);
-
-  /* Making a compiler runs its code: outside the contents lock. */
-  g_array_set_size (made, wanted->len);
-  for (guint i = 0; i < wanted->len; i++)
-    {
-      guint index = g_array_index (wanted, guint, i);
-      gboolean is_name = strcmp (manifest->backends[index].name, name) == 0;
-
-      g_array_index (made, RegCompiler *, i) =
-        make_compiler (manifest, loaded, index, is_name ? &name_error : NULL);
     }
 
   g_rw_lock_writer_lock (&self->lock);
@@ -443,6 +656,7 @@ reg_registry_verify_backend (RegRegistry   *self,
 {
   g_autoptr(RegManifest) manifest = NULL;
   g_autofree char *source = NULL;
+  g_autofree char *verdict_path = NULL;
   g_auto(GStrv) search_path = NULL;
   RegVerdict *verdict;
   RegVerifyOptions parsed;
@@ -461,9 +675,10 @@ reg_registry_verify_backend (RegRegistry   *self,
     return NULL;
 
   source = _reg_manifest_dup_source_path (manifest);
+  verdict_path = _reg_loading_dup_verdict_path (manifest, TRUE);
   search_path = reg_registry_get_search_paths (self);
-  verdict = _reg_verify_run ((const char * const *) search_path, name, source, manifest->dir,
-                             &parsed, cancellable, error);
+  verdict = _reg_verify_run ((const char * const *) search_path, name, source, verdict_path,
+                             manifest->dir, &parsed, cancellable, error);
   if (verdict != NULL)
     g_signal_emit (self, _reg_registry_signals[REG_REGISTRY_BACKEND_CHANGED],
                    g_quark_try_string (name), name);
@@ -492,7 +707,7 @@ reg_registry_dup_verdict (RegRegistry *self,
                           const char  *name)
 {
   g_autoptr(RegManifest) manifest = NULL;
-  g_autofree char *source = NULL;
+  g_autofree char *verdict_path = NULL;
 
   g_return_val_if_fail (REG_IS_REGISTRY (self), NULL);
   g_return_val_if_fail (name != NULL, NULL);
@@ -501,6 +716,6 @@ reg_registry_dup_verdict (RegRegistry *self,
   if (manifest == NULL)
     return NULL;
 
-  source = _reg_manifest_dup_source_path (manifest);
-  return _reg_verify_dup_verdict (name, source);
+  verdict_path = _reg_loading_dup_verdict_path (manifest, FALSE);
+  return verdict_path != NULL ? _reg_verify_dup_verdict (name, verdict_path) : NULL;
 }

@@ -8,9 +8,14 @@
  *   AbiVersion=2             required: REG_MODULE_ABI_VERSION
  *   Loader=c                 optional, the loader (reg-loader-private.h);
  *                            the keys it reads, for "c" Module=, the
- *                            module's file name in this directory
+ *                            module's file name in this directory; for
+ *                            "python" Import=, a dotted module name; for
+ *                            "gjs" Import=, an ES module file name in
+ *                            this directory
  *
  *   [Backend NAME]           one group per backend, at least one
+ *   Object=AcmeCompiler      python and gjs only: what in the module makes
+ *                            the compiler (reg-language-loader.c)
  *   Tags=debug;gpu           optional
  *   Description=...          optional
  *   Options=threads;fuse     the options, in the order a chooser shows them
@@ -42,6 +47,7 @@
 
 #include "reg-file-private.h"
 #include "reg-keyfile-private.h"
+#include "reg-language-loader-private.h"
 #include "reg-manifest-private.h"
 #include "reg-message-private.h"
 #include "reg-module-private.h"
@@ -90,6 +96,9 @@ _reg_manifest_dup_path (const RegManifest *manifest)
 char *
 _reg_manifest_dup_source_path (const RegManifest *manifest)
 {
+  if (manifest->loader->locate == NULL)
+    return _reg_manifest_dup_path (manifest);
+
   return manifest->loader->locate (manifest->dir, manifest->source);
 }
 
@@ -594,6 +603,13 @@ parse_backend (RegKeyFile       *keyfile,
                        loader->name);
           return FALSE;
         }
+      if (loader->check_entry != NULL && !loader->check_entry (parsed->entry, &local_error))
+        {
+          g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
+                       "[%s] %s=%s: %s", group_name, loader->entry_key, parsed->entry,
+                       local_error->message);
+          return FALSE;
+        }
     }
 
   /* A missing or empty Tags= is no tag. */
@@ -608,9 +624,14 @@ parse_backend (RegKeyFile       *keyfile,
   return TRUE;
 }
 
-/* The loaders this libreg has (reg-loader-private.h), by their Loader=. */
+/* The loaders this libreg has (reg-loader-private.h), by their Loader=.
+ * Python and JavaScript are known whether or not their loader modules
+ * were built: a manifest of theirs is listed, and its lookup says what is
+ * missing. */
 static const RegLoader * const loaders[] = {
   &_reg_module_loader,
+  &_reg_python_loader,
+  &_reg_gjs_loader,
 };
 
 static const RegLoader *
@@ -669,9 +690,12 @@ parse_module_group (RegKeyFile       *keyfile,
   if (*loader == NULL)
     {
       g_autofree char *shown = _reg_quote_for_message (loader_name, -1);
+      g_autoptr(GString) names = g_string_new (NULL);
 
+      for (gsize i = 0; i < G_N_ELEMENTS (loaders); i++)
+        g_string_append_printf (names, "%s%s", i > 0 ? ", " : "", loaders[i]->name);
       g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
-                   "Loader=%s is not a loader this libreg has (it has: c)", shown);
+                   "Loader=%s is not a loader this libreg has (it has: %s)", shown, names->str);
       return FALSE;
     }
 

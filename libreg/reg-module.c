@@ -125,8 +125,9 @@ reg_module_load_module (GTypeModule *type_module)
       else if (!is_shared_object (self->path))
         g_set_error (&self->load_error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
                      "module %s is not a shared object (an ELF file): Module= names the "
-                     "compiled module of a backend written in C. A backend written in another "
-                     "language is declared by a manifest with the Loader= of its language.",
+                     "compiled module of a backend written in C. A backend written in Python "
+                     "or JavaScript is declared by a manifest with Loader=python or Loader=gjs "
+                     "and Import= instead of Module=.",
                      path);
       else
         g_set_error (&self->load_error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,

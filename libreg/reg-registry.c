@@ -1019,6 +1019,7 @@ typedef struct
   RegBackendInfo *info;
   RegCompiler    *compiler;    /* loaded backends only */
   char           *load_error;  /* why its last load failed, or NULL */
+  RegManifest    *manifest;    /* the declaration's, for its verdicts */
 } InfoRequest;
 
 static void
@@ -1031,11 +1032,18 @@ info_request_start_locked (RegRegistry    *self,
   g_autoptr(GPtrArray) hidden = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *module_path = NULL;
   g_autofree char *manifest_path = NULL;
+  g_autofree char *entry_point = NULL;
+  const char *loader = NULL;
 
   if (entry->manifest != NULL)
     {
-      module_path = _reg_manifest_dup_source_path (entry->manifest);
+      /* A loader without a file of its own (Python) has no module path. */
+      if (entry->manifest->loader->locate != NULL)
+        module_path = _reg_manifest_dup_source_path (entry->manifest);
       manifest_path = _reg_manifest_dup_path (entry->manifest);
+      loader = entry->manifest->loader->name;
+      if (declaration->entry != NULL)
+        entry_point = g_strconcat (entry->manifest->source, ":", declaration->entry, NULL);
     }
   for (guint i = 0; entry->hidden != NULL && i < entry->hidden->len; i++)
     g_ptr_array_add (hidden, _reg_manifest_dup_path (g_ptr_array_index (entry->hidden, i)));
@@ -1047,9 +1055,10 @@ info_request_start_locked (RegRegistry    *self,
                                          g_strcmp0 (self->default_name, entry->name) == 0,
                                          details != NULL ? details->options : NULL, details);
   _reg_backend_info_set_declaration (request->info, manifest_path,
-                                     (const char * const *) hidden->pdata);
+                                     (const char * const *) hidden->pdata, loader, entry_point);
   request->compiler = entry->compiler != NULL ? g_object_ref (entry->compiler) : NULL;
   request->load_error = g_strdup (entry->load_error);
+  request->manifest = entry->manifest != NULL ? _reg_manifest_ref (entry->manifest) : NULL;
 }
 
 /* Call without the lock: reads the verdict stores, and asks the
@@ -1057,11 +1066,18 @@ info_request_start_locked (RegRegistry    *self,
 static RegBackendInfo *
 info_request_finish (InfoRequest *request)
 {
-  const char *module_path = reg_backend_info_get_module_path (request->info);
   g_autoptr(RegVerdict) verdict = NULL;
 
-  if (module_path != NULL)
-    verdict = _reg_verify_dup_verdict (reg_backend_info_get_name (request->info), module_path);
+  /* The file its verdicts are recorded against (a key file for Python and
+   * JavaScript, whose making is I/O): outside the lock too. */
+  if (request->manifest != NULL)
+    {
+      g_autofree char *verdict_path = _reg_loading_dup_verdict_path (request->manifest, FALSE);
+
+      if (verdict_path != NULL)
+        verdict = _reg_verify_dup_verdict (reg_backend_info_get_name (request->info), verdict_path);
+      g_clear_pointer (&request->manifest, _reg_manifest_unref);
+    }
   _reg_backend_info_set_state (request->info, verdict, request->load_error);
   g_clear_pointer (&request->load_error, g_free);
 

@@ -32,31 +32,37 @@ gboolean    _reg_verify_options_parse (GVariant                *options,
 
 /* reg_registry_verify_backend() of backend @name, declared in the search
  * directory @dir with the module file @module_path, which reaches the
- * backends of @search_path (the asking registry's) in the checker.  Runs
- * no module code in this process. */
+ * backends of @search_path (the asking registry's) in the checker.  The
+ * verdict is recorded against @verdict_path, the file whose identity
+ * decides the result: @module_path for a module written in C, a key file
+ * for Python and JavaScript (_reg_loading_dup_verdict_path()).  Runs no
+ * module code in this process. */
 RegVerdict *_reg_verify_run           (const char * const      *search_path,
                                        const char              *name,
                                        const char              *module_path,
+                                       const char              *verdict_path,
                                        const char              *dir,
                                        const RegVerifyOptions  *options,
                                        GCancellable            *cancellable,
                                        GError                 **error);
 
-/* The verdict that governs backend @name of @module_path as the file is
- * now: one quarantining the module, or else the backend's own; NULL when
- * none is recorded. */
+/* The verdict that governs backend @name recorded against @verdict_path
+ * as the file is now: one quarantining the module, or else the backend's
+ * own; NULL when none is recorded. */
 RegVerdict *_reg_verify_dup_verdict   (const char              *name,
-                                       const char              *module_path);
+                                       const char              *verdict_path);
 
 /* A registry's hook before it opens @module_path for backend @name: fails
  * (REG_REGISTRY_ERROR_LOAD_FAILED) when a recorded verdict quarantines the
  * module; with @check_first (REG_MODULE_CHECKS_VERIFY), first checks each
  * backend of @names (those the registry takes from the module) that has no
- * verdict yet, and fails when one quarantines it or cannot be checked. */
+ * verdict yet, and fails when one quarantines it or cannot be checked.
+ * Verdicts are those of @verdict_path (see _reg_verify_run()). */
 gboolean    _reg_verify_before_load   (gboolean                 check_first,
                                        const char * const      *search_path,
                                        const char              *name,
                                        const char              *module_path,
+                                       const char              *verdict_path,
                                        const char              *manifest_path,
                                        const char              *dir,
                                        GPtrArray               *names,

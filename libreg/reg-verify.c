@@ -524,6 +524,7 @@ RegVerdict *
 _reg_verify_run (const char * const      *search_path,
                  const char              *name,
                  const char              *module_path,
+                 const char              *verdict_path,
                  const char              *dir,
                  const RegVerifyOptions  *options,
                  GCancellable            *cancellable,
@@ -542,7 +543,7 @@ _reg_verify_run (const char * const      *search_path,
   gint64 time = g_get_real_time ();
   const char *identifier;
   RegFileStamp before = { 0, }, after;
-  gboolean have_before = _reg_file_stamp_get (module_path, &before, NULL);
+  gboolean have_before = _reg_file_stamp_get (verdict_path, &before, NULL);
   Run run = { name, options, NULL, };
 
   g_strv_builder_add_many (builder, helper, "--dir", dir, "--module", module_path, NULL);
@@ -595,7 +596,7 @@ _reg_verify_run (const char * const      *search_path,
       source_clear (&run.grace);
       source_clear (&run.cancel);
 
-      verdict = judge (&run, helper, module_path, &before, time, error);
+      verdict = judge (&run, helper, verdict_path, &before, time, error);
       g_byte_array_unref (run.out.data);
       g_byte_array_unref (run.err.data);
     }
@@ -611,7 +612,7 @@ _reg_verify_run (const char * const      *search_path,
   if (verdict == NULL || options->store == REG_VERIFY_STORE_NONE || !have_before)
     return verdict;
 
-  if (!_reg_file_stamp_get (module_path, &after, NULL) || !_reg_file_stamp_equal (&before, &after))
+  if (!_reg_file_stamp_get (verdict_path, &after, NULL) || !_reg_file_stamp_equal (&before, &after))
     {
       g_autofree char *shown = _reg_text_for_message (module_path, -1, 4096);
 
@@ -627,9 +628,9 @@ _reg_verify_run (const char * const      *search_path,
 
 RegVerdict *
 _reg_verify_dup_verdict (const char *name,
-                         const char *module_path)
+                         const char *verdict_path)
 {
-  g_autoptr(GPtrArray) verdicts = _reg_verdict_store_find (module_path);
+  g_autoptr(GPtrArray) verdicts = _reg_verdict_store_find (verdict_path);
   RegVerdict *verdict = NULL;
 
   if (verdicts != NULL && (verdict = _reg_verdict_store_pick (verdicts, NULL)) == NULL)
@@ -643,12 +644,13 @@ _reg_verify_before_load (gboolean            check_first,
                          const char * const *search_path,
                          const char         *name,
                          const char         *module_path,
+                         const char         *verdict_path,
                          const char         *manifest_path,
                          const char         *dir,
                          GPtrArray          *names,
                          GError            **error)
 {
-  g_autoptr(GPtrArray) verdicts = _reg_verdict_store_find (module_path);
+  g_autoptr(GPtrArray) verdicts = _reg_verdict_store_find (verdict_path);
   g_autoptr(RegVerdict) fresh = NULL;
   g_autofree char *failure = NULL;
   g_autofree char *manifest = NULL;
@@ -671,7 +673,8 @@ _reg_verify_before_load (gboolean            check_first,
         continue;
 
       _reg_verify_options_parse (NULL, &options, NULL);
-      fresh = _reg_verify_run (search_path, wanted, module_path, dir, &options, NULL, &local_error);
+      fresh = _reg_verify_run (search_path, wanted, module_path, verdict_path, dir, &options, NULL,
+                               &local_error);
       /* One that builds on a backend the checker could not reach ran
        * without crashing or hanging: it is loaded. */
       if (fresh == NULL && g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))

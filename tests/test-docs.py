@@ -106,12 +106,13 @@ def code_blocks(text, language):
 
 def source_files():
     """The project's text files: sources, build files, tests, docs."""
-    for top in ('libreg', 'modules', 'tools', 'tests', 'benchmarks', 'docs', '.ci'):
+    for top in ('libreg', 'loaders', 'python', 'modules', 'tools', 'tests', 'benchmarks', 'docs',
+                '.ci'):
         for root, dirs, files in os.walk(os.path.join(SRCDIR, top)):
             dirs[:] = [d for d in dirs if d not in ('corpus', 'data')]
             for name in files:
-                if (name.endswith(('.c', '.h', '.py', '.js', '.vala', '.md', '.build', '.1',
-                                   '.in', '.backend', '.metadata', '.supp')) or
+                if (name.endswith(('.c', '.cc', '.h', '.py', '.js', '.vala', '.md', '.build', '.1',
+                                   '.in', '.backend', '.metadata', '.supp', '.toml')) or
                         name in ('check', 'demo', 'run')):
                     yield os.path.join(root, name)
     for name in ('README.md', 'meson.build', 'meson_options.txt'):
@@ -345,6 +346,18 @@ class TestModuleGuide(unittest.TestCase):
                               % re.escape(file_name), guide)
                 self.assertIsNotNone(m, 'the guide does not show %s' % file_name)
                 self.assertEqual(m.group(1), read(os.path.join(EXAMPLE, file_name)))
+
+    def test_language_guide_shows_the_examples_as_they_are(self):
+        guide = read(os.path.join(DOCS, 'writing-a-backend-in-python-or-javascript.md'))
+        shown = ['python-backend/acme_reg/compiler.py', 'python-backend/acme.backend',
+                 'python-backend/pyproject.toml', 'js-backend/acme.js',
+                 'js-backend/acme-js.backend']
+        for file_name in shown:
+            with self.subTest(file=file_name):
+                m = re.search(r'(?ms)^`docs/examples/%s`:\n\n```[a-z]*\n(.*?)^```$'
+                              % re.escape(file_name), guide)
+                self.assertIsNotNone(m, 'the guide does not show %s' % file_name)
+                self.assertEqual(m.group(1), read(os.path.join(DOCS, 'examples', file_name)))
 
     def test_manifest_declares_what_the_module_adds(self):
         meson = read(os.path.join(EXAMPLE, 'meson.build'))

@@ -219,7 +219,94 @@ test_loader_unknown (void)
 
   g_assert_null (manifest);
   g_assert_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID);
-  g_assert_cmpstr (error->message, ==, "Loader='cobol' is not a loader this libreg has (it has: c)");
+  g_assert_cmpstr (error->message, ==, "Loader='cobol' is not a loader this libreg has (it has: c, python, gjs)");
+}
+
+/* Loader=python: Import= is a dotted module name, found by Python (the
+ * manifest stands for it as a file), and each backend's Object= names
+ * what makes its compiler; read without any interpreter. */
+static void
+test_loader_python (void)
+{
+  const char *text = "[Reg Module]\nAbiVersion=2\nLoader=python\nImport=acme_reg.compiler\n\n"
+                     "[Backend acme]\nObject=AcmeCompiler\n\n[Backend acme_fn]\nObject=factories.make\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(RegManifest) manifest = parse (text, &error);
+  g_autofree char *source = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (manifest->loader->name, ==, "python");
+  g_assert_true (manifest->loader->unlocked);
+  g_assert_cmpstr (manifest->source, ==, "acme_reg.compiler");
+  g_assert_cmpstr (manifest->backends[0].entry, ==, "AcmeCompiler");
+  g_assert_cmpstr (manifest->backends[1].entry, ==, "factories.make");
+  source = _reg_manifest_dup_source_path (manifest);
+  g_assert_cmpstr (source, ==, "/some/dir/x.backend");
+}
+
+/* Loader=gjs: Import= is an ES module file beside the manifest. */
+static void
+test_loader_gjs (void)
+{
+  const char *text = "[Reg Module]\nAbiVersion=2\nLoader=gjs\nImport=acme.js\n\n"
+                     "[Backend acme]\nObject=$Acme_2\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(RegManifest) manifest = parse (text, &error);
+  g_autofree char *source = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (manifest->loader->name, ==, "gjs");
+  g_assert_true (manifest->loader->unlocked);
+  g_assert_cmpstr (manifest->source, ==, "acme.js");
+  g_assert_cmpstr (manifest->backends[0].entry, ==, "$Acme_2");
+  source = _reg_manifest_dup_source_path (manifest);
+  g_assert_cmpstr (source, ==, "/some/dir/acme.js");
+}
+
+/* Each way a Python or JavaScript manifest can be wrong, and what is said
+ * of it. */
+static void
+test_loader_language_refused (void)
+{
+  static const struct { const char *text; const char *message; } cases[] = {
+    { "[Reg Module]\nAbiVersion=2\nLoader=python\n\n[Backend a]\nObject=A\n",
+      "Import: missing (Loader=python imports what it names: Import=acme_reg.compiler, "
+      "a module on Python's path)" },
+    { "[Reg Module]\nAbiVersion=2\nLoader=python\nModule=acme.py\nImport=acme\n\n[Backend a]\nObject=A\n",
+      "Module= is for backends written in C; Loader=python reads Import= (Import=acme_reg.compiler, "
+      "a module on Python's path)" },
+    { "[Reg Module]\nAbiVersion=2\nLoader=python\nImport=acme/compiler.py\n\n[Backend a]\nObject=A\n",
+      "Import=acme/compiler.py is not a dotted Python module name: byte 4 does not fit: names of "
+      "ASCII letters, digits and '_' are expected, joined by '.' (acme_reg.compiler)" },
+    { "[Reg Module]\nAbiVersion=2\nLoader=python\nImport=acme.\n\n[Backend a]\nObject=A\n",
+      "Import=acme. is not a dotted Python module name: byte 4 does not fit: names of "
+      "ASCII letters, digits and '_' are expected, joined by '.' (acme_reg.compiler)" },
+    { "[Reg Module]\nAbiVersion=2\nLoader=python\nImport=2acme\n\n[Backend a]\nObject=A\n",
+      "Import=2acme is not a dotted Python module name: byte 0 does not fit: names of "
+      "ASCII letters, digits and '_' are expected, joined by '.' (acme_reg.compiler)" },
+    { "[Reg Module]\nAbiVersion=2\nLoader=python\nImport=acme\n\n[Backend a]\nTags=x\n",
+      "[Backend a] has no Object= (Loader=python needs it)" },
+    { "[Reg Module]\nAbiVersion=2\nLoader=python\nImport=acme\n\n[Backend a]\nObject=A()\n",
+      "[Backend a] Object=A(): byte 1 does not fit: names of ASCII letters, digits and '_' are "
+      "expected, joined by '.' (acme_reg.compiler)" },
+    { "[Reg Module]\nAbiVersion=2\nLoader=gjs\nImport=../acme.js\n\n[Backend a]\nObject=A\n",
+      "Import=../acme.js is not the name of a file beside the manifest" },
+    { "[Reg Module]\nAbiVersion=2\nLoader=gjs\nImport=\n\n[Backend a]\nObject=A\n",
+      "Import= is not the name of a file beside the manifest" },
+    { "[Reg Module]\nAbiVersion=2\nLoader=gjs\nImport=acme.js\n\n[Backend a]\nObject=a.b\n",
+      "[Backend a] Object=a.b: byte 1 does not fit: a name of ASCII letters, digits, '_' and '$' "
+      "is expected" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(RegManifest) manifest = parse (cases[i].text, &error);
+
+      g_assert_null (manifest);
+      g_assert_nonnull (error);
+      g_assert_cmpstr (error->message, ==, cases[i].message);
+    }
 }
 
 /* The manifests of one directory share its name; what a manifest says is
@@ -255,6 +342,9 @@ main (int   argc,
   g_test_add_func ("/manifest/keyfile/values", test_keyfile_values);
   g_test_add_func ("/manifest/loader/c", test_loader_c);
   g_test_add_func ("/manifest/loader/unknown", test_loader_unknown);
+  g_test_add_func ("/manifest/loader/python", test_loader_python);
+  g_test_add_func ("/manifest/loader/gjs", test_loader_gjs);
+  g_test_add_func ("/manifest/loader/language-refused", test_loader_language_refused);
   g_test_add_func ("/manifest/shared-directory", test_shared_directory);
 
   return g_test_run ();

@@ -11,6 +11,9 @@
 #   REGCTL_MAN_PAGE         docs/regctl.1 (default: found from this file)
 #   REG_BACKEND_PATH        the built modules
 #   REGCTL_FIXTURES         the built fixture modules (tests/modules)
+#   REGCTL_LOADER_FIXTURES  the fixtures of backends written in Python and
+#                           JavaScript (tests/loaders), when their loaders
+#                           are built (REG_LOADER_DIR names them)
 #   REG_VERIFY_HELPER       the built checker of `regctl verify`
 #   REGCTL_WRAPPER          optional command to run regctl under, e.g.
 #                           "valgrind -q --error-exitcode=97 --leak-check=full
@@ -41,14 +44,15 @@ EXAMPLES = os.environ.get('REGCTL_EXAMPLES', os.path.join(SOURCE_ROOT, 'docs', '
 MAN_PAGE = os.environ.get('REGCTL_MAN_PAGE', os.path.join(SOURCE_ROOT, 'docs', 'regctl.1'))
 WRAPPER = shlex.split(os.environ.get('REGCTL_WRAPPER', ''))
 FIXTURES = os.environ.get('REGCTL_FIXTURES')
+LOADER_FIXTURES = os.environ.get('REGCTL_LOADER_FIXTURES')
 
 # The verdicts regctl records go to a cache directory of the tests' own.
 os.environ['XDG_CACHE_HOME'] = tempfile.mkdtemp(prefix='test-regctl-cache-')
 atexit.register(shutil.rmtree, os.environ['XDG_CACHE_HOME'], ignore_errors=True)
 
 COMMANDS = ['list', 'info', 'run', 'bench', 'paths', 'verify']
-LIST_KEYS = {'name', 'tags', 'description', 'loaded', 'origin', 'module_path', 'default',
-             'version', 'authors', 'website', 'license', 'options'}
+LIST_KEYS = {'name', 'tags', 'description', 'loaded', 'origin', 'module_path', 'loader',
+             'entry_point', 'default', 'version', 'authors', 'website', 'license', 'options'}
 OPTION_KEYS = {'name', 'type', 'type_name', 'default', 'minimum', 'maximum', 'choices', 'description'}
 # inductor's options as `regctl info inductor --json` gives them.
 INDUCTOR_OPTIONS = [
@@ -294,6 +298,172 @@ class RegctlTestCase(unittest.TestCase):
         """Exit status 1 with exactly @message on stderr."""
         self.assertExit(result, 1)
         self.assertEqual(result.stderr, message + '\n')
+
+
+@unittest.skipUnless(LOADER_FIXTURES, 'REGCTL_LOADER_FIXTURES is not set')
+class TestLanguageLoaders(RegctlTestCase):
+    """Backends written in Python and JavaScript: listed and described
+    without starting an interpreter, run from regctl (a C program)."""
+
+    def env(self, **extra):
+        dirs = [os.path.join(LOADER_FIXTURES, 'python'), os.path.join(LOADER_FIXTURES, 'gjs'),
+                os.path.join(EXAMPLES, 'python-backend'), os.path.join(EXAMPLES, 'js-backend'),
+                os.environ['REG_BACKEND_PATH']]
+        env = {'REG_BACKEND_PATH': ':'.join(dirs),
+               'PYTHONPATH': os.path.join(LOADER_FIXTURES, 'python') + ':' +
+                             os.path.join(EXAMPLES, 'python-backend')}
+        # Python's and GJS's allocations at exit are theirs, not libreg's to
+        # check (an AddressSanitizer build checks leaks of the C suite).
+        if 'ASAN_OPTIONS' in os.environ:
+            env['ASAN_OPTIONS'] = os.environ['ASAN_OPTIONS'] + ':detect_leaks=0'
+        env.update(extra)
+        return env
+
+    def loaded_files(self, *args):
+        """The shared objects the dynamic linker opens for `regctl ARGS`."""
+        result = regctl(*args, env=self.env(LD_DEBUG='files'))
+        self.assertExit(result, 0)
+        return result.stdout, re.findall(r'file=(\S+)', result.stderr)
+
+    def test_list_and_info_start_no_interpreter(self):
+        for args in (('list', '--all'), ('list', '--all', '--json'), ('info', 'py_good'),
+                     ('info', 'js_good'), ('paths',)):
+            with self.subTest(args=args):
+                _, files = self.loaded_files(*args)
+                self.assertTrue(any('libreg-1' in f for f in files), files)
+                for f in files:
+                    self.assertNotRegex(f, r'libpython|libgjs|libmozjs|libreg-loader')
+
+    def test_list_shows_them(self):
+        out, _ = self.loaded_files('list', '--all')
+        self.assertRegex(out, r'(?m)^py_good +- +declared +regfix_good:GoodCompiler +For tests')
+        self.assertRegex(out, r'(?m)^js_good +- +declared +\S*/loaders/gjs/good\.js +For tests')
+        listed = {b['name']: b for b in json.loads(self.loaded_files('list', '--all', '--json')[0])}
+        self.assertEqual(listed['py_good']['loader'], 'python')
+        self.assertEqual(listed['py_good']['entry_point'], 'regfix_good:GoodCompiler')
+        self.assertIsNone(listed['py_good']['module_path'])
+        self.assertEqual(listed['js_good']['loader'], 'gjs')
+        self.assertEqual(listed['js_good']['entry_point'], 'good.js:GoodCompiler')
+        self.assertEqual(listed['eager']['loader'], 'c')
+        self.assertIsNone(listed['eager']['entry_point'])
+
+    def test_info_shows_the_loader(self):
+        out, _ = self.loaded_files('info', 'acme')
+        self.assertIn('Loader:       python (imports the entry point\'s module into Python)\n', out)
+        self.assertIn('Entry point:  acme_reg.compiler:AcmeCompiler\n', out)
+        self.assertIn('Module:       -\n', out)
+        out, _ = self.loaded_files('info', 'acme_js')
+        self.assertIn('Loader:       gjs (imports the ES module into GJS)\n', out)
+        self.assertIn('Entry point:  acme.js:AcmeCompiler\n', out)
+        self.assertRegex(out, r'Module: +\S+/js-backend/acme\.js\n')
+        out, _ = self.loaded_files('info', 'eager')
+        self.assertIn('Loader:       c (a shared object)\n', out)
+
+    def test_run_the_examples(self):
+        graph = os.path.join(EXAMPLES, 'elementwise.graph')
+        want = regctl('run', '--backend', 'eager', '--max-values', '0', graph, env=self.env())
+        self.assertExit(want, 0)
+        want_values = re.search(r'(?m)^output 0.*$', want.stdout).group(0)
+        for backend in ('acme', 'acme_js', 'py_good', 'js_good'):
+            with self.subTest(backend=backend):
+                got = regctl('run', '--backend', backend, '--max-values', '0', graph,
+                             env=self.env())
+                self.assertExit(got, 0)
+                values = [float(v) for v in re.findall(r'-?[\d.]+(?:e-?\d+)?',
+                                                       re.search(r'(?m)^output 0.*$',
+                                                                 got.stdout).group(0))[2:]]
+                expected = [float(v) for v in re.findall(r'-?[\d.]+(?:e-?\d+)?',
+                                                         want_values)[2:]]
+                self.assertEqual(len(values), len(expected))
+                for a, b in zip(values, expected):
+                    self.assertAlmostEqual(a, b, places=5)
+
+    def test_a_failure_says_why(self):
+        result = regctl('info', '--load', 'py_raising', env=self.env())
+        self.assertIn('the Python module regfix_raising cannot be imported: ValueError: '
+                      'regfix_raising refuses to be imported (traceback', result.stdout + result.stderr)
+
+
+@unittest.skipUnless(LOADER_FIXTURES, 'REGCTL_LOADER_FIXTURES is not set')
+class TestVerifyLanguageLoaders(RegctlTestCase):
+    """regctl verify on backends written in Python and JavaScript: checked
+    in the checker's process, their verdicts keyed by the manifest, the
+    JavaScript file and the Python environment."""
+
+    env = TestLanguageLoaders.env
+
+    def copies(self, *fixtures):
+        """Search directories holding copies of @fixtures (LANGUAGE/FILE),
+        first on the search path, and a cache of the test's own."""
+        d = self.mkdir('copies')
+        for fixture in fixtures:
+            os.makedirs(os.path.join(d, os.path.dirname(fixture)), exist_ok=True)
+            shutil.copy(os.path.join(LOADER_FIXTURES, fixture), os.path.join(d, fixture))
+        env = self.env(XDG_CACHE_HOME=self.mkdir('cache'))
+        env['REG_BACKEND_PATH'] = ':'.join([os.path.join(d, 'python'), os.path.join(d, 'gjs'),
+                                            env['REG_BACKEND_PATH']])
+        return d, env
+
+    def verdicts(self, env, *names, timeout='20'):
+        result = regctl('verify', '--json', '--timeout', timeout, *names, env=env)
+        return {c['name']: c for c in json.loads(result.stdout)}
+
+    def state(self, env, name):
+        result = regctl('info', name, env=env)
+        self.assertExit(result, 0)
+        return re.search(r'(?m)^State: +(\S+)$', result.stdout).group(1)
+
+    def test_each_verdict(self):
+        _, env = self.copies('python/crash.backend', 'python/hang.backend', 'gjs/crash.backend',
+                             'gjs/crash.js', 'gjs/hang.backend', 'gjs/hang.js')
+        checked = self.verdicts(env, 'acme', 'acme_js', 'py_good', 'js_good', 'py_raising',
+                                'py_crash', 'js_crash')
+        checked.update(self.verdicts(env, 'py_hang', 'js_hang', timeout='2'))
+        self.assertEqual({n: c['verdict'] for n, c in checked.items()},
+                         {'acme': 'unsupported', 'acme_js': 'unsupported', 'py_good': 'ok', 'js_good': 'ok',
+                          'py_raising': 'load-failed', 'py_crash': 'crashed', 'py_hang': 'timeout',
+                          'js_crash': 'crashed', 'js_hang': 'timeout'})
+        self.assertEqual({n for n, c in checked.items() if c['quarantined']},
+                         {'py_crash', 'py_hang', 'js_crash', 'js_hang'})
+        self.assertIn('SIGABRT', checked['py_crash']['reason'])
+        self.assertIn('ValueError: regfix_raising refuses to be imported',
+                      checked['py_raising']['reason'])
+
+        # A C host that looks them up afterwards gets an error and goes on
+        # (here: falls back to eager).
+        graph = os.path.join(EXAMPLES, 'elementwise.graph')
+        for name in ('py_crash', 'py_hang', 'js_crash', 'js_hang'):
+            with self.subTest(name=name):
+                self.assertEqual(self.state(env, name), 'quarantined')
+                result = regctl('run', graph, '-b', name, env=dict(env, REG_FALLBACK_BACKENDS='eager'))
+                self.assertExit(result, 0)
+                self.assertIn('backend: eager (fallback from %s: ' % name, result.stdout)
+                self.assertIn('is quarantined', result.stdout)
+                self.assertIn('run `regctl verify %s` to check it again' % name, result.stdout)
+
+    def test_checked_before_the_first_load(self):
+        _, env = self.copies('python/crash.backend', 'gjs/crash.backend', 'gjs/crash.js')
+        graph = os.path.join(EXAMPLES, 'elementwise.graph')
+        for name in ('py_crash', 'js_crash'):
+            with self.subTest(name=name):
+                result = regctl('run', graph, '-b', name, env=dict(env, REG_VERIFY_MODULES='1'))
+                self.assertExit(result, 1)
+                self.assertIn("backend '%s' (declared by " % name, result.stderr)
+                self.assertIn('is quarantined', result.stderr)
+                self.assertEqual(self.state(env, name), 'quarantined')
+
+    def test_a_changed_declaration_is_checked_anew(self):
+        d, env = self.copies('python/crash.backend', 'gjs/crash.backend', 'gjs/crash.js')
+        self.verdicts(env, 'py_crash', 'js_crash')
+        self.assertEqual(self.state(env, 'py_crash'), 'quarantined')
+        self.assertEqual(self.state(env, 'js_crash'), 'quarantined')
+        # The manifest of one, the ES module of the other.
+        with open(os.path.join(d, 'python', 'crash.backend'), 'a', encoding='utf-8') as f:
+            f.write('\n')
+        with open(os.path.join(d, 'gjs', 'crash.js'), 'a', encoding='utf-8') as f:
+            f.write('// changed\n')
+        self.assertEqual(self.state(env, 'py_crash'), 'declared')
+        self.assertEqual(self.state(env, 'js_crash'), 'declared')
 
 
 class TestTopLevel(RegctlTestCase):
@@ -1315,7 +1485,7 @@ class TestRunFallsBack(RegctlTestCase):
         self.assertFallsBack(env, 'garbage',
                              "backend 'garbage' (declared by %s/not-a-shared-object.backend): "
                              "module %s/libgarbage.so is not a shared object" % (d, d),
-                             'with the Loader= of its language')
+                             'and Import= instead of Module=')
 
     def test_quarantined_module(self):
         d, env = self.fixture_env('verify-crash.backend', 'libfixture-verify-crash.so')

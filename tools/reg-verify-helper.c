@@ -415,7 +415,13 @@ main (int    argc,
   if (!say ("loading", names[0], NULL))
     return 1;
 
-  if (info == NULL || g_strcmp0 (reg_backend_info_get_module_path (info), module) != 0)
+  /* MODULE is the backend's module file, or for a backend whose code is
+   * no file of its own (Python, which finds its module on its path), its
+   * manifest. */
+  if (info == NULL ||
+      g_strcmp0 (reg_backend_info_get_module_path (info) != NULL
+                 ? reg_backend_info_get_module_path (info)
+                 : reg_backend_info_get_manifest_path (info), module) != 0)
     {
       g_autofree char *reason =
         g_strdup_printf ("backend '%s' is no longer declared with the module %s in %s",

@@ -83,6 +83,10 @@ append_info_json (GString        *out,
   regctl_json_append_string (out, origin_to_string (reg_backend_info_get_origin (info)));
   g_string_append_printf (out, ",\n%s\"module_path\": ", indent);
   regctl_json_append_string (out, reg_backend_info_get_module_path (info));
+  g_string_append_printf (out, ",\n%s\"loader\": ", indent);
+  regctl_json_append_string (out, reg_backend_info_get_loader (info));
+  g_string_append_printf (out, ",\n%s\"entry_point\": ", indent);
+  regctl_json_append_string (out, reg_backend_info_get_entry_point (info));
   g_string_append_printf (out, ",\n%s\"default\": %s", indent,
                           reg_backend_info_get_is_default (info) ? "true" : "false");
   g_string_append_printf (out, ",\n%s\"version\": ", indent);
@@ -100,15 +104,38 @@ append_info_json (GString        *out,
   append_options_json (out, reg_backend_info_get_options (info), indent);
 }
 
+/* The module file, or for a backend written in Python, which has none
+ * before Python finds it, its entry point. */
 static const char *
 source_of (RegBackendInfo *info)
 {
   const char *module_path = reg_backend_info_get_module_path (info);
 
-  if (reg_backend_info_get_origin (info) == REG_BACKEND_ORIGIN_RUNTIME || module_path == NULL)
+  if (reg_backend_info_get_origin (info) == REG_BACKEND_ORIGIN_RUNTIME)
     return "runtime";
+  if (module_path == NULL)
+    return reg_backend_info_get_entry_point (info) != NULL ? reg_backend_info_get_entry_point (info)
+                                                           : "runtime";
 
   return module_path;
+}
+
+/* What loads the backend's code, in words. */
+static const char *
+loader_of (RegBackendInfo *info)
+{
+  const char *loader = reg_backend_info_get_loader (info);
+
+  if (loader == NULL)
+    return "none (registered at run time)";
+  if (g_str_equal (loader, "c"))
+    return "c (a shared object)";
+  if (g_str_equal (loader, "python"))
+    return "python (imports the entry point's module into Python)";
+  if (g_str_equal (loader, "gjs"))
+    return "gjs (imports the ES module into GJS)";
+
+  return loader;
 }
 
 /* declared, loaded, failed or quarantined. */
@@ -461,6 +488,8 @@ print_info_text (RegRegistry    *registry,
   g_autofree char *tags = regctl_escape (joined_tags);
   g_autofree char *description = regctl_escape (description_of (info));
   g_autofree char *module_path = regctl_escape (reg_backend_info_get_module_path (info));
+  g_autofree char *loader = regctl_escape (loader_of (info));
+  g_autofree char *entry_point = regctl_escape (reg_backend_info_get_entry_point (info));
   const char * const *authors = reg_backend_info_get_authors (info);
   const struct { const char *label; const char *value; } about[] = {
     { "Version:  ", reg_backend_info_get_version (info) },
@@ -473,6 +502,9 @@ print_info_text (RegRegistry    *registry,
   regctl_print ("Description:  %s\n", description);
   regctl_print ("State:        %s\n", state_of (info));
   regctl_print ("Origin:       %s\n", origin_to_string (reg_backend_info_get_origin (info)));
+  regctl_print ("Loader:       %s\n", loader);
+  if (reg_backend_info_get_entry_point (info) != NULL)
+    regctl_print ("Entry point:  %s\n", entry_point);
   regctl_print ("Module:       %s\n", module_path);
   print_declaration_text (info);
   print_verdict_text (info, verdict);

@@ -32,7 +32,9 @@ static const char list_description[] =
   "\n"
   "--json prints an array of objects with the keys name, tags (array),\n"
   "description (string or null), loaded (boolean), origin (\"runtime\" or\n"
-  "\"module\"), module_path (string or null), default (boolean), version,\n"
+  "\"module\"), module_path (string or null), loader (\"c\", \"python\", \"gjs\" or\n"
+  "null), entry_point (module:object for Python and JavaScript, else null),\n"
+  "default (boolean), version,\n"
   "authors, website, license (each null when the manifest gives none) and\n"
   "options: null when the backend declares none (its options are not checked),\n"
   "otherwise an array of objects with the keys name, type (a GVariant type\n"
@@ -41,7 +43,8 @@ static const char list_description[] =
 
 static const char info_description[] =
   "Shows what the registry knows of backend NAME (debug and experimental ones\n"
-  "included): tags, description, state, origin, module file, the manifest that\n"
+  "included): tags, description, state, origin, loader, entry point (for\n"
+  "Python and JavaScript), module file, the manifest that\n"
   "declared it and those whose declarations of NAME it hides (Shadows), its last\n"
   "check's verdict, whether it is the default, the version, authors, website and\n"
   "license its manifest gives, and the options it takes (name, type, default, the\n"
