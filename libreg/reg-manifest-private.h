@@ -9,6 +9,7 @@
 
 #include "reg-compiler.h"
 #include "reg-loader-private.h"
+#include "reg-op-private.h"
 
 G_BEGIN_DECLS
 
@@ -54,6 +55,7 @@ typedef struct
   char             *website;
   char             *license;
   RegCompilerFlags  compiler_flags;  /* within REG_BACKEND_MANIFEST_FLAGS */
+  RegOpSet          operators;       /* Operators=; REG_OP_SET_ALL when not given */
 } RegBackendDetails;
 
 RegBackendDetails *_reg_backend_details_ref          (RegBackendDetails  *details);

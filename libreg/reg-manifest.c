@@ -344,9 +344,39 @@ clear_if_empty (char **value)
     g_clear_pointer (value, g_free);
 }
 
-/* Version=, Authors=, Website=, License=, Shareable= and Options= with
- * the [Option BACKEND KEY] groups it names; @details is NULL when the
- * group gives none of them. */
+/* Operators=: operator names, each once. */
+static gboolean
+parse_operators (char     **names,
+                 RegOpSet  *operators,
+                 GError   **error)
+{
+  *operators = 0;
+  for (guint i = 0; names[i] != NULL; i++)
+    {
+      g_autofree char *shown = _reg_quote_for_message (names[i], -1);
+      RegOp op;
+
+      if (!reg_op_from_name (names[i], &op))
+        {
+          g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
+                       "Operators: %s is not an operator libreg knows", shown);
+          return FALSE;
+        }
+      if (*operators & REG_OP_SET_BIT (op))
+        {
+          g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
+                       "Operators: %s is listed twice", shown);
+          return FALSE;
+        }
+      *operators |= REG_OP_SET_BIT (op);
+    }
+
+  return TRUE;
+}
+
+/* Version=, Authors=, Website=, License=, Shareable=, Operators= and
+ * Options= with the [Option BACKEND KEY] groups it names; @details is NULL
+ * when the group gives none of them. */
 static gboolean
 parse_details (RegKeyGroup        *group,
                const char         *backend,
@@ -357,6 +387,7 @@ parse_details (RegKeyGroup        *group,
   g_autoptr(GPtrArray) options = NULL;
   g_autoptr(GError) local_error = NULL;
   g_auto(GStrv) names = NULL;
+  g_auto(GStrv) operators = NULL;
   gboolean shareable = FALSE;
   guint n;
 
@@ -367,6 +398,7 @@ parse_details (RegKeyGroup        *group,
       !_reg_key_group_get_string (group, "Website", &made->website, error) ||
       !_reg_key_group_get_string (group, "License", &made->license, error) ||
       !_reg_key_group_get_boolean (group, "Shareable", &shareable, error) ||
+      !_reg_key_group_get_string_list (group, "Operators", &operators, error) ||
       !_reg_key_group_get_string_list (group, "Options", &names, error))
     return FALSE;
   clear_if_empty (&made->version);
@@ -375,6 +407,9 @@ parse_details (RegKeyGroup        *group,
   if (made->authors != NULL && made->authors[0] == NULL)
     g_clear_pointer (&made->authors, g_strfreev);
   made->compiler_flags = shareable ? REG_COMPILER_FLAGS_SHAREABLE : REG_COMPILER_FLAGS_NONE;
+  made->operators = REG_OP_SET_ALL;
+  if (operators != NULL && !parse_operators (operators, &made->operators, &local_error))
+    goto failed;
 
   /* The list first, then the groups it names. */
   n = names != NULL ? g_strv_length (names) : 0;
@@ -415,7 +450,8 @@ parse_details (RegKeyGroup        *group,
     goto failed;
 
   if (made->version != NULL || made->authors != NULL || made->website != NULL ||
-      made->license != NULL || made->options != NULL || made->compiler_flags != 0)
+      made->license != NULL || made->options != NULL || made->compiler_flags != 0 ||
+      made->operators != REG_OP_SET_ALL)
     *details = g_steal_pointer (&made);
   return TRUE;
 
@@ -446,6 +482,7 @@ _reg_backend_details_equal (RegBackendDetails *a,
          g_strcmp0 (a->website, b->website) == 0 &&
          g_strcmp0 (a->license, b->license) == 0 &&
          a->compiler_flags == b->compiler_flags &&
+         a->operators == b->operators &&
          _reg_option_list_equal (a->options, b->options);
 }
 

@@ -561,6 +561,62 @@ test_manifest_shareable (void)
   }
 }
 
+/* Operators= names the operators a backend takes, each once: absent, every
+ * operator (no details of its own); empty, none.  RegBackendInfo gives
+ * them in the order of RegOp. */
+static void
+test_manifest_operators (void)
+{
+  static const char text[] =
+    GOOD_HEADER
+    "[Backend dsp]\nOperators=matmul;add\n\n"
+    "[Backend nothing]\nOperators=\n\n"
+    "[Backend all]\nDescription=says nothing of it\n";
+  static const struct { const char *text; const char *message; } bad[] = {
+    { GOOD_HEADER "[Backend b]\nOperators=add;relu2\n",
+      "[Backend b] Operators: 'relu2' is not an operator libreg knows" },
+    { GOOD_HEADER "[Backend b]\nOperators=add;matmul;add\n",
+      "[Backend b] Operators: 'add' is listed twice" },
+    { GOOD_HEADER "[Backend b]\nOperators=add;\\tab\n",
+      "[Backend b] Operators: '<U+0009>ab' is not an operator libreg knows" },
+  };
+  g_autofree char *dir = make_tmp_dir ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(RegManifest) manifest = NULL;
+  g_autoptr(RegRegistry) reg = NULL;
+  g_autoptr(RegBackendInfo) dsp = NULL;
+  g_autoptr(RegBackendInfo) nothing = NULL;
+  g_autoptr(RegBackendInfo) all = NULL;
+
+  manifest = _reg_manifest_parse ("/some/dir/ops.backend", text, sizeof text - 1, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (manifest->backends[0].details->operators, ==,
+                    REG_OP_SET_BIT (REG_OP_MATMUL) | REG_OP_SET_BIT (REG_OP_ADD));
+  g_assert_cmpuint (manifest->backends[1].details->operators, ==, 0);
+  g_assert_null (manifest->backends[2].details);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(RegManifest) refused = _reg_manifest_parse ("/some/dir/bad.backend", bad[i].text,
+                                                            strlen (bad[i].text), &error);
+
+      g_assert_null (refused);
+      g_assert_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID);
+      g_assert_cmpstr (error->message, ==, bad[i].message);
+      g_clear_error (&error);
+    }
+
+  write_file (dir, "ops.backend", text, -1);
+  reg = registry_for (dir);
+  dsp = reg_registry_get_backend_info (reg, "dsp");
+  nothing = reg_registry_get_backend_info (reg, "nothing");
+  all = reg_registry_get_backend_info (reg, "all");
+  g_assert_cmpstrv (reg_backend_info_get_operators (dsp), ((const char *[]) { "add", "matmul", NULL }));
+  g_assert_cmpstrv (reg_backend_info_get_operators (nothing), ((const char *[]) { NULL }));
+  g_assert_null (reg_backend_info_get_operators (all));
+  remove_tmp_dir (dir);
+}
+
 /* ---- Manifests that are not regular files ------------------------------ */
 
 /* A FIFO named like a manifest: reading it would wait for a writer that
@@ -1383,6 +1439,7 @@ main (int   argc,
   g_test_add_func ("/bad-input/manifest/escape-at-end", test_manifest_escape_at_end);
   g_test_add_func ("/bad-input/manifest/good-escapes", test_manifest_good_escapes);
   g_test_add_func ("/bad-input/manifest/shareable", test_manifest_shareable);
+  g_test_add_func ("/bad-input/manifest/operators", test_manifest_operators);
   g_test_add_func ("/bad-input/manifest/not-regular/fifo", test_manifest_fifo);
   g_test_add_func ("/bad-input/manifest/not-regular/dev-zero", test_manifest_dev_zero);
   g_test_add_func ("/bad-input/file/changed-while-read", test_file_changed_while_read);

@@ -864,6 +864,23 @@ class TestInfo(RegctlTestCase):
             with self.subTest(backend=name):
                 self.assertIs(json.loads(regctl('info', name, '--json').stdout)['shareable'], True)
 
+    def test_operators(self):
+        # What the manifest says (Operators=), the module not loaded.
+        d = self.mkdir('operators')
+        self.write('operators/x.backend',
+                   '[Reg Module]\nModule=libx.so\nAbiVersion=2\n\n'
+                   '[Backend dsp]\nOperators=matmul;add\n\n'
+                   '[Backend none_]\nOperators=\n\n'
+                   '[Backend unsaid]\nDescription=Says nothing of it\n')
+        env = {'REG_BACKEND_PATH': d}
+        for name, text, listed in [('dsp', 'add, matmul', ['add', 'matmul']),
+                                   ('none_', 'none', []), ('unsaid', 'all', None)]:
+            with self.subTest(backend=name):
+                fields = self.info_fields(regctl('info', name, env=env).stdout)
+                self.assertEqual(fields['Operators'], text)
+                info = json.loads(regctl('info', name, '--json', env=env).stdout)
+                self.assertEqual(info['operators'], listed)
+
     def test_load(self):
         result = regctl('info', 'eager', '--load')
         self.assertExit(result, 0)
