@@ -11,6 +11,7 @@
 #include "reg-graph-private.h"
 #include "reg-message-private.h"
 #include "reg-once-private.h"
+#include "reg-partition-private.h"
 #include "reg-task-private.h"
 #include "reg-tensor.h"
 
@@ -663,13 +664,47 @@ reg_compiled_fn_call_finish (RegCompiledFn  *self,
 }
 
 /**
+ * reg_compiled_fn_dup_placement:
+ * @self: a [iface@Reg.CompiledFn]
+ *
+ * Tells where the nodes of a partitioned function run.  A registry
+ * partitions a graph when its backend does not take every node (see
+ * [Partial backends](partial-backends.html)): the function then runs
+ * groups of nodes in order, each compiled by one backend.  The placement
+ * gives, for each group in the order they run, the name of that backend
+ * and the ids of the group's nodes in the graph that was compiled
+ * (operator nodes only: inputs and constants run nowhere):
+ *
+ * ```python
+ * for backend, nodes in fn.dup_placement().unpack():
+ *     print(backend, [graph.get_node_op(n) for n in nodes])
+ * ```
+ *
+ * This function is thread-safe.
+ *
+ * Returns: (transfer full) (nullable): an `a(sau)` variant, or %NULL for a
+ *   function that one backend compiled whole
+ *   ([method@Reg.CompiledFn.get_backend] names it)
+ */
+GVariant *
+reg_compiled_fn_dup_placement (RegCompiledFn *self)
+{
+  g_return_val_if_fail (REG_IS_COMPILED_FN (self), NULL);
+
+  return _reg_partition_dup_placement (self);
+}
+
+/**
  * reg_compiled_fn_get_backend:
  * @self: a [iface@Reg.CompiledFn]
  *
  * Gets the name of the backend that compiled @self: the name the registry
  * compiled it under ([method@Reg.Registry.compile] tells which backend of
  * a fallback chain succeeded this way), or the compiler's own name
- * ([method@Reg.Compiler.get_name]) when it was compiled directly.  A
+ * ([method@Reg.Compiler.get_name]) when it was compiled directly.  For a
+ * partitioned function, the backend that the registry partitioned the
+ * graph for, which compiled part of it:
+ * [method@Reg.CompiledFn.dup_placement] tells where each node runs.  A
  * function returned by several compiles keeps the name of the first.
  * This function is thread-safe.
  *

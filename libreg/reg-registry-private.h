@@ -76,6 +76,7 @@ struct _RegRegistry
   RegCompiler      *default_compiler;
   RegSettingSource  default_source;
   char            **fallbacks;      /* never NULL */
+  gboolean          strict;         /* no partition, no fallback */
 
   /* The loaded backends, read by lookups without any lock (hazard
    * pointers, see reg-hazard-private.h).  Written under `lock`: cleared
@@ -99,6 +100,7 @@ enum {
   REG_REGISTRY_PROP_MODULE_CHECKS,
   REG_REGISTRY_PROP_FALLBACK_BACKENDS,
   REG_REGISTRY_PROP_COMPILE_CACHE_SIZE,
+  REG_REGISTRY_PROP_STRICT,
   REG_REGISTRY_N_PROPS
 };
 
