@@ -17,6 +17,8 @@ G_BEGIN_DECLS
  *
  * Returned with no error: TRUE.  Returned and set an error: a warning, the
  * error dropped, TRUE.  Failed with an error: the error goes to @error, as
+ * REG_COMPILER_ERROR_BACKEND_UNAVAILABLE when it is the registry's for a
+ * backend it cannot provide (one this backend builds on), as
  * REG_COMPILER_ERROR @code with the backend's message when its domain is
  * not one of libreg's (a binding's own, such as GJS's); FALSE.  Failed
  * without an error: REG_COMPILER_ERROR @code saying so; when

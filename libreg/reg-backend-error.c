@@ -59,6 +59,18 @@ _reg_backend_check_result (GObject           *implementation,
         g_set_error (error, REG_COMPILER_ERROR, code,
                      "backend '%s' failed without giving a reason", who);
     }
+  else if (g_error_matches (reported, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_INVALID_BACKEND) ||
+           g_error_matches (reported, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED))
+    {
+      /* The registry could not provide a backend this one builds on.  Not
+       * the registry's error of this call (this backend exists): a code
+       * of its own, so that callers and `regctl verify` tell it from this
+       * backend's failures. */
+      g_autofree char *why = _reg_text_for_message (reported->message, -1, BACKEND_MESSAGE_MAX);
+
+      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BACKEND_UNAVAILABLE,
+                   "backend '%s': %s", who, why);
+    }
   else if (passes_through (reported))
     {
       /* Domain and code as they are; the text escaped like any other

@@ -27,12 +27,14 @@ void             _reg_compile_cache_get_counters     (RegCompileCache  *cache,
                                                       guint64          *misses,
                                                       guint64          *evictions);
 
-/* The key of a compile: the graph's canonical structure, the shapes of the
- * example inputs, and every entry of the options in key order (so that
- * two dictionaries of the same entries are one key), @size bytes.  @graph must
- * be valid.  The bytes are the calling thread's, valid until its next
- * call.  NULL for a key longer than REG_COMPILE_CACHE_MAX_BYTES: an entry
- * of it could never be kept, and its compile is not cached. */
+/* The key of a compile: the graph as the backend receives it (its nodes
+ * in order, names and constants' bits included, and its outputs), the
+ * shapes of the example inputs, and every entry of the options in key
+ * order (so that two dictionaries of the same entries are one key), @size
+ * bytes.  @graph must be valid.  The bytes are the calling thread's, valid
+ * until its next call.  NULL for a key longer than
+ * REG_COMPILE_CACHE_MAX_BYTES: an entry of it could never be kept, and its
+ * compile is not cached. */
 const guint8    *_reg_compile_cache_key              (RegGraph         *graph,
                                                       GPtrArray        *example_inputs,
                                                       GVariant         *options,

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * An entry is a (compiler object, key) pair: the key is what makes two
- * compiles equal (reg_compile_cache_key()), the compiler object is held so
+ * compiles equal (_reg_compile_cache_key()), the compiler object is held so
  * that an entry can never be taken for another compiler made at the same
  * address.  An entry is either in flight (one caller is compiling it, the
  * others of the same key wait on `settled`) or ready (it holds the
@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "reg-compile-cache-private.h"
-#include "reg-tensor.h"
 
 #define WAIT_SLICE_US (20 * G_TIME_SPAN_MILLISECOND)
 
@@ -238,32 +237,121 @@ static GPrivate key_buffer = G_PRIVATE_INIT ((GDestroyNotify) g_byte_array_unref
 
 G_STATIC_ASSERT (MAX_KEY_SIZE <= G_MAXUINT);
 
-static gboolean
-append_bounded (GByteArray *out,
-                const void *data,
-                gsize       length)
+/* Writes a key into a GByteArray grown ahead by key_reserve(), a whole
+ * node at a time: the key of a large graph is written a few bytes at a
+ * time, and a call or a bounds check per field would be most of its time. */
+typedef struct
 {
-  if (length > MAX_KEY_SIZE - out->len)
-    return FALSE;
+  GByteArray *out;
+  gsize       used;
+} KeyWriter;
 
-  g_byte_array_append (out, data, length);
+/* The least the array grows by: the key of a small graph then grows it
+ * once. */
+#define KEY_MIN_GROWTH 4096
+
+/* Room for @n more bytes, which the caller writes before it advances
+ * w->used; NULL when the key would pass MAX_KEY_SIZE. */
+static inline guint8 *
+key_reserve (KeyWriter *w,
+             gsize      n)
+{
+  if (n > MAX_KEY_SIZE - w->used)
+    return NULL;
+  if (w->used + n > w->out->len)
+    {
+      gsize length = MAX (MAX ((gsize) w->out->len * 2, w->used + n), KEY_MIN_GROWTH);
+
+      g_byte_array_set_size (w->out, MIN (length, MAX_KEY_SIZE));
+    }
+
+  return w->out->data + w->used;
+}
+
+static inline guint8 *
+put_u32 (guint8  *p,
+         guint32  value)
+{
+  memcpy (p, &value, sizeof value);
+  return p + sizeof value;
+}
+
+/* Length-prefixed. */
+static inline guint8 *
+put_bytes (guint8     *p,
+           const void *data,
+           gsize       length)
+{
+  p = put_u32 (p, (guint32) length);
+  memcpy (p, data, length);
+  return p + length;
+}
+
+static gboolean
+write_u32 (KeyWriter *w,
+           guint32    value)
+{
+  guint8 *p = key_reserve (w, sizeof value);
+
+  if (p == NULL)
+    return FALSE;
+  w->used = put_u32 (p, value) - w->out->data;
   return TRUE;
 }
 
 static gboolean
-append_u32 (GByteArray *out,
-            guint32     value)
+write_sized (KeyWriter  *w,
+             const void *data,
+             gsize       length)
 {
-  return append_bounded (out, &value, sizeof value);
+  guint8 *p = length <= G_MAXUINT32 ? key_reserve (w, sizeof (guint32) + length) : NULL;
+
+  if (p == NULL)
+    return FALSE;
+  w->used = put_bytes (p, data, length) - w->out->data;
+  return TRUE;
 }
 
-/* Length-prefixed, as long as the length fits its 32 bits. */
+/* The most a node takes but for its name: its kind, operator and arity,
+ * its arguments, a constant's value and the name's length. */
+#define KEY_NODE_MAX (sizeof (guint32) * (2 + REG_GRAPH_MAX_ARITY) + sizeof (double))
+
+/* The graph as the backend receives it: every node in order (its kind,
+ * operator, arguments, name, and a constant's bits, with which the
+ * backend computes: the text form prints every NaN as `nan`, but signs
+ * and payloads reach the results), then the outputs.  The inputs are the
+ * input nodes in order. */
 static gboolean
-append_sized (GByteArray *out,
-              const void *data,
-              gsize       length)
+write_graph (KeyWriter *w,
+             RegGraph  *graph)
 {
-  return length <= G_MAXUINT32 && append_u32 (out, length) && append_bounded (out, data, length);
+  for (guint i = 0; i < graph->nodes->len; i++)
+    {
+      const RegNode *node = _reg_graph_get_node (graph, i);
+      const char *name = node->name != NULL ? node->name : "";
+      gsize name_length = strlen (name);
+      guint8 *p = key_reserve (w, KEY_NODE_MAX + name_length);
+
+      if (p == NULL)
+        return FALSE;
+      p = put_u32 (p, (guint32) node->kind | (guint32) node->op << 8 | node->n_args << 24);
+      for (guint j = 0; j < node->n_args; j++)
+        p = put_u32 (p, node->args[j]);
+      if (node->kind == REG_NODE_CONSTANT)
+        {
+          memcpy (p, &node->value, sizeof node->value);
+          p += sizeof node->value;
+        }
+      w->used = put_bytes (p, name, name_length) - w->out->data;
+    }
+
+  if (!write_u32 (w, graph->outputs->len))
+    return FALSE;
+  for (guint i = 0; i < graph->outputs->len; i++)
+    if (!write_u32 (w, g_array_index (graph->outputs, guint, i)))
+      return FALSE;
+
+  return TRUE;
 }
 
 const guint8 *
@@ -273,6 +361,7 @@ _reg_compile_cache_key (RegGraph  *graph,
                         gsize     *size)
 {
   GByteArray *out = g_private_get (&key_buffer);
+  KeyWriter w = { NULL, 0 };
 
   if (out != NULL && out->len > KEPT_KEY_BUFFER)
     {
@@ -284,17 +373,16 @@ _reg_compile_cache_key (RegGraph  *graph,
       out = g_byte_array_new ();
       g_private_set (&key_buffer, out);
     }
-  g_byte_array_set_size (out, 0);
+  w.out = out;
 
-  if (!_reg_graph_append_key (graph, out, MAX_KEY_SIZE) ||
-      !append_u32 (out, example_inputs->len))
+  if (!write_graph (&w, graph) || !write_u32 (&w, example_inputs->len))
     return NULL;
   for (guint i = 0; i < example_inputs->len; i++)
     {
       guint n_dims;
       const gint64 *dims = reg_tensor_get_shape (g_ptr_array_index (example_inputs, i), &n_dims);
 
-      if (!append_sized (out, dims, sizeof (gint64) * n_dims))
+      if (!write_sized (&w, dims, sizeof (gint64) * n_dims))
         return NULL;
     }
 
@@ -306,14 +394,14 @@ _reg_compile_cache_key (RegGraph  *graph,
    * and no other dictionary has their key. */
   if (options == NULL)
     {
-      if (!append_u32 (out, G_MAXUINT32))
+      if (!write_u32 (&w, G_MAXUINT32))
         return NULL;
     }
   else
     {
       gsize n = g_variant_n_children (options);
       g_autofree OptionEntry *entries = g_new (OptionEntry, MAX (n, 1));
-      gboolean fits = n <= G_MAXUINT32 && append_u32 (out, n);
+      gboolean fits = n <= G_MAXUINT32 && write_u32 (&w, n);
 
       for (gsize i = 0; i < n; i++)
         g_variant_get_child (options, i, "{&sv}", &entries[i].key, &entries[i].value);
@@ -325,15 +413,15 @@ _reg_compile_cache_key (RegGraph  *graph,
           const char *type = g_variant_get_type_string (value);
 
           fits = fits &&
-                 append_sized (out, entries[i].key, strlen (entries[i].key)) &&
-                 append_sized (out, type, strlen (type)) &&
-                 append_sized (out, g_variant_get_data (normal), g_variant_get_size (normal));
+                 write_sized (&w, entries[i].key, strlen (entries[i].key)) &&
+                 write_sized (&w, type, strlen (type)) &&
+                 write_sized (&w, g_variant_get_data (normal), g_variant_get_size (normal));
         }
       if (!fits)
         return NULL;
     }
 
-  *size = out->len;
+  *size = w.used;
   return out->data;
 }
 
@@ -345,15 +433,13 @@ _reg_compile_cache_cost (RegGraph       *graph,
   gsize cost = key_size + sizeof (Entry);
   guint n_nodes = reg_graph_get_n_nodes (graph);
 
+  /* An element count that passes _reg_shape_count() fits in bytes. */
   for (guint i = 0; i < n_nodes; i++)
     {
-      gsize elements = 1;
+      gsize elements;
 
-      for (guint d = 0; d < shapes[i].n_dims; d++)
-        if (!g_size_checked_mul (&elements, elements, (gsize) shapes[i].dims[d]))
-          return G_MAXSIZE;
-      if (!g_size_checked_mul (&elements, elements, sizeof (float)) ||
-          !g_size_checked_add (&cost, cost, elements))
+      if (!_reg_shape_count (shapes[i].dims, shapes[i].n_dims, &elements) ||
+          !g_size_checked_add (&cost, cost, elements * sizeof (float)))
         return G_MAXSIZE;
     }
 
@@ -492,12 +578,13 @@ _reg_compile_cache_settle (RegCompileCache *cache,
   g_mutex_unlock (&cache->mutex);
 }
 
-/* Drops the ready entries @drop chooses and dooms the matching ones in
- * flight. */
+/* Drops the ready entries of @compiler (NULL: of every compiler), only
+ * those compiled as the default backend when @default_only, and dooms the
+ * matching ones in flight. */
 static void
 drop_where (RegCompileCache *cache,
-            gboolean       (*drop) (const Entry *entry, gpointer data),
-            gpointer         data)
+            RegCompiler     *compiler,
+            gboolean         default_only)
 {
   g_autoptr(GPtrArray) garbage = garbage_new ();
   g_autoptr(GPtrArray) ready = g_ptr_array_new ();
@@ -510,7 +597,8 @@ drop_where (RegCompileCache *cache,
     {
       Entry *entry = key;
 
-      if (!drop (entry, data))
+      if ((compiler != NULL && entry->compiler != compiler) ||
+          (default_only && !entry->by_default))
         continue;
       if (entry->fn != NULL)
         g_ptr_array_add (ready, entry);
@@ -522,42 +610,21 @@ drop_where (RegCompileCache *cache,
   g_mutex_unlock (&cache->mutex);
 }
 
-static gboolean
-entry_is_of (const Entry *entry,
-             gpointer     compiler)
-{
-  return entry->compiler == compiler;
-}
-
-static gboolean
-entry_is_default (const Entry *entry,
-                  gpointer     data)
-{
-  return entry->by_default;
-}
-
-static gboolean
-entry_any (const Entry *entry,
-           gpointer     data)
-{
-  return TRUE;
-}
-
 void
 _reg_compile_cache_drop_compiler (RegCompileCache *cache,
                                   RegCompiler     *compiler)
 {
-  drop_where (cache, entry_is_of, compiler);
+  drop_where (cache, compiler, FALSE);
 }
 
 void
 _reg_compile_cache_drop_default (RegCompileCache *cache)
 {
-  drop_where (cache, entry_is_default, NULL);
+  drop_where (cache, NULL, TRUE);
 }
 
 void
 _reg_compile_cache_clear (RegCompileCache *cache)
 {
-  drop_where (cache, entry_any, NULL);
+  drop_where (cache, NULL, FALSE);
 }

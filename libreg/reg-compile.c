@@ -153,6 +153,7 @@ falls_back (const GError *error)
 {
   return g_error_matches (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_UNSUPPORTED_OP) ||
          g_error_matches (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED) ||
+         g_error_matches (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BACKEND_UNAVAILABLE) ||
          g_error_matches (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED);
 }
 
@@ -479,6 +480,7 @@ partition_end (Attempt    *attempt,
 {
   g_autoptr(RegCompiledFn) fn = NULL;
   g_autoptr(GPtrArray) others = g_ptr_array_new ();
+  g_autoptr(GVariant) placement = NULL;
   g_autofree char *next = NULL;
 
   for (guint g = 0; g < groups->fns->len; g++)
@@ -498,10 +500,11 @@ partition_end (Attempt    *attempt,
   g_ptr_array_set_free_func (groups->fns, NULL);
   fn = _reg_partition_finish (g_steal_pointer (&attempt->partition), graph,
                               (RegCompiledFn **) groups->fns->pdata,
-                              (const char * const *) groups->backends->pdata);
+                              (const char * const *) groups->backends->pdata, &placement);
   g_ptr_array_set_size (groups->fns, 0);
   if (!_reg_compiled_fn_bind (fn, attempt->name, graph, example_inputs, attempt->shapes, error))
     return NULL;
+  _reg_compiled_fn_set_placement (fn, g_steal_pointer (&placement));
 
   if (!groups->shareable)
     attempt_end (attempt, NULL);
@@ -599,13 +602,9 @@ compile_on_chain (Chain        *chain,
         }
       else if (attempt != NULL)
         {
-          RegCompilerInterface *iface = REG_COMPILER_GET_IFACE (attempt->compiler);
-          GError *compile_error = NULL;
-
-          fn = iface->compile (attempt->compiler, graph, example_inputs, attempt_options,
-                               &compile_error);
-          fn = _reg_compiler_conclude (attempt->compiler, attempt->name, fn, compile_error,
-                                       graph, example_inputs, attempt->shapes, &local_error);
+          fn = _reg_compiler_compile_prepared (attempt->compiler, attempt->name, graph,
+                                               example_inputs, attempt_options,
+                                               attempt->shapes, &local_error);
         }
       if (attempt != NULL)
         {
@@ -723,7 +722,9 @@ compile_on_chain_async (RegRegistry         *self,
   g_task_set_source_tag (task, reg_registry_compile_async);
   ac->chain = *chain;
   memset (chain, 0, sizeof *chain);
-  ac->graph = g_object_ref (graph);
+  /* The worker reads it after this returns, when the caller may change
+   * its own (see _reg_graph_dup_frozen()). */
+  ac->graph = _reg_graph_dup_frozen (graph);
   ac->example_inputs = g_ptr_array_new_full (example_inputs->len, g_object_unref);
   for (guint i = 0; i < example_inputs->len; i++)
     g_ptr_array_add (ac->example_inputs, g_object_ref (g_ptr_array_index (example_inputs, i)));
@@ -914,19 +915,14 @@ compile_in_this_worker (Attempt       *attempt,
                         GError       **error)
 {
   GVariant *options = ac->chain.position == 0 ? ac->options : NULL;
-  GError *compile_error = NULL;
   RegCompiledFn *fn;
 
   if (cancellable != NULL)
     g_cancellable_push_current (cancellable);
-  fn = REG_COMPILER_GET_IFACE (attempt->compiler)->compile (attempt->compiler, ac->graph,
-                                                            ac->example_inputs, options,
-                                                            &compile_error);
+  fn = _reg_compiler_compile_prepared (attempt->compiler, attempt->name, ac->graph,
+                                       ac->example_inputs, options, attempt->shapes, error);
   if (cancellable != NULL)
     g_cancellable_pop_current (cancellable);
-
-  fn = _reg_compiler_conclude (attempt->compiler, attempt->name, fn, compile_error, ac->graph,
-                               ac->example_inputs, attempt->shapes, error);
 
   /* A compile cancelled meanwhile keeps nothing, not even in the cache. */
   if (fn != NULL && g_cancellable_set_error_if_cancelled (cancellable, error))
@@ -1006,9 +1002,10 @@ async_compile_attempt (GTask *task)
  * Compiles @graph without blocking: the asynchronous form of
  * [method@Reg.Registry.compile], with the same fallbacks, cache and
  * errors.  The lookup (which may load a module), the checks of the graph
- * and the backend's compile all run off the calling thread; the backend's
- * compile runs as its [vfunc@Reg.Compiler.compile_async] arranges (by
- * default in a worker thread).
+ * and the backend's compile all run off the calling thread, on a copy of
+ * @graph (the caller may change @graph as soon as this function returns);
+ * the backend's compile runs as its [vfunc@Reg.Compiler.compile_async]
+ * arranges (by default in a worker thread).
  *
  * @callback runs in the thread-default main context of the calling
  * thread, as do [signal@Reg.Registry::fallback] handlers.  Cancelling

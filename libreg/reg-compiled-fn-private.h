@@ -24,4 +24,9 @@ gboolean _reg_compiled_fn_bind (RegCompiledFn   *fn,
                                 const RegShape  *node_shapes,
                                 GError         **error);
 
+/* Gives @fn, bound, where its nodes run (an a(sau) variant, taken), for
+ * reg_compiled_fn_dup_placement(), before anyone else has @fn. */
+void     _reg_compiled_fn_set_placement (RegCompiledFn   *fn,
+                                         GVariant        *placement);
+
 G_END_DECLS

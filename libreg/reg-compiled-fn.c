@@ -11,7 +11,6 @@
 #include "reg-graph-private.h"
 #include "reg-message-private.h"
 #include "reg-once-private.h"
-#include "reg-partition-private.h"
 #include "reg-task-private.h"
 #include "reg-tensor.h"
 
@@ -136,6 +135,7 @@ typedef struct
   guint      n_outputs;
   char     **names;      /* n_inputs input names, then n_outputs output names */
   RegShape  *shapes;     /* the same order: example inputs, then outputs */
+  GVariant  *placement;  /* nullable: set once, before anyone else has the function */
 } Signature;
 
 /* The qdata key of the Signature.  Not G_DEFINE_QUARK: its cache is a
@@ -164,15 +164,8 @@ signature_free (gpointer data)
   g_free (sig->backend);
   g_strfreev (sig->names);
   g_free (sig->shapes);
+  g_clear_pointer (&sig->placement, g_variant_unref);
   g_free (sig);
-}
-
-static gboolean
-shape_equal (const RegShape *a,
-             const RegShape *b)
-{
-  return a->n_dims == b->n_dims &&
-         memcmp (a->dims, b->dims, sizeof (gint64) * a->n_dims) == 0;
 }
 
 static gboolean
@@ -182,8 +175,7 @@ tensor_has_shape (RegTensor      *tensor,
   guint n_dims;
   const gint64 *dims = reg_tensor_get_shape (tensor, &n_dims);
 
-  return n_dims == shape->n_dims &&
-         memcmp (dims, shape->dims, sizeof (gint64) * n_dims) == 0;
+  return _reg_shape_is (shape, dims, n_dims);
 }
 
 /* "[2, 3]" for a message. */
@@ -206,7 +198,8 @@ signature_equal (const Signature *a,
     return FALSE;
 
   for (guint i = 0; i < n; i++)
-    if (!g_str_equal (a->names[i], b->names[i]) || !shape_equal (&a->shapes[i], &b->shapes[i]))
+    if (!g_str_equal (a->names[i], b->names[i]) ||
+        !_reg_shape_is (&a->shapes[i], b->shapes[i].dims, b->shapes[i].n_dims))
       return FALSE;
 
   return TRUE;
@@ -350,6 +343,16 @@ _reg_compiled_fn_bind (RegCompiledFn   *fn,
 
   signature_free (sig);
   return TRUE;
+}
+
+void
+_reg_compiled_fn_set_placement (RegCompiledFn *fn,
+                                GVariant      *placement)
+{
+  Signature *sig = _reg_once_get (G_OBJECT (fn), signature_quark ());
+
+  g_assert (sig != NULL && sig->placement == NULL);
+  sig->placement = placement;
 }
 
 static gboolean
@@ -689,9 +692,13 @@ reg_compiled_fn_call_finish (RegCompiledFn  *self,
 GVariant *
 reg_compiled_fn_dup_placement (RegCompiledFn *self)
 {
+  const Signature *sig;
+
   g_return_val_if_fail (REG_IS_COMPILED_FN (self), NULL);
 
-  return _reg_partition_dup_placement (self);
+  sig = _reg_once_get (G_OBJECT (self), signature_quark ());
+
+  return sig != NULL && sig->placement != NULL ? g_variant_ref (sig->placement) : NULL;
 }
 
 /**

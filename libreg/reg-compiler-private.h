@@ -23,21 +23,21 @@ RegShape      *_reg_compiler_prepare                 (RegCompiler          *self
                                                       GVariant             *options,
                                                       GError              **error);
 
-/* Judges what the backend's compile gave (@fn and @local_error, both taken
- * over) and binds the function to the signature of this compile, made by
- * the backend named @backend (NULL: the compiler's own name). */
-RegCompiledFn *_reg_compiler_conclude                (RegCompiler          *self,
+/* The backend's compile of a prepared compile (@shapes from
+ * _reg_compiler_prepare()), on a frozen copy of @graph (see
+ * _reg_graph_dup_frozen()); what it gives is judged and bound to the
+ * signature of this compile, made by the backend named @backend (NULL:
+ * the compiler's own name). */
+RegCompiledFn *_reg_compiler_compile_prepared        (RegCompiler          *self,
                                                       const char           *backend,
-                                                      RegCompiledFn        *fn,
-                                                      GError               *local_error,
                                                       RegGraph             *graph,
                                                       GPtrArray            *example_inputs,
+                                                      GVariant             *options,
                                                       const RegShape       *shapes,
                                                       GError              **error);
 
-/* The backend's compile_async for a prepared compile (@shapes from
- * _reg_compiler_prepare(), taken over), concluded as above; the callback
- * runs in the caller's thread-default main context. */
+/* The same through the backend's compile_async (@shapes taken over); the
+ * callback runs in the caller's thread-default main context. */
 void           _reg_compiler_compile_prepared_async  (RegCompiler          *self,
                                                       const char           *backend,
                                                       RegGraph             *graph,

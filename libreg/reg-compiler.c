@@ -94,6 +94,12 @@
  *
  * Compiles @graph for inputs shaped like @example_inputs.
  *
+ * @graph never changes: on every path to the backend (compile or
+ * compile_async, through the registry or not) libreg gives it a frozen
+ * copy of the caller's graph, who may go on building its own.  The
+ * backend may keep a reference to @graph in the function it returns and
+ * read it on every call; builder calls on @graph are programmer errors.
+ *
  * Every backend gets each key once.  A backend with a schema (see
  * [method@Reg.Compiler.get_options]) gets options that follow it: each key
  * declared, each value of the declared type, within its range or choices.
@@ -250,8 +256,9 @@ compile_data_new (RegGraph  *graph,
 {
   CompileData *cd = g_new0 (CompileData, 1);
 
-  cd->graph = g_object_ref (graph);
-  /* A copy: the caller may change its array while the compile runs. */
+  /* Copies: the caller may change its graph and its array while the
+   * compile runs, and the backend may keep the graph. */
+  cd->graph = _reg_graph_dup_frozen (graph);
   cd->example_inputs = g_ptr_array_copy (example_inputs, (GCopyFunc) (void (*) (void)) g_object_ref, NULL);
   g_ptr_array_set_free_func (cd->example_inputs, g_object_unref);
   cd->options = options != NULL ? g_variant_ref_sink (options) : NULL;
@@ -601,15 +608,17 @@ _reg_compiler_prepare (RegCompiler  *self,
   return shapes;
 }
 
-RegCompiledFn *
-_reg_compiler_conclude (RegCompiler     *self,
-                        const char      *backend,
-                        RegCompiledFn   *fn,
-                        GError          *local_error,
-                        RegGraph        *graph,
-                        GPtrArray       *example_inputs,
-                        const RegShape  *shapes,
-                        GError         **error)
+/* Judges what the backend's compile gave (@fn and @local_error, both taken
+ * over) and binds the function to the signature of this compile. */
+static RegCompiledFn *
+conclude (RegCompiler     *self,
+          const char      *backend,
+          RegCompiledFn   *fn,
+          GError          *local_error,
+          RegGraph        *graph,
+          GPtrArray       *example_inputs,
+          const RegShape  *shapes,
+          GError         **error)
 {
   g_autoptr(RegCompiledFn) result = fn;
   const char *name = backend != NULL ? backend : reg_compiler_get_name (self);
@@ -632,6 +641,25 @@ _reg_compiler_conclude (RegCompiler     *self,
     return NULL;
 
   return g_steal_pointer (&result);
+}
+
+RegCompiledFn *
+_reg_compiler_compile_prepared (RegCompiler     *self,
+                                const char      *backend,
+                                RegGraph        *graph,
+                                GPtrArray       *example_inputs,
+                                GVariant        *options,
+                                const RegShape  *shapes,
+                                GError         **error)
+{
+  g_autoptr(RegGraph) frozen = _reg_graph_dup_frozen (graph);
+  GError *local_error = NULL;
+  RegCompiledFn *fn;
+
+  fn = REG_COMPILER_GET_IFACE (self)->compile (self, frozen, example_inputs, options,
+                                               &local_error);
+
+  return conclude (self, backend, fn, local_error, frozen, example_inputs, shapes, error);
 }
 
 /**
@@ -679,11 +707,8 @@ reg_compiler_compile (RegCompiler  *self,
                       GVariant     *options,
                       GError      **error)
 {
-  RegCompilerInterface *iface;
   g_autoptr(GVariant) options_ref = NULL;
   g_autofree RegShape *shapes = NULL;
-  GError *local_error = NULL;
-  RegCompiledFn *fn;
 
   g_return_val_if_fail (REG_IS_COMPILER (self), NULL);
   g_return_val_if_fail (REG_IS_GRAPH (graph), NULL);
@@ -702,10 +727,8 @@ reg_compiler_compile (RegCompiler  *self,
   if (shapes == NULL)
     return NULL;
 
-  iface = REG_COMPILER_GET_IFACE (self);
-  fn = iface->compile (self, graph, example_inputs, options, &local_error);
-
-  return _reg_compiler_conclude (self, NULL, fn, local_error, graph, example_inputs, shapes, error);
+  return _reg_compiler_compile_prepared (self, NULL, graph, example_inputs, options, shapes,
+                                         error);
 }
 
 static void
@@ -730,8 +753,8 @@ prepared_compile_done (GObject      *source_object,
       return;
     }
 
-  fn = _reg_compiler_conclude (self, cd->backend, fn, local_error, cd->graph, cd->example_inputs,
-                               cd->shapes, &error);
+  fn = conclude (self, cd->backend, fn, local_error, cd->graph, cd->example_inputs, cd->shapes,
+                 &error);
   if (fn == NULL)
     g_task_return_error (task, error);
   else
@@ -787,7 +810,8 @@ _reg_compiler_compile_prepared_finish (RegCompiler   *self,
  * [method@Reg.Compiler.compile], with the same checks and errors.  The
  * graph and options are checked in the calling thread; the backend's
  * compile runs in a worker thread, or as the backend's
- * [vfunc@Reg.Compiler.compile_async] arranges.
+ * [vfunc@Reg.Compiler.compile_async] arranges, on a copy of @graph: the
+ * caller may change @graph as soon as this function returns.
  *
  * @callback runs in the thread-default main context of the calling
  * thread.  Cancelling @cancellable makes the compile finish promptly with
@@ -805,6 +829,7 @@ reg_compiler_compile_async (RegCompiler         *self,
                             gpointer             user_data)
 {
   g_autoptr(GVariant) options_ref = NULL;
+  g_autoptr(RegGraph) frozen = NULL;
   GError *error = NULL;
   RegShape *shapes;
 
@@ -819,14 +844,16 @@ reg_compiler_compile_async (RegCompiler         *self,
   if (options != NULL)
     options_ref = g_variant_ref_sink (options);
 
-  shapes = _reg_compiler_prepare (self, NULL, graph, example_inputs, options, &error);
+  /* The caller may change its graph as soon as this returns. */
+  frozen = _reg_graph_dup_frozen (graph);
+  shapes = _reg_compiler_prepare (self, NULL, frozen, example_inputs, options, &error);
   if (shapes == NULL)
     {
       g_task_report_error (self, callback, user_data, _reg_compiler_compile_prepared_async, error);
       return;
     }
 
-  _reg_compiler_compile_prepared_async (self, NULL, graph, example_inputs, options, shapes,
+  _reg_compiler_compile_prepared_async (self, NULL, frozen, example_inputs, options, shapes,
                                         cancellable, callback, user_data);
 }
 

@@ -59,6 +59,11 @@ typedef enum {
  *   a value of the wrong type or out of its range or choices, or an option
  *   declaration (a [class@Reg.Option]) that is not valid
  * @REG_COMPILER_ERROR_RUNTIME: a call failed while running
+ * @REG_COMPILER_ERROR_BACKEND_UNAVAILABLE: the backend builds on another
+ *   one that the registry could not provide (no backend has its name, or
+ *   its module could not be loaded or is quarantined): the registry's
+ *   %REG_REGISTRY_ERROR_INVALID_BACKEND or %REG_REGISTRY_ERROR_LOAD_FAILED,
+ *   passed on by a compile or a call
  *
  * Errors in the %REG_COMPILER_ERROR domain.
  */
@@ -68,6 +73,7 @@ typedef enum {
   REG_COMPILER_ERROR_BAD_INPUTS,
   REG_COMPILER_ERROR_BAD_OPTION,
   REG_COMPILER_ERROR_RUNTIME,
+  REG_COMPILER_ERROR_BACKEND_UNAVAILABLE,
 } RegCompilerError;
 
 /**

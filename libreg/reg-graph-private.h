@@ -1,4 +1,4 @@
-/* reg-graph-private.h: graph internals shared inside libreg
+/* reg-graph-private.h: graph internals, for the parser and the compile cache
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -6,16 +6,71 @@
 #pragma once
 
 #include "reg-graph.h"
-#include "reg-tensor.h"
+#include "reg-tensor-private.h"
 
 G_BEGIN_DECLS
 
-/* A tensor shape by value: what shape inference produces for each node. */
+/* Every operator takes one or two arguments (reg_op_get_arity()), so a
+ * node stores its arguments inline. */
+#define REG_GRAPH_MAX_ARITY 2
+
 typedef struct
 {
-  guint  n_dims;
-  gint64 dims[REG_TENSOR_MAX_DIMS];
-} RegShape;
+  RegNodeKind kind;
+  RegOp       op;           /* REG_NODE_OP */
+  guint       n_args;
+  guint       args[REG_GRAPH_MAX_ARITY];
+  double      value;        /* REG_NODE_CONSTANT */
+  char       *name;         /* inputs, named calls; else NULL */
+} RegNode;
+
+struct _RegGraph
+{
+  GObject     parent_instance;
+
+  GArray     *nodes;         /* RegNode */
+  GArray     *inputs;        /* guint: the input nodes, in order */
+  GArray     *outputs;       /* guint */
+  gboolean    has_outputs;   /* set_outputs() or a `return` happened */
+
+  /* name -> node id (GUINT_TO_POINTER); the keys belong to the nodes */
+  GHashTable *names;
+
+  /* The first failure of a builder call that has no GError of its own
+   * (add_input, set_outputs), reported by reg_graph_validate(). */
+  GError     *builder_error;
+
+  /* What backends get (_reg_graph_dup_frozen()): builder calls refused. */
+  gboolean    frozen;
+};
+
+static inline const RegNode *
+_reg_graph_get_node (RegGraph *self,
+                     guint     id)
+{
+  return &g_array_index (self->nodes, RegNode, id);
+}
+
+/* Appends a node without any check (the caller made them): @name
+ * (nullable, taken) must be free, @args (REG_NODE_OP) must be earlier nodes
+ * and fit the arity of @op. */
+guint        _reg_graph_append        (RegGraph     *self,
+                                       RegNodeKind   kind,
+                                       RegOp         op,
+                                       const guint  *args,
+                                       double        value,
+                                       char         *name);
+void         _reg_graph_set_outputs   (RegGraph     *self,
+                                       const guint  *nodes,
+                                       guint         n);
+
+/* "relu takes 1 argument, 2 given" */
+char        *_reg_graph_arity_message (RegOp         op,
+                                       guint         n_args);
+
+/* Whether @name may name a node: an identifier other than `inf` and
+ * `nan` (the lexical rule of the text form, in reg-graph-parser.c). */
+gboolean     _reg_graph_is_valid_name (const char   *name);
 
 /* Checks @graph (sticky builder error included, see reg_graph_validate())
  * against @example_inputs (count, then the shape of every node under the
@@ -23,32 +78,14 @@ typedef struct
  * allocated array of reg_graph_get_n_nodes() shapes, one per node.
  * Errors: REG_GRAPH_ERROR_SHAPE naming the node and both shapes, or the
  * graph's own validation error. */
-gboolean _reg_graph_infer_shapes (RegGraph   *graph,
-                                  GPtrArray  *example_inputs,
-                                  RegShape  **shapes,
-                                  GError    **error);
+gboolean     _reg_graph_infer_shapes  (RegGraph     *graph,
+                                       GPtrArray    *example_inputs,
+                                       RegShape    **shapes,
+                                       GError      **error);
 
-/* Appends to @out bytes that are equal for two graphs exactly when their
- * canonical text forms (reg_graph_to_string()) are equal, in time linear
- * in the size of the graph, without printing it: the compile cache's key.
- * Returns FALSE, @out holding part of it, when @out would pass @max_size
- * bytes (at most G_MAXUINT, what a GByteArray holds).  @self must be valid
- * (reg_graph_validate()). */
-gboolean _reg_graph_append_key   (RegGraph    *self,
-                                  GByteArray  *out,
-                                  gsize        max_size);
-
-/* Whether a tensor of shape @dims can be addressed: no negative dimension,
- * and an element count whose size in bytes (4 per element) is at most
- * G_MAXSSIZE.  A zero dimension empties it, however large the others.
- * Sets @n_elements (optional) when it can.  The one rule for tensors and
- * for the shapes that shape inference computes. */
-gboolean _reg_shape_count       (const gint64 *dims,
-                                 guint         n_dims,
-                                 gsize        *n_elements);
-
-/* Formats a shape as "[4, 3]" ("[]" for 0-d). */
-char    *_reg_shape_to_string    (const gint64 *dims,
-                                  guint         n_dims);
+/* A graph equal to @self that never changes, for a backend to keep: @self
+ * (a new reference) when it is frozen already, else a frozen copy.
+ * Builder calls on a frozen graph are programmer errors. */
+RegGraph    *_reg_graph_dup_frozen    (RegGraph     *self);
 
 G_END_DECLS

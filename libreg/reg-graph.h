@@ -13,6 +13,7 @@
 
 #include "reg-op.h"
 #include "reg-error.h"
+#include "reg-tensor.h"
 #include "reg-version-macros.h"
 
 G_BEGIN_DECLS
@@ -66,18 +67,16 @@ guint          reg_graph_add_op               (RegGraph      *self,
                                                guint          n_args,
                                                GError       **error);
 REG_AVAILABLE_IN_ALL
-guint          reg_graph_add_call             (RegGraph      *self,
+gboolean       reg_graph_set_node_name        (RegGraph      *self,
+                                               guint          node,
                                                const char    *name,
-                                               RegOp          op,
-                                               const guint   *args,
-                                               guint          n_args,
                                                GError       **error);
 REG_AVAILABLE_IN_ALL
 void           reg_graph_set_outputs          (RegGraph      *self,
                                                const guint   *nodes,
                                                guint          n);
 REG_AVAILABLE_IN_ALL
-GVariant      *reg_graph_infer_shapes         (RegGraph      *self,
+RegShapeList  *reg_graph_infer_shapes         (RegGraph      *self,
                                                GPtrArray     *example_inputs,
                                                GError       **error);
 REG_AVAILABLE_IN_ALL

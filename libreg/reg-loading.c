@@ -208,6 +208,7 @@ _reg_loading_load (RegRegistry  *self,
   RegCompiler *result = NULL;
   GObject *loaded = NULL;
   gboolean first_load = FALSE;
+  RegModuleChecks checks;
   GHashTableIter iter;
   gpointer key, value;
   RegEntry *entry;
@@ -249,10 +250,18 @@ _reg_loading_load (RegRegistry  *self,
   shown_manifest = _reg_escape (manifest_path);
 
   /* The code is loaded only if no verdict quarantines it (and, when
-   * asked, after its backends were checked in a child process). */
-  if (!_reg_verify_before_load (g_atomic_int_get (&self->module_checks), name, source,
-                                manifest_path, manifest->dir, wanted_names, error))
-    goto out;
+   * asked, after its backends were checked in a child process, seeing
+   * the backends this registry sees). */
+  checks = g_atomic_int_get (&self->module_checks);
+  if (checks != REG_MODULE_CHECKS_NONE)
+    {
+      g_auto(GStrv) search_path = reg_registry_get_search_paths (self);
+
+      if (!_reg_verify_before_load ((checks & REG_MODULE_CHECKS_VERIFY) != 0,
+                                    (const char * const *) search_path, name, source,
+                                    manifest_path, manifest->dir, wanted_names, error))
+        goto out;
+    }
 
   loaded = manifest->loader->load (manifest->dir, manifest->source, &local_error);
   if (loaded == NULL)
@@ -369,20 +378,27 @@ dup_declaring_manifest (RegRegistry  *self,
  * Checks the backend @name in a process of its own: loads its module
  * there, makes its compiler, compiles and calls the conformance set and
  * compares every output with eager's, under the timeout and the memory
- * limit.  Nothing of the module runs in the calling process.  The verdict
+ * limit.  Through the default registry the module reaches the backends of
+ * @self's search path, as it would in the application.  Nothing of the
+ * module runs in the calling process.  The verdict
  * is recorded against the module file's identity in the store @options
  * name, when the file did not change during the check, replacing the
  * backend's earlier verdict there.  A crash or a timeout quarantines the
- * module (see [property@Reg.Registry:module-checks]); another verdict of
- * the same backend lifts the quarantine its crash or timeout had put.
+ * module (see [property@Reg.Registry:module-checks]); a newer verdict of
+ * the same backend, in either store, lifts the quarantine its crash or
+ * timeout had put.
  *
  * Fails with %REG_REGISTRY_ERROR_INVALID_BACKEND for an unknown name,
  * %G_IO_ERROR_NOT_SUPPORTED for a backend registered at run time (there is
  * no module to check), %G_IO_ERROR_INVALID_ARGUMENT for bad @options,
- * %G_IO_ERROR_CANCELLED, the error of starting the checker (in the
- * %G_SPAWN_ERROR domain), or that of writing the store.  Blocks the
- * calling thread for as long as the check takes.  This function is
- * thread-safe.
+ * %G_IO_ERROR_CANCELLED, the error of starting the checker or
+ * %G_SPAWN_ERROR_FAILED when it ended before it reached the module (both
+ * in the %G_SPAWN_ERROR domain: no verdict about the module), or
+ * %G_IO_ERROR_NOT_FOUND when the backend builds on one that cannot be
+ * reached (it cannot be judged).  A verdict that cannot be recorded is
+ * returned all the same, with the error of the store
+ * ([method@Reg.Verdict.get_store_error]).  Blocks the calling thread for
+ * as long as the check takes.  This function is thread-safe.
  *
  * Returns: (transfer full): the verdict, or %NULL with @error set
  */
@@ -395,6 +411,7 @@ reg_registry_verify_backend (RegRegistry   *self,
 {
   g_autoptr(RegManifest) manifest = NULL;
   g_autofree char *source = NULL;
+  g_auto(GStrv) search_path = NULL;
   RegVerifyOptions parsed;
 
   g_return_val_if_fail (REG_IS_REGISTRY (self), NULL);
@@ -411,7 +428,9 @@ reg_registry_verify_backend (RegRegistry   *self,
     return NULL;
 
   source = _reg_manifest_dup_source_path (manifest);
-  return _reg_verify_run (name, source, manifest->dir, &parsed, cancellable, error);
+  search_path = reg_registry_get_search_paths (self);
+  return _reg_verify_run ((const char * const *) search_path, name, source, manifest->dir,
+                          &parsed, cancellable, error);
 }
 
 /**

@@ -10,7 +10,6 @@
 
 #include <string.h>
 
-#include "reg-compiled-fn-private.h"
 #include "reg-message-private.h"
 #include "reg-op-private.h"
 #include "reg-partition-private.h"
@@ -329,7 +328,6 @@ struct _RegPartitionedFn
   RegPartition   *partition;
   RegCompiledFn **fns;        /* one per group */
   char          **backends;   /* the name of the backend of each */
-  GVariant       *placement;  /* a(sau) */
 };
 
 /* One run: the tensor in each slot (a reference, or NULL). */
@@ -514,7 +512,6 @@ reg_partitioned_fn_finalize (GObject *object)
   g_free (self->fns);
   g_strfreev (self->backends);
   _reg_partition_free (self->partition);
-  g_variant_unref (self->placement);
 
   G_OBJECT_CLASS (reg_partitioned_fn_parent_class)->finalize (object);
 }
@@ -586,11 +583,12 @@ RegCompiledFn *
 _reg_partition_finish (RegPartition        *partition,
                        RegGraph            *graph,
                        RegCompiledFn      **fns,
-                       const char * const  *backends)
+                       const char * const  *backends,
+                       GVariant           **placement)
 {
   RegPartitionedFn *self = g_object_new (REG_TYPE_PARTITIONED_FN, NULL);
   guint n_groups = partition->groups->len;
-  GVariantBuilder placement;
+  GVariantBuilder builder;
   g_autofree char *summary = NULL;
 
   self->partition = partition;
@@ -599,7 +597,7 @@ _reg_partition_finish (RegPartition        *partition,
   for (guint g = 0; g < n_groups; g++)
     self->backends[g] = g_strdup (backends[g]);
 
-  g_variant_builder_init (&placement, G_VARIANT_TYPE ("a(sau)"));
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(sau)"));
   for (guint g = 0; g < n_groups; g++)
     {
       Group *group = &g_array_index (partition->groups, Group, g);
@@ -607,20 +605,14 @@ _reg_partition_finish (RegPartition        *partition,
       /* What compiled is no longer needed. */
       g_clear_object (&group->graph);
       g_clear_pointer (&group->example_inputs, g_ptr_array_unref);
-      g_variant_builder_add (&placement, "(s@au)", backends[g],
+      g_variant_builder_add (&builder, "(s@au)", backends[g],
                              g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, group->nodes->data,
                                                         group->nodes->len, sizeof (guint32)));
     }
-  self->placement = g_variant_ref_sink (g_variant_builder_end (&placement));
+  *placement = g_variant_ref_sink (g_variant_builder_end (&builder));
 
   summary = describe_placement (self, graph);
   g_debug ("partitioned a graph in %u groups: %s", n_groups, summary);
 
   return REG_COMPILED_FN (self);
-}
-
-GVariant *
-_reg_partition_dup_placement (RegCompiledFn *fn)
-{
-  return REG_IS_PARTITIONED_FN (fn) ? g_variant_ref (REG_PARTITIONED_FN (fn)->placement) : NULL;
 }

@@ -80,10 +80,13 @@
  * compile cache: those whose compiler says %REG_COMPILER_FLAGS_SHAREABLE
  * ([method@Reg.Compiler.get_flags]) or whose module's manifest says
  * `Shareable=true` ([method@Reg.BackendInfo.get_compiler_flags] tells
- * both), as inductor's and eager's do.  Compiling an equal graph (the same
- * canonical text form), for example inputs of the same shapes, with equal
- * options, on the same backend object returns the same function instead
- * of compiling again, whether the graph is the same object or not.
+ * both), as inductor's and eager's do.  Compiling an equal graph (the
+ * same graph as the backend receives it: the same nodes in the same order,
+ * names and constants' bits included, and the same outputs, as graphs
+ * parsed from one text or built by the same calls are), for example
+ * inputs of the same shapes, with equal options, on the same backend
+ * object returns the same function instead of compiling again, whether
+ * the graph is the same object or not.
  * Concurrent compiles of one key compile once.  The cache keeps
  * [property@Reg.Registry:compile-cache-size] functions (0 disables it;
  * `REG_COMPILE_CACHE_SIZE` sets it from the environment) and at most

@@ -6,10 +6,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "reg-graph.h"
-#include "reg-graph-private.h"
 #include "reg-storage-private.h"
-#include "reg-tensor.h"
+#include "reg-tensor-private.h"
 
 /**
  * RegTensor:
@@ -585,4 +583,150 @@ reg_tensor_allclose (RegTensor *a,
       return FALSE;
 
   return TRUE;
+}
+
+/* ---- Shapes ------------------------------------------------------------- */
+
+char *
+_reg_shape_to_string (const gint64 *dims,
+                      guint         n_dims)
+{
+  GString *out = g_string_new ("[");
+
+  for (guint i = 0; i < n_dims; i++)
+    g_string_append_printf (out, "%s%" G_GINT64_FORMAT, i > 0 ? ", " : "", dims[i]);
+  g_string_append_c (out, ']');
+
+  return g_string_free (out, FALSE);
+}
+
+gboolean
+_reg_shape_count (const gint64 *dims,
+                  guint         n_dims,
+                  gsize        *n_elements)
+{
+  gsize count = 1;
+
+  for (guint d = 0; d < n_dims; d++)
+    if (dims[d] == 0)
+      {
+        if (n_elements != NULL)
+          *n_elements = 0;
+        return TRUE;
+      }
+
+  for (guint d = 0; d < n_dims; d++)
+    if (dims[d] < 0 || (guint64) dims[d] > G_MAXSIZE ||
+        !g_size_checked_mul (&count, count, (gsize) dims[d]))
+      return FALSE;
+
+  /* At most G_MAXSSIZE bytes: the largest object C allows, and the largest
+   * offset a signed index reaches. */
+  if (count > G_MAXSSIZE / sizeof (float))
+    return FALSE;
+
+  if (n_elements != NULL)
+    *n_elements = count;
+  return TRUE;
+}
+
+struct _RegShapeList
+{
+  gatomicrefcount  ref_count;
+  guint            n_shapes;
+  RegShape        *shapes;
+};
+
+G_DEFINE_BOXED_TYPE (RegShapeList, reg_shape_list, reg_shape_list_ref, reg_shape_list_unref)
+
+RegShapeList *
+_reg_shape_list_new_take (RegShape *shapes,
+                          guint     n_shapes)
+{
+  RegShapeList *self = g_new (RegShapeList, 1);
+
+  g_atomic_ref_count_init (&self->ref_count);
+  self->n_shapes = n_shapes;
+  self->shapes = shapes;
+
+  return self;
+}
+
+/**
+ * reg_shape_list_ref:
+ * @self: a [struct@Reg.ShapeList]
+ *
+ * Takes a reference to @self.  This function is thread-safe.
+ *
+ * Returns: (transfer full): @self
+ */
+RegShapeList *
+reg_shape_list_ref (RegShapeList *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  g_atomic_ref_count_inc (&self->ref_count);
+
+  return self;
+}
+
+/**
+ * reg_shape_list_unref:
+ * @self: (transfer full): a [struct@Reg.ShapeList]
+ *
+ * Drops a reference to @self, freeing it with the last one.  This function
+ * is thread-safe.
+ */
+void
+reg_shape_list_unref (RegShapeList *self)
+{
+  g_return_if_fail (self != NULL);
+
+  if (g_atomic_ref_count_dec (&self->ref_count))
+    {
+      g_free (self->shapes);
+      g_free (self);
+    }
+}
+
+/**
+ * reg_shape_list_get_n_shapes:
+ * @self: a [struct@Reg.ShapeList]
+ *
+ * Gets the number of shapes in @self: one per node of the graph it was
+ * computed for.
+ *
+ * Returns: the number of shapes
+ */
+guint
+reg_shape_list_get_n_shapes (RegShapeList *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return self->n_shapes;
+}
+
+/**
+ * reg_shape_list_get_shape:
+ * @self: a [struct@Reg.ShapeList]
+ * @index: a node id, less than [method@Reg.ShapeList.get_n_shapes]
+ * @n_dims: (out) (optional): return location for the number of dimensions
+ *
+ * Gets the shape of node @index, outermost dimension first; a 0-d shape
+ * (a scalar) has no dimension.  The array belongs to @self.
+ *
+ * Returns: (array length=n_dims) (transfer none): the dimensions
+ */
+const gint64 *
+reg_shape_list_get_shape (RegShapeList *self,
+                          guint         index,
+                          guint        *n_dims)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (index < self->n_shapes, NULL);
+
+  if (n_dims != NULL)
+    *n_dims = self->shapes[index].n_dims;
+
+  return self->shapes[index].dims;
 }

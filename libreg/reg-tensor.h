@@ -73,4 +73,30 @@ gboolean       reg_tensor_allclose        (RegTensor     *a,
                                            double         rtol,
                                            double         atol);
 
+/**
+ * RegShapeList:
+ *
+ * The shapes of the nodes of a graph, indexed by node id, as
+ * [method@Reg.Graph.infer_shapes] gives them.  A shape list never changes:
+ * any number of threads may read it at once.
+ */
+typedef struct _RegShapeList RegShapeList;
+
+#define REG_TYPE_SHAPE_LIST (reg_shape_list_get_type ())
+
+REG_AVAILABLE_IN_ALL
+GType          reg_shape_list_get_type    (void) G_GNUC_CONST;
+REG_AVAILABLE_IN_ALL
+RegShapeList  *reg_shape_list_ref         (RegShapeList  *self);
+REG_AVAILABLE_IN_ALL
+void           reg_shape_list_unref       (RegShapeList  *self);
+REG_AVAILABLE_IN_ALL
+guint          reg_shape_list_get_n_shapes (RegShapeList *self);
+REG_AVAILABLE_IN_ALL
+const gint64  *reg_shape_list_get_shape   (RegShapeList  *self,
+                                           guint          index,
+                                           guint         *n_dims);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RegShapeList, reg_shape_list_unref)
+
 G_END_DECLS

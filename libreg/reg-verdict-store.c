@@ -8,7 +8,8 @@
  *
  *   ( t t           device and inode of the module file
  *     x x x         its size, mtime and ctime (nanoseconds)
- *     x             when the check ran (seconds since the epoch)
+ *     x             when the check ran (microseconds since the epoch;
+ *                   seconds in a store of version 1, which is read too)
  *     s             the backend's name
  *     s             the verdict's nick ("crashed")
  *     s             the reason ("" for ok)
@@ -24,11 +25,24 @@
  * whole store is ignored with a g_debug().  An ignored store quarantines
  * nothing, which is safe: the module is then loaded as if never checked.
  *
+ * Writers and readers share that one bound.  A writer never writes a
+ * larger store: when a verdict would take it past the bound, it drops the
+ * oldest verdicts that quarantine nothing, never one that quarantines a
+ * module that is still there; when those alone fill the store, the new
+ * verdict is not recorded, and the writer says so.
+ *
  * Writers lock the store's directory (flock()), read the store, merge
  * their verdict, and write a new file that they rename over the old one
  * (g_file_set_contents_full()), so concurrent `regctl verify` runs each
  * keep the others' verdicts, and a reader sees the old store or the new
- * one, never a mix.  Readers take no lock.
+ * one, never a mix.  Readers take no lock on the file.
+ *
+ * A process keeps what it read of each store with the stamp of the file
+ * it read (reg-file-private.h), and reads the store again only when the
+ * file's stamp changed: `regctl list`, which asks for a verdict per
+ * backend, reads each store once.  A writer's new file is another inode,
+ * so a store written since has another stamp.  The kept stores are under
+ * cache_lock, which is taken last: nothing else is called under it.
  */
 
 #include <errno.h>
@@ -47,7 +61,8 @@
 #include "reg-verdict-private.h"
 #include "reg-verdict-store-private.h"
 
-#define STORE_HEADER "libreg verdict store 1\n"
+#define STORE_HEADER "libreg verdict store 2\n"
+#define STORE_HEADER_1 "libreg verdict store 1\n"   /* times in seconds */
 #define RECORD_TYPE "(ttxxxxsssasay)"
 #define STORE_TYPE "a" RECORD_TYPE
 #define USER_STORE_DIR "libreg"
@@ -104,6 +119,7 @@ _reg_verdict_store_path_beside (const char *module_path)
 /* Checks one record and adds it to @records; FALSE with @why otherwise. */
 static gboolean
 record_parse (GVariant  *value,
+              guint      version,
               GArray    *records,
               char     **why)
 {
@@ -138,6 +154,8 @@ record_parse (GVariant  *value,
     *why = g_strdup ("a module path that is not an absolute file name");
   else if (record.id.size < 0 || time < 0)
     *why = g_strdup ("a negative size or time");
+  else if (version == 1 && time > G_MAXINT64 / G_USEC_PER_SEC)
+    *why = g_strdup ("a time out of range");
 
   for (guint i = 0; *why == NULL && ops[i] != NULL; i++)
     if (!_reg_name_validate (ops[i], "operator", NULL))
@@ -152,68 +170,62 @@ record_parse (GVariant  *value,
     g_autofree char *safe = kind == REG_VERDICT_KIND_OK ? NULL
                                                          : _reg_text_for_message (reason, -1, REASON_MAX);
 
-    record.verdict = _reg_verdict_new (backend, (const char *) path, kind, safe, ops, time);
+    record.verdict = _reg_verdict_new (backend, (const char *) path, kind, safe, ops,
+                                       version == 1 ? time * G_USEC_PER_SEC : time);
   }
   g_array_append_val (records, record);
   return TRUE;
 }
 
-/* Reads the store @path into @records.  A missing store is empty; any
- * other problem leaves @records empty, says why with g_debug() and returns
+/* Parses the store @contents (the file @path) into @records; on any
+ * problem leaves @records empty, says why with g_debug() and returns
  * FALSE. */
 static gboolean
-store_read (const char *path,
-            GArray     *records)
+store_parse (const char *path,
+             GBytes     *contents,
+             GArray     *records)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GVariant) store = NULL;
-  g_autoptr(GBytes) contents = NULL;
   g_autofree char *why = NULL;
   const char *data, *body, *end, *parsed_end = NULL;
-  gsize length, n;
+  gsize length, header_length = strlen (STORE_HEADER);
+  guint version = 2;
 
   /* NUL-terminated (reg-file-private.h), which the parser needs. */
-  contents = _reg_file_read (path, REG_VERDICT_STORE_MAX_SIZE, "a verdict store", NULL, &error);
-  if (contents == NULL)
-    {
-      g_autofree char *shown = NULL;
-
-      if (g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-        return TRUE;
-
-      shown = _reg_text_for_message (path, -1, 4096);
-      g_debug ("verdict store %s ignored: %s", shown, error->message);
-      return FALSE;
-    }
   data = g_bytes_get_data (contents, &length);
+  if (length >= strlen (STORE_HEADER_1) && memcmp (data, STORE_HEADER_1, strlen (STORE_HEADER_1)) == 0)
+    {
+      version = 1;
+      header_length = strlen (STORE_HEADER_1);
+    }
 
-  if (length < strlen (STORE_HEADER) || memcmp (data, STORE_HEADER, strlen (STORE_HEADER)) != 0)
-    why = g_strdup ("no \"" "libreg verdict store 1" "\" header");
+  if (version == 2 && (length < header_length || memcmp (data, STORE_HEADER, header_length) != 0))
+    why = g_strdup ("no \"" "libreg verdict store 2" "\" header");
   else if (memchr (data, '\0', length) != NULL)
     why = g_strdup ("a NUL byte");
   else
     {
-      body = data + strlen (STORE_HEADER);
+      body = data + header_length;
       end = data + length;
       store = g_variant_parse (G_VARIANT_TYPE (STORE_TYPE), body, end, &parsed_end, &error);
       if (store == NULL)
         why = _reg_text_for_message (error->message, -1, 200);
       else
         {
+          gsize n = g_variant_n_children (store);
+
           while (parsed_end < end && g_ascii_isspace (*parsed_end))
             parsed_end++;
           if (parsed_end != end)
             why = g_strdup ("text after the records");
-          else if ((n = g_variant_n_children (store)) > REG_VERDICT_STORE_MAX_RECORDS)
-            why = g_strdup_printf ("%" G_GSIZE_FORMAT " records, more than the %d a store may have",
-                                   n, REG_VERDICT_STORE_MAX_RECORDS);
           else
             for (gsize i = 0; why == NULL && i < n; i++)
               {
                 g_autoptr(GVariant) child = g_variant_get_child_value (store, i);
                 g_autofree char *problem = NULL;
 
-                if (!record_parse (child, records, &problem))
+                if (!record_parse (child, version, records, &problem))
                   why = g_strdup_printf ("record %" G_GSIZE_FORMAT ": %s", i + 1, problem);
               }
         }
@@ -231,47 +243,135 @@ store_read (const char *path,
   return TRUE;
 }
 
+/* The stores this process read: path -> Kept */
+typedef struct
+{
+  RegFileStamp  stamp;    /* of the file read */
+  GArray       *records;  /* of Record; never changed once kept */
+} Kept;
+
+static void
+kept_free (gpointer data)
+{
+  Kept *kept = data;
+
+  g_array_unref (kept->records);
+  g_free (kept);
+}
+
+static GRWLock cache_lock;
+static GHashTable *cache;
+
+/* The records of the store @path (a new reference, never changed): those
+ * kept from the last read when the file is the same, else read now.  A
+ * missing store has none; a store that cannot be read or is wrong in any
+ * way has none either, and a g_debug() says why, once for each state of
+ * the file. */
+static GArray *
+store_load (const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) contents = NULL;
+  g_autofree char *shown = NULL;
+  RegFileStamp now, read;
+  GArray *records = NULL;
+  Kept *kept;
+
+  if (!_reg_file_stamp_get (path, &now, &error))
+    {
+      if (!g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        {
+          shown = _reg_text_for_message (path, -1, 4096);
+          g_debug ("verdict store %s ignored: %s", shown, error->message);
+        }
+      return records_new ();
+    }
+
+  g_rw_lock_reader_lock (&cache_lock);
+  kept = cache != NULL ? g_hash_table_lookup (cache, path) : NULL;
+  if (kept != NULL && _reg_file_stamp_equal (&kept->stamp, &now))
+    records = g_array_ref (kept->records);
+  g_rw_lock_reader_unlock (&cache_lock);
+  if (records != NULL)
+    return records;
+
+  records = records_new ();
+  shown = _reg_text_for_message (path, -1, 4096);
+  read = now;
+  contents = _reg_file_read (path, REG_VERDICT_STORE_MAX_SIZE, "a verdict store", &read, &error);
+  if (contents == NULL)
+    {
+      if (g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        return records;  /* gone meanwhile */
+      g_debug ("verdict store %s ignored: %s", shown, error->message);
+    }
+  else if (store_parse (path, contents, records))
+    g_debug ("verdict store %s read: %u records", shown, records->len);
+
+  kept = g_new (Kept, 1);
+  kept->stamp = read;
+  kept->records = g_array_ref (records);
+  g_rw_lock_writer_lock (&cache_lock);
+  if (cache == NULL)
+    cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, kept_free);
+  g_hash_table_replace (cache, g_strdup (path), kept);
+  g_rw_lock_writer_unlock (&cache_lock);
+
+  return records;
+}
+
 static int
 compare_newest_first (gconstpointer a,
                       gconstpointer b)
 {
-  gint64 ta = reg_verdict_get_time (*(RegVerdict * const *) a);
-  gint64 tb = reg_verdict_get_time (*(RegVerdict * const *) b);
+  gint64 ta = _reg_verdict_get_time_us (*(RegVerdict * const *) a);
+  gint64 tb = _reg_verdict_get_time_us (*(RegVerdict * const *) b);
 
   return ta < tb ? 1 : ta > tb ? -1 : 0;
 }
 
 GPtrArray *
-_reg_verdict_store_find (const char      *module_path,
+_reg_verdict_store_find (const char         *module_path,
                          const RegFileStamp *id)
 {
-  GPtrArray *verdicts = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func (g_object_unref);
+  GPtrArray *current = g_ptr_array_new_with_free_func (g_object_unref);
   char *stores[] = { _reg_verdict_store_path_beside (module_path),
                      _reg_verdict_store_user_path () };
 
   for (guint s = 0; s < G_N_ELEMENTS (stores); s++)
     {
-      g_autoptr(GArray) records = records_new ();
+      g_autoptr(GArray) records = NULL;
 
       if (stores[s] == NULL)
         continue;
 
-      store_read (stores[s], records);
+      records = store_load (stores[s]);
       for (guint i = 0; i < records->len; i++)
         {
-          Record *record = &g_array_index (records, Record, i);
+          const Record *record = &g_array_index (records, Record, i);
 
           if (_reg_file_stamp_equal (&record->id, id))
-            g_ptr_array_add (verdicts, g_steal_pointer (&record->verdict));
+            g_ptr_array_add (all, g_object_ref (record->verdict));
         }
       g_free (stores[s]);
     }
 
   /* Stable: between stores of equal times, the one beside the module
    * first. */
-  g_ptr_array_sort (verdicts, compare_newest_first);
+  g_ptr_array_sort (all, compare_newest_first);
 
-  return verdicts;
+  /* Each backend's newest verdict, whichever store holds it: a newer
+   * check of the backend replaces what an older one found. */
+  for (guint i = 0; i < all->len; i++)
+    {
+      RegVerdict *verdict = g_ptr_array_index (all, i);
+
+      if (_reg_verdict_store_pick (current, reg_verdict_get_backend_name (verdict), FALSE) == NULL)
+        g_ptr_array_add (current, g_object_ref (verdict));
+    }
+
+  return current;
 }
 
 RegVerdict *
@@ -299,37 +399,37 @@ record_to_variant (const Record *record)
   RegVerdict *verdict = record->verdict;
   const char *reason = reg_verdict_get_reason (verdict);
 
-  return g_variant_new ("(ttxxxxsss@as^ay)",
-                        record->id.dev, record->id.ino, record->id.size,
-                        record->id.mtime_ns, record->id.ctime_ns,
-                        reg_verdict_get_time (verdict),
-                        reg_verdict_get_backend_name (verdict),
-                        _reg_verdict_kind_to_nick (reg_verdict_get_kind (verdict)),
-                        reason != NULL ? reason : "",
-                        g_variant_new_strv (reg_verdict_get_unsupported_ops (verdict), -1),
-                        reg_verdict_get_module_path (verdict));
+  return g_variant_ref_sink (g_variant_new ("(ttxxxxsss@as^ay)",
+                                            record->id.dev, record->id.ino, record->id.size,
+                                            record->id.mtime_ns, record->id.ctime_ns,
+                                            _reg_verdict_get_time_us (verdict),
+                                            reg_verdict_get_backend_name (verdict),
+                                            _reg_verdict_kind_to_nick (reg_verdict_get_kind (verdict)),
+                                            reason != NULL ? reason : "",
+                                            g_variant_new_strv (reg_verdict_get_unsupported_ops (verdict), -1),
+                                            reg_verdict_get_module_path (verdict)));
 }
 
-static gboolean
-store_write (const char  *path,
-             GArray      *records,
-             GError     **error)
+/* The store's text: the header, then the array, one record per line.
+ * Its length is STORE_FRAME plus, for each record, its text and
+ * RECORD_FRAME. */
+#define STORE_FRAME (strlen (STORE_HEADER) + strlen ("[\n]\n"))
+#define RECORD_FRAME strlen (",\n ")
+
+static GString *
+store_text (GPtrArray *texts)
 {
-  g_autoptr(GString) text = g_string_new (STORE_HEADER);
+  GString *text = g_string_new (STORE_HEADER);
 
-  /* The array's text, one record per line. */
   g_string_append_c (text, '[');
-  for (guint i = 0; i < records->len; i++)
+  for (guint i = 0; i < texts->len; i++)
     {
-      g_autoptr(GVariant) record = g_variant_ref_sink (record_to_variant (&g_array_index (records, Record, i)));
-
       g_string_append (text, i > 0 ? ",\n " : "\n ");
-      g_variant_print_string (record, text, FALSE);
+      g_string_append (text, g_ptr_array_index (texts, i));
     }
   g_string_append (text, "\n]\n");
 
-  return g_file_set_contents_full (path, text->str, text->len,
-                                   G_FILE_SET_CONTENTS_CONSISTENT, 0644, error);
+  return text;
 }
 
 /* Locks the directory @dir for writing its store; returns the descriptor
@@ -366,29 +466,68 @@ compare_records_newest_first (gconstpointer a,
   return compare_newest_first (&ra->verdict, &rb->verdict);
 }
 
-gboolean
-_reg_verdict_store_record (const char       *store_path,
-                           RegVerdict       *verdict,
-                           const RegFileStamp  *id,
-                           GError          **error)
+/* The text of each of @kept (sorted newest first), in @texts, dropping
+ * what the store's bound cannot hold: the oldest verdicts that quarantine
+ * nothing first, never one that quarantines (the module of each is there:
+ * the others were pruned), nor @added.  FALSE when those alone do not
+ * fit. */
+static gboolean
+fit_within_bound (GArray     *kept,
+                  RegVerdict *added,
+                  GPtrArray  *texts)
 {
-  g_autoptr(GArray) records = records_new ();
+  gsize size = STORE_FRAME;
+  guint i;
+
+  for (i = 0; i < kept->len; i++)
+    {
+      g_autoptr(GVariant) value = record_to_variant (&g_array_index (kept, Record, i));
+      char *text = g_variant_print (value, FALSE);
+
+      g_ptr_array_add (texts, text);
+      size += strlen (text) + RECORD_FRAME;
+    }
+
+  for (i = kept->len; size > REG_VERDICT_STORE_MAX_SIZE && i > 0; i--)
+    {
+      Record *record = &g_array_index (kept, Record, i - 1);
+
+      if (reg_verdict_get_quarantines (record->verdict) || record->verdict == added)
+        continue;
+      size -= strlen (g_ptr_array_index (texts, i - 1)) + RECORD_FRAME;
+      g_ptr_array_remove_index (texts, i - 1);
+      g_array_remove_index (kept, i - 1);
+    }
+
+  return size <= REG_VERDICT_STORE_MAX_SIZE;
+}
+
+gboolean
+_reg_verdict_store_record (const char          *store_path,
+                           RegVerdict          *verdict,
+                           const RegFileStamp  *id,
+                           GError             **error)
+{
+  g_autoptr(GArray) records = NULL;
   g_autoptr(GArray) kept = records_new ();
+  g_autoptr(GPtrArray) texts = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GString) text = NULL;
   g_autoptr(GError) local_error = NULL;
   g_autofree char *dir = g_path_get_dirname (store_path);
+  g_autofree char *shown = _reg_text_for_message (store_path, -1, 4096);
   const char *backend = reg_verdict_get_backend_name (verdict);
   Record added = { *id, g_object_ref (verdict) };
-  gboolean ok;
+  gboolean ok = FALSE;
   int lock_fd;
 
   if (g_mkdir_with_parents (dir, 0700) != 0)
     {
       int saved_errno = errno;
-      g_autofree char *shown = _reg_text_for_message (dir, -1, 4096);
+      g_autofree char *shown_dir = _reg_text_for_message (dir, -1, 4096);
 
       g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
                    "The directory %s of the verdict store cannot be made: %s",
-                   shown, g_strerror (saved_errno));
+                   shown_dir, g_strerror (saved_errno));
       record_clear (&added);
       return FALSE;
     }
@@ -397,13 +536,14 @@ _reg_verdict_store_record (const char       *store_path,
 
   /* A store that cannot be read is replaced: what it held was not
    * trusted anyway. */
-  store_read (store_path, records);
+  records = store_load (store_path);
 
   /* The records of module files that changed or are gone no longer hold
    * anything: dropped, so that the store does not grow without end. */
   for (guint i = 0; i < records->len; i++)
     {
-      Record *record = &g_array_index (records, Record, i);
+      const Record *record = &g_array_index (records, Record, i);
+      Record copy = { record->id, NULL };
       RegFileStamp now;
 
       if (_reg_file_stamp_equal (&record->id, id) &&
@@ -413,28 +553,31 @@ _reg_verdict_store_record (const char       *store_path,
           !_reg_file_stamp_equal (&now, &record->id))
         continue;
 
-      g_array_append_val (kept, *record);
-      record->verdict = NULL;
+      copy.verdict = g_object_ref (record->verdict);
+      g_array_append_val (kept, copy);
     }
 
   g_array_append_val (kept, added);
   g_array_sort (kept, compare_records_newest_first);
-  if (kept->len > REG_VERDICT_STORE_MAX_RECORDS)
-    g_array_set_size (kept, REG_VERDICT_STORE_MAX_RECORDS);
 
-  ok = store_write (store_path, kept, &local_error);
+  if (!fit_within_bound (kept, verdict, texts))
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOSPC,
+                 "The verdict store %s is full: with the verdicts that quarantine modules, the "
+                 "verdict of backend '%s' would take it past its %d bytes, so it is not recorded. "
+                 "Check those modules again, or remove them.", shown, backend,
+                 REG_VERDICT_STORE_MAX_SIZE);
+  else
+    {
+      text = store_text (texts);
+      ok = g_file_set_contents_full (store_path, text->str, text->len,
+                                     G_FILE_SET_CONTENTS_CONSISTENT, 0644, &local_error);
+      if (!ok)
+        g_set_error (error, local_error->domain, local_error->code,
+                     "The verdict store %s cannot be written: %s", shown, local_error->message);
+    }
 
   if (lock_fd >= 0)
     close (lock_fd);
 
-  if (!ok)
-    {
-      g_autofree char *shown = _reg_text_for_message (store_path, -1, 4096);
-
-      g_set_error (error, local_error->domain, local_error->code,
-                   "The verdict store %s cannot be written: %s", shown, local_error->message);
-      return FALSE;
-    }
-
-  return TRUE;
+  return ok;
 }

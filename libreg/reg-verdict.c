@@ -17,7 +17,7 @@
  * checked (its device, inode, size, modification and change times).  A
  * verdict of kind %REG_VERDICT_KIND_CRASHED or %REG_VERDICT_KIND_TIMEOUT
  * quarantines the module file: registries do not open it until the file
- * changes or a new check passes.
+ * changes or a newer check of the backend gives another verdict.
  *
  * It is immutable, so it may be read from any thread.
  */
@@ -31,7 +31,8 @@ struct _RegVerdict
   RegVerdictKind   kind;
   char            *reason;
   char           **unsupported_ops;
-  gint64           time;
+  gint64           time_us;      /* microseconds: the order of verdicts */
+  GError          *store_error;  /* why it is not recorded; nullable */
 };
 
 enum {
@@ -58,6 +59,7 @@ reg_verdict_finalize (GObject *object)
   g_free (self->module_path);
   g_free (self->reason);
   g_strfreev (self->unsupported_ops);
+  g_clear_error (&self->store_error);
 
   G_OBJECT_CLASS (reg_verdict_parent_class)->finalize (object);
 }
@@ -88,7 +90,7 @@ reg_verdict_get_property (GObject    *object,
       g_value_set_boxed (value, self->unsupported_ops);
       break;
     case PROP_TIME:
-      g_value_set_int64 (value, self->time);
+      g_value_set_int64 (value, self->time_us / G_USEC_PER_SEC);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -121,7 +123,7 @@ reg_verdict_set_property (GObject      *object,
       self->unsupported_ops = g_value_dup_boxed (value);
       break;
     case PROP_TIME:
-      self->time = g_value_get_int64 (value);
+      self->time_us = g_value_get_int64 (value) * G_USEC_PER_SEC;
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -201,7 +203,7 @@ reg_verdict_class_init (RegVerdictClass *klass)
    * When the check ran, in seconds since 1970-01-01 00:00 UTC.
    */
   properties[PROP_TIME] =
-    g_param_spec_int64 ("time", NULL, NULL, 0, G_MAXINT64, 0, flags);
+    g_param_spec_int64 ("time", NULL, NULL, 0, G_MAXINT64 / G_USEC_PER_SEC, 0, flags);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -217,16 +219,34 @@ _reg_verdict_new (const char         *backend_name,
                   RegVerdictKind      kind,
                   const char         *reason,
                   const char * const *unsupported_ops,
-                  gint64              time)
+                  gint64              time_us)
 {
-  return g_object_new (REG_TYPE_VERDICT,
-                       "backend-name", backend_name,
-                       "module-path", module_path,
-                       "kind", kind,
-                       "reason", reason,
-                       "unsupported-ops", unsupported_ops,
-                       "time", MAX (time, 0),
-                       NULL);
+  RegVerdict *self = g_object_new (REG_TYPE_VERDICT,
+                                   "backend-name", backend_name,
+                                   "module-path", module_path,
+                                   "kind", kind,
+                                   "reason", reason,
+                                   "unsupported-ops", unsupported_ops,
+                                   NULL);
+
+  /* Not yet shared: set here, to the microsecond the property lacks. */
+  self->time_us = MAX (time_us, 0);
+  return self;
+}
+
+gint64
+_reg_verdict_get_time_us (RegVerdict *self)
+{
+  return self->time_us;
+}
+
+void
+_reg_verdict_take_store_error (RegVerdict *self,
+                               GError     *error)
+{
+  g_assert (self->store_error == NULL);
+
+  self->store_error = error;
 }
 
 const char *
@@ -352,7 +372,7 @@ reg_verdict_get_time (RegVerdict *self)
 {
   g_return_val_if_fail (REG_IS_VERDICT (self), 0);
 
-  return self->time;
+  return self->time_us / G_USEC_PER_SEC;
 }
 
 /**
@@ -370,4 +390,29 @@ reg_verdict_get_quarantines (RegVerdict *self)
   g_return_val_if_fail (REG_IS_VERDICT (self), FALSE);
 
   return self->kind == REG_VERDICT_KIND_CRASHED || self->kind == REG_VERDICT_KIND_TIMEOUT;
+}
+
+/**
+ * reg_verdict_get_store_error:
+ * @self: a [class@Reg.Verdict]
+ *
+ * Gets why the verdict is not recorded, when
+ * [method@Reg.Registry.verify_backend] was asked to record it and could
+ * not: the store cannot be written (its directory cannot be made, it is
+ * full of verdicts that quarantine modules, the disk is full...), the
+ * module file changed during the check (the verdict is about a file that
+ * is gone), or a setuid or setgid program was asked for the per-user
+ * store.  The verdict holds all the same; it is only not kept for the
+ * registries that look for it later.
+ *
+ * Returns: (transfer none) (nullable): the error, %NULL when the verdict
+ *   was recorded, when no store was asked for, and for verdicts read from
+ *   a store
+ */
+const GError *
+reg_verdict_get_store_error (RegVerdict *self)
+{
+  g_return_val_if_fail (REG_IS_VERDICT (self), NULL);
+
+  return self->store_error;
 }

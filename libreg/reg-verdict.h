@@ -62,5 +62,7 @@ REG_AVAILABLE_IN_ALL
 gint64              reg_verdict_get_time            (RegVerdict *self);
 REG_AVAILABLE_IN_ALL
 gboolean            reg_verdict_get_quarantines     (RegVerdict *self);
+REG_AVAILABLE_IN_ALL
+const GError       *reg_verdict_get_store_error     (RegVerdict *self);
 
 G_END_DECLS

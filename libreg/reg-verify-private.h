@@ -7,7 +7,6 @@
 
 #include <gio/gio.h>
 
-#include "reg-registry.h"
 #include "reg-verdict.h"
 
 G_BEGIN_DECLS
@@ -37,12 +36,18 @@ gboolean    _reg_verify_options_parse (GVariant                *options,
                                        GError                 **error);
 
 /* Checks backend @name, declared in the search directory @dir with the
- * module file @module_path, in a child process (the helper), and records
- * the verdict in the store @options ask for when the module file did not
- * change meanwhile.  NULL with an error when the check could not be made
- * (no helper, cancelled) or its verdict not recorded.  Blocks the calling
- * thread; runs no module code in this process. */
-RegVerdict *_reg_verify_run           (const char              *name,
+ * module file @module_path, in a child process (the checker) where the
+ * module reaches the backends of @search_path (the asking registry's),
+ * and records the
+ * verdict in the store @options ask for when the module file did not
+ * change meanwhile.  NULL with an error when there is no verdict: the
+ * checker cannot be started or did not reach the module (G_SPAWN_ERROR),
+ * the check was cancelled, the backend builds on one that could not be
+ * reached (G_IO_ERROR_NOT_FOUND).  A verdict that is not recorded says
+ * why (reg_verdict_get_store_error()).  Blocks the calling thread; runs
+ * no module code in this process. */
+RegVerdict *_reg_verify_run           (const char * const      *search_path,
+                                       const char              *name,
                                        const char              *module_path,
                                        const char              *dir,
                                        const RegVerifyOptions  *options,
@@ -55,14 +60,16 @@ RegVerdict *_reg_verify_run           (const char              *name,
 RegVerdict *_reg_verify_dup_verdict   (const char              *name,
                                        const char              *module_path);
 
-/* The registry's hook before it opens @module_path for backend @name:
- * with REG_MODULE_CHECKS_QUARANTINE, fails when a recorded verdict
- * quarantines the module; with REG_MODULE_CHECKS_VERIFY, first checks out
- * of process each backend of @names (those the registry takes from the
- * module) that has no verdict yet, and fails when one quarantines it.
- * The failure is REG_REGISTRY_ERROR_LOAD_FAILED naming @manifest_path and
- * the module, the verdict, and the command that checks it again. */
-gboolean    _reg_verify_before_load   (RegModuleChecks          checks,
+/* A registry's hook before it opens @module_path for backend @name: fails
+ * when a recorded verdict quarantines the module; with @check_first
+ * (REG_MODULE_CHECKS_VERIFY), first checks out of process each backend of
+ * @names (those the registry takes from the module) that has no verdict
+ * yet, with the backends of @search_path, and fails when one quarantines
+ * it or the check cannot be made.  The failure is
+ * REG_REGISTRY_ERROR_LOAD_FAILED naming @manifest_path and the module,
+ * the verdict, and the command that checks it again. */
+gboolean    _reg_verify_before_load   (gboolean                 check_first,
+                                       const char * const      *search_path,
                                        const char              *name,
                                        const char              *module_path,
                                        const char              *manifest_path,

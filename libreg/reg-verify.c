@@ -2,20 +2,31 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The parent's side of a check: it starts the helper (reg-verify-helper,
+ * The parent's side of a check: it starts the checker (reg-verify-helper,
  * see tools/reg-verify-helper.c) with GSubprocess, with a memory limit and
- * in a process group of its own, reads what it writes (the report on the
+ * in a process group of its own, reads what it writes (its lines on the
  * standard output, bounded; the end of the standard error), kills the
- * group when the timeout passes, and judges:
+ * group when the check ends or the timeout passes, and judges.
+ *
+ * The checker's first line is a handshake, written before it opens the
+ * module.  Without it, nothing that happened is about the module (no
+ * checker there, another program, one that cannot start under the memory
+ * limit): the result is an error of the checker, never a verdict.  After
+ * it:
  *
  *   killed by the timeout          timeout
  *   died of a signal               crashed, with the signal's name
  *   exited with any other status   crashed
- *   exited 0 with a report         the report's verdict
+ *   exited 0 with a verdict line   that verdict
  *   exited 0 without one           crashed
  *
- * The report is parsed against its one type and every part of it checked
- * and escaped: the helper runs the module's code, so nothing it writes is
+ * A crash or timeout names the stage the checker had reached (loading,
+ * compiling or calling, and the graph), and the memory limit only when
+ * the failure can come from it.  The timeout counts from the handshake;
+ * the checker has as long to reach it.
+ *
+ * Every line is parsed against its one type and every part of it checked
+ * and escaped: the checker runs the module's code, so nothing it writes is
  * trusted beyond that.  The last line of its standard error goes into the
  * reason of a crash or timeout (GLib's "failed to allocate" when the
  * memory limit was hit, for one).
@@ -29,6 +40,7 @@
 #include <unistd.h>
 
 #include "reg-environment-private.h"
+#include "reg-error.h"
 #include "reg-message-private.h"
 #include "reg-name-private.h"
 #include "reg-verdict-private.h"
@@ -49,16 +61,17 @@
 # define SANITIZED 0
 #endif
 
-#define REPORT_VERSION 1
-#define REPORT_TYPE "(ussas)"
-#define REPORT_MAX (64 * 1024)
+/* The checker's lines (tools/reg-verify-helper.c) */
+#define LINE_VERSION 2
+#define LINE_TYPE "(ussas)"
+#define OUTPUT_MAX (64 * 1024)
 #define STDERR_TAIL 4096
 #define READ_CHUNK 4096
 #define REASON_MAX 1000
 #define OPS_MAX 64
 
-/* After the helper exits, how long its pipes may stay open (a process it
- * started holding them) before the reads are given up. */
+/* After the checker exits, how long its pipes may stay open (a process
+ * that left its group holding them) before the reads are given up. */
 #define PIPE_GRACE_MS 500
 
 /* Options */
@@ -174,28 +187,55 @@ typedef struct
 
 struct _Run
 {
-  GSubprocess  *process;
-  GMainContext *context;
-  GCancellable *reads;
-  Pipe          out;
-  Pipe          err;
-  guint         pending;   /* the two reads and the wait */
-  gboolean      timed_out;
-  gboolean      cancelled;
-  GSource      *grace;
+  const char             *name;
+  const RegVerifyOptions *options;
+  GSubprocess            *process;
+  pid_t                   pid;       /* the checker's, and its group's; 0: unknown */
+  GMainContext           *context;
+  GCancellable           *reads;
+  Pipe                    out;
+  Pipe                    err;
+  guint                   pending;   /* the two reads and the wait */
+  gboolean                reached;   /* the handshake came */
+  gboolean                timed_out;
+  gboolean                cancelled;
+  GSource                *timeout;
+  GSource                *grace;
 };
 
+/* Kills the checker's process group: the checker, while it runs, and
+ * whatever the module started in it.  The group's number is the
+ * checker's process id; after the checker is reaped it stays the group's
+ * while the group has a member (the kernel hands out no process id that
+ * is still a group's), and when it has none the kill finds nothing (ids
+ * are handed out in turn, not reused at once). */
 static void
 kill_group (Run *run)
 {
-  const char *identifier = g_subprocess_get_identifier (run->process);
-
-  /* Not reaped yet (the identifier says so), so the group still exists
-   * and its number is no other process's. */
-  if (identifier != NULL)
-    kill (-(pid_t) g_ascii_strtoll (identifier, NULL, 10), SIGKILL);
+  if (run->pid > 0)
+    kill (-run->pid, SIGKILL);
+  /* The checker itself, should it have no group of its own. */
   g_subprocess_force_exit (run->process);
 }
+
+static gboolean on_timeout (gpointer data);
+
+static void
+start_timeout (Run *run)
+{
+  if (run->timeout != NULL)
+    {
+      g_source_destroy (run->timeout);
+      g_source_unref (run->timeout);
+    }
+
+  run->timeout = g_timeout_source_new ((guint) MIN (run->options->timeout * 1000, (double) G_MAXUINT));
+  g_source_set_callback (run->timeout, on_timeout, run, NULL);
+  g_source_attach (run->timeout, run->context);
+}
+
+static gboolean parse_handshake (const GByteArray *data,
+                                 const char       *name);
 
 static void read_next (Pipe *pipe);
 
@@ -205,12 +245,13 @@ on_read (GObject      *source,
          gpointer      data)
 {
   Pipe *pipe = data;
+  Run *run = pipe->run;
   g_autoptr(GBytes) bytes = g_input_stream_read_bytes_finish (G_INPUT_STREAM (source), result, NULL);
   gsize size;
 
   if (bytes == NULL || g_bytes_get_size (bytes) == 0)
     {
-      pipe->run->pending--;
+      run->pending--;
       return;
     }
 
@@ -221,10 +262,17 @@ on_read (GObject      *source,
       if (pipe->data->len > 2 * STDERR_TAIL)
         g_byte_array_remove_range (pipe->data, 0, pipe->data->len - STDERR_TAIL);
     }
-  else if (pipe->data->len + size <= REPORT_MAX)
+  else if (pipe->data->len + size <= OUTPUT_MAX)
     g_byte_array_append (pipe->data, g_bytes_get_data (bytes, NULL), size);
   else
     pipe->overflow = TRUE;
+
+  /* The backend's time starts when the checker reaches it. */
+  if (!pipe->keep_tail && !run->reached && !run->timed_out && parse_handshake (pipe->data, run->name))
+    {
+      run->reached = TRUE;
+      start_timeout (run);
+    }
 
   read_next (pipe);
 }
@@ -258,6 +306,11 @@ on_helper_exit (GObject      *source,
   g_subprocess_wait_finish (G_SUBPROCESS (source), result, NULL);
   run->pending--;
 
+  /* At the end of every check, not only on a timeout: a process the
+   * module forked must not outlive the check (a setsid() one escapes,
+   * see docs/verifying-backends.md). */
+  kill_group (run);
+
   run->grace = g_timeout_source_new (PIPE_GRACE_MS);
   g_source_set_callback (run->grace, on_grace_over, run, NULL);
   g_source_attach (run->grace, run->context);
@@ -284,23 +337,22 @@ on_cancelled (GCancellable *cancellable,
   return G_SOURCE_REMOVE;
 }
 
-/* Runs the helper to its end; FALSE with an error when it cannot start. */
+/* Runs the checker to its end; FALSE with an error when it cannot start. */
 static gboolean
 run_helper (Run                    *run,
             const char * const     *argv,
-            const RegVerifyOptions *options,
             GCancellable           *cancellable,
             GError                **error)
 {
   g_autoptr(GSubprocessLauncher) launcher = NULL;
-  g_autoptr(GSource) timeout = NULL;
   g_autoptr(GSource) cancel = NULL;
-  ChildSetup setup = { options->memory_limit };
+  ChildSetup setup = { run->options->memory_limit };
+  const char *identifier;
 
   launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
   g_subprocess_launcher_set_stdin_file_path (launcher, "/dev/null");
-  /* The helper reads only the directory it is given, and checks nothing
-   * before loading: it is the check. */
+  /* The checker reads only the directories it is given, and checks
+   * nothing before loading: it is the check. */
   g_subprocess_launcher_unsetenv (launcher, "REG_BACKEND_PATH");
   g_subprocess_launcher_setenv (launcher, "REG_BACKEND_SYSTEM_DIR", "", TRUE);
   g_subprocess_launcher_unsetenv (launcher, "REG_VERIFY_MODULES");
@@ -309,6 +361,11 @@ run_helper (Run                    *run,
   run->process = g_subprocess_launcher_spawnv (launcher, argv, error);
   if (run->process == NULL)
     return FALSE;
+  /* None when it exited and was reaped already: then it had no time to
+   * reach a module (which it does after computing the references), and
+   * there is no group to kill. */
+  identifier = g_subprocess_get_identifier (run->process);
+  run->pid = identifier != NULL ? (pid_t) g_ascii_strtoll (identifier, NULL, 10) : 0;
 
   run->out.run = run->err.run = run;
   run->err.keep_tail = TRUE;
@@ -317,9 +374,7 @@ run_helper (Run                    *run,
   read_next (&run->err);
   g_subprocess_wait_async (run->process, NULL, on_helper_exit, run);
 
-  timeout = g_timeout_source_new ((guint) MIN (options->timeout * 1000, (double) G_MAXUINT));
-  g_source_set_callback (timeout, on_timeout, run, NULL);
-  g_source_attach (timeout, run->context);
+  start_timeout (run);
 
   if (cancellable != NULL)
     {
@@ -331,7 +386,7 @@ run_helper (Run                    *run,
   while (run->pending > 0)
     g_main_context_iteration (run->context, TRUE);
 
-  g_source_destroy (timeout);
+  g_source_destroy (run->timeout);
   if (cancel != NULL)
     g_source_destroy (cancel);
   if (run->grace != NULL)
@@ -340,9 +395,156 @@ run_helper (Run                    *run,
   return TRUE;
 }
 
+/* What the checker said */
+
+typedef enum {
+  STAGE_LOADING,
+  STAGE_COMPILING,
+  STAGE_CALLING,
+  STAGE_DONE,      /* after its verdict */
+} Stage;
+
+typedef struct
+{
+  gboolean        reached;      /* the handshake came */
+  Stage           stage;
+  char           *graph;        /* escaped; of STAGE_COMPILING and STAGE_CALLING */
+  gboolean        near_limit;   /* its address space neared the limit on SIGSEGV */
+  gboolean        unreachable;  /* no verdict: it builds on a backend not reached */
+  RegVerdictKind  kind;         /* of STAGE_DONE */
+  char           *reason;
+  char          **ops;
+  char           *why;          /* what was wrong with its output, if anything */
+} Said;
+
+static void
+said_clear (Said *said)
+{
+  g_clear_pointer (&said->graph, g_free);
+  g_clear_pointer (&said->reason, g_free);
+  g_clear_pointer (&said->ops, g_strfreev);
+  g_clear_pointer (&said->why, g_free);
+}
+
+/* Reads one line into @said; FALSE and @said->why when it is not one of
+ * those the checker writes, in their order. */
+static gboolean
+parse_line (const char *line,
+            const char *end,
+            const char *name,
+            Said       *said)
+{
+  g_autoptr(GVariant) value = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree const char **ops = NULL;
+  const char *word, *text;
+  guint32 version;
+
+  if (memchr (line, '\0', end - line) != NULL)
+    return (said->why = g_strdup ("a NUL byte in its output")), FALSE;
+
+  value = g_variant_parse (G_VARIANT_TYPE (LINE_TYPE), line, end, NULL, &error);
+  if (value == NULL)
+    return (said->why = _reg_text_for_message (error->message, -1, 200)), FALSE;
+
+  g_variant_get (value, "(u&s&s^a&s)", &version, &word, &text, &ops);
+  if (version != LINE_VERSION)
+    return (said->why = g_strdup_printf ("a line of version %u, this libreg's is %u", version,
+                                         LINE_VERSION)), FALSE;
+
+  if (!said->reached)
+    {
+      if (!g_str_equal (word, "loading") || !g_str_equal (text, name))
+        return (said->why = g_strdup ("no handshake")), FALSE;
+      said->reached = TRUE;
+      said->stage = STAGE_LOADING;
+      return TRUE;
+    }
+
+  if (g_str_equal (word, "compiling") || g_str_equal (word, "calling"))
+    {
+      said->stage = g_str_equal (word, "compiling") ? STAGE_COMPILING : STAGE_CALLING;
+      g_free (said->graph);
+      said->graph = _reg_text_for_message (text, -1, 200);
+      return TRUE;
+    }
+  if (g_str_equal (word, "near-memory-limit"))
+    {
+      said->near_limit = TRUE;
+      return TRUE;
+    }
+
+  if (g_str_equal (word, "unreachable"))
+    said->unreachable = TRUE;
+  else if (!_reg_verdict_kind_from_nick (word, &said->kind) ||
+           said->kind == REG_VERDICT_KIND_CRASHED || said->kind == REG_VERDICT_KIND_TIMEOUT)
+    return (said->why = g_strdup ("an unknown word in its output")), FALSE;
+
+  if (g_strv_length ((char **) ops) > OPS_MAX)
+    return (said->why = g_strdup ("a verdict with too many operators")), FALSE;
+  for (guint i = 0; ops[i] != NULL; i++)
+    if (!_reg_name_validate (ops[i], "operator", NULL))
+      return (said->why = g_strdup ("a verdict with a bad operator name")), FALSE;
+
+  said->stage = STAGE_DONE;
+  said->reason = !said->unreachable && said->kind == REG_VERDICT_KIND_OK ? NULL
+               : _reg_text_for_message (text[0] != '\0' ? text : "(no reason given)", -1, REASON_MAX);
+  said->ops = g_strdupv ((char **) ops);
+  return TRUE;
+}
+
+/* Reads the checker's output up to its verdict (later lines are not its
+ * own) or the first line that is wrong; an unfinished last line is not
+ * read. */
+static void
+parse_output (const GByteArray *data,
+              gboolean          overflow,
+              const char       *name,
+              Said             *said)
+{
+  const char *text = (const char *) data->data;
+  const char *end = text + data->len;
+  const char *line = text;
+
+  while (said->stage != STAGE_DONE && line < end)
+    {
+      const char *newline = memchr (line, '\n', end - line);
+
+      if (newline == NULL)
+        break;
+      if (!parse_line (line, newline, name, said))
+        return;
+      line = newline + 1;
+    }
+
+  if (said->stage == STAGE_DONE)
+    return;
+  if (overflow)
+    said->why = g_strdup ("its output was longer than a check's");
+  else if (said->reached)
+    said->why = g_strdup ("no verdict");
+  else
+    said->why = g_strdup (data->len == 0 ? "no handshake: no output" : "no handshake");
+}
+
+static gboolean
+parse_handshake (const GByteArray *data,
+                 const char       *name)
+{
+  Said said = { FALSE, };
+  const char *text = (const char *) data->data;
+  const char *newline = memchr (text, '\n', data->len);
+
+  if (newline != NULL)
+    parse_line (text, newline, name, &said);
+  said_clear (&said);
+
+  return said.reached;
+}
+
 /* Judging */
 
-/* The last line of the helper's standard error with something on it,
+/* The last line of the checker's standard error with something on it,
  * escaped, or NULL. */
 static char *
 last_message (GByteArray *err)
@@ -360,54 +562,6 @@ last_message (GByteArray *err)
       return _reg_text_for_message (text + start, end - start, 200);
 
   return _reg_text_for_message (text, end, 200);
-}
-
-/* Parses the helper's report; FALSE and @why when it is not one. */
-static gboolean
-parse_report (const Pipe      *out,
-              RegVerdictKind  *kind,
-              char           **reason,
-              char          ***ops,
-              char           **why)
-{
-  g_autoptr(GVariant) value = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autofree const char **given_ops = NULL;
-  const char *text = (const char *) out->data->data;
-  const char *newline, *nick, *given_reason;
-  guint32 version;
-
-  if (out->overflow)
-    return (*why = g_strdup ("its output was longer than a report")), FALSE;
-
-  newline = memchr (text, '\n', out->data->len);
-  if (newline == NULL)
-    return (*why = g_strdup (out->data->len == 0 ? "no report" : "an unfinished report")), FALSE;
-  if (memchr (text, '\0', newline - text) != NULL)
-    return (*why = g_strdup ("a NUL byte in the report")), FALSE;
-
-  value = g_variant_parse (G_VARIANT_TYPE (REPORT_TYPE), text, newline, NULL, &error);
-  if (value == NULL)
-    return (*why = _reg_text_for_message (error->message, -1, 200)), FALSE;
-
-  g_variant_get (value, "(u&s&s^a&s)", &version, &nick, &given_reason, &given_ops);
-
-  if (version != REPORT_VERSION)
-    return (*why = g_strdup_printf ("a report of version %u", version)), FALSE;
-  if (!_reg_verdict_kind_from_nick (nick, kind) ||
-      *kind == REG_VERDICT_KIND_CRASHED || *kind == REG_VERDICT_KIND_TIMEOUT)
-    return (*why = g_strdup ("a report with an unknown verdict")), FALSE;
-  if (g_strv_length ((char **) given_ops) > OPS_MAX)
-    return (*why = g_strdup ("a report with too many operators")), FALSE;
-  for (guint i = 0; given_ops[i] != NULL; i++)
-    if (!_reg_name_validate (given_ops[i], "operator", NULL))
-      return (*why = g_strdup ("a report with a bad operator name")), FALSE;
-
-  *reason = *kind == REG_VERDICT_KIND_OK ? NULL
-          : _reg_text_for_message (given_reason[0] != '\0' ? given_reason : "(no reason given)",
-                                   -1, REASON_MAX);
-  *ops = g_strdupv ((char **) given_ops);
-  return TRUE;
 }
 
 /* The name of a signal that ends a checker, "SIGSEGV (Segmentation
@@ -437,57 +591,153 @@ signal_name (int signum)
   return g_strdup_printf ("%d (%s)", signum, g_strsignal (signum));
 }
 
-static RegVerdict *
-judge (Run                    *run,
-       const char             *name,
-       const char             *module_path,
-       const RegVerifyOptions *options,
-       gint64                  time)
+/* How the checker ended, "killed by signal SIGSEGV (Segmentation
+ * fault)", when it was not by the timeout. */
+static char *
+how_it_ended (Run *run)
 {
-  g_autofree char *message = last_message (run->err.data);
-  g_autofree char *said = message != NULL ? g_strdup_printf ("; its last message: '%s'", message)
-                                          : g_strdup ("");
-  g_autofree char *limit = NULL;
-  g_autofree char *reason = NULL;
-  g_autofree char *why = NULL;
-  g_auto(GStrv) ops = NULL;
-  RegVerdictKind kind;
-
-  if (!SANITIZED && options->memory_limit > 0)
-    limit = g_strdup_printf (" (memory limit %" G_GUINT64_FORMAT " MiB)", options->memory_limit >> 20);
-  else
-    limit = g_strdup (" (no memory limit)");
-
-  if (run->timed_out)
-    {
-      kind = REG_VERDICT_KIND_TIMEOUT;
-      reason = g_strdup_printf ("no result after %g s, killed%s", options->timeout, said);
-    }
-  else if (g_subprocess_get_if_signaled (run->process))
+  if (g_subprocess_get_if_signaled (run->process))
     {
       g_autofree char *signal = signal_name (g_subprocess_get_term_sig (run->process));
 
-      kind = REG_VERDICT_KIND_CRASHED;
-      reason = g_strdup_printf ("killed by signal %s%s%s", signal, limit, said);
-    }
-  else if (g_subprocess_get_exit_status (run->process) != 0)
-    {
-      kind = REG_VERDICT_KIND_CRASHED;
-      reason = g_strdup_printf ("exited with status %d without a result%s%s",
-                                g_subprocess_get_exit_status (run->process), limit, said);
-    }
-  else if (!parse_report (&run->out, &kind, &reason, &ops, &why))
-    {
-      kind = REG_VERDICT_KIND_CRASHED;
-      reason = g_strdup_printf ("exited without a result: %s%s", why, said);
+      return g_strdup_printf ("killed by signal %s", signal);
     }
 
-  return _reg_verdict_new (name, module_path, kind, reason, (const char * const *) ops, time);
+  return g_strdup_printf ("exited with status %d", g_subprocess_get_exit_status (run->process));
 }
 
-/* Runs the check; NULL with an error when it could not be made. */
+/* " while compiling graph 'op/add'" */
+static char *
+stage_text (const Said *said)
+{
+  switch (said->stage)
+    {
+    case STAGE_LOADING:
+      return g_strdup (" while loading the module");
+    case STAGE_COMPILING:
+      return g_strdup_printf (" while compiling graph '%s'", said->graph);
+    case STAGE_CALLING:
+      return g_strdup_printf (" while calling graph '%s'", said->graph);
+    case STAGE_DONE:
+      return g_strdup (" after its verdict");
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+/* Whether the memory limit applied and may be why the checker died: an
+ * allocation or a mapping failed (the words of GLib, C++, the C library
+ * and the dynamic linker in its last message), it was killed with
+ * SIGKILL (not by the timeout), or it died of SIGSEGV with its address
+ * space near the limit. */
+static gboolean
+limit_may_be_why (Run        *run,
+                  const Said *said,
+                  const char *message)
+{
+  static const char * const allocation_failed[] = {
+    "failed to allocate", "bad_alloc", "Cannot allocate memory", "failed to map",
+  };
+  int signum = g_subprocess_get_if_signaled (run->process) ? g_subprocess_get_term_sig (run->process) : 0;
+
+  if (SANITIZED || run->options->memory_limit == 0 || run->timed_out)
+    return FALSE;
+
+  for (gsize i = 0; message != NULL && i < G_N_ELEMENTS (allocation_failed); i++)
+    if (strstr (message, allocation_failed[i]) != NULL)
+      return TRUE;
+
+  return signum == SIGKILL || (signum == SIGSEGV && said->near_limit);
+}
+
+/* " (memory limit 4096 MiB)" */
+static char *
+memory_limit_text (const RegVerifyOptions *options)
+{
+  return g_strdup_printf (" (memory limit %" G_GUINT64_FORMAT " MiB)", options->memory_limit >> 20);
+}
+
+/* The verdict, or NULL with an error when there is none: the checker did
+ * not reach the module, the check was cancelled, or the backend builds on
+ * one that could not be reached. */
 static RegVerdict *
-check (const char              *name,
+judge (Run         *run,
+       const char  *helper,
+       const char  *module_path,
+       gint64       time_us,
+       GError     **error)
+{
+  const RegVerifyOptions *options = run->options;
+  g_autofree char *message = last_message (run->err.data);
+  g_autofree char *said_last = message != NULL ? g_strdup_printf ("; its last message: '%s'", message)
+                                               : g_strdup ("");
+  gboolean ended_badly = run->timed_out || g_subprocess_get_if_signaled (run->process) ||
+                         g_subprocess_get_exit_status (run->process) != 0;
+  RegVerdict *verdict = NULL;
+  Said said = { FALSE, };
+
+  parse_output (run->out.data, run->out.overflow, run->name, &said);
+
+  if (run->cancelled)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "The check of backend '%s' was cancelled",
+                 run->name);
+  else if (!said.reached)
+    {
+      g_autofree char *ended = run->timed_out ? g_strdup_printf ("no answer after %g s", options->timeout)
+                                              : how_it_ended (run);
+      gboolean limit = limit_may_be_why (run, &said, message);
+      g_autofree char *limit_text = limit ? memory_limit_text (options) : g_strdup ("");
+
+      g_set_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED,
+                   "The checker %s ended before it reached the module of backend '%s': %s%s (%s)%s. "
+                   "%s libreg's reg-verify-helper with REG_VERIFY_HELPER.",
+                   helper, run->name, ended, limit_text, said.why, said_last,
+                   limit ? "Raise the memory limit, or name" : "Name");
+    }
+  else if (!ended_badly && said.stage == STAGE_DONE && said.unreachable)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                 "backend '%s' cannot be checked: it builds on a backend that the checker could not "
+                 "reach through the search path: %s. Nothing is recorded; make that backend reachable "
+                 "and check again.", run->name, said.reason);
+  else
+    {
+      g_autofree char *stage = stage_text (&said);
+      g_autofree char *limit = limit_may_be_why (run, &said, message) ? memory_limit_text (options)
+                                                                      : g_strdup ("");
+      g_autofree char *reason = NULL;
+      RegVerdictKind kind = REG_VERDICT_KIND_CRASHED;
+
+      if (run->timed_out)
+        {
+          kind = REG_VERDICT_KIND_TIMEOUT;
+          reason = g_strdup_printf ("no result after %g s%s, killed%s", options->timeout, stage, said_last);
+        }
+      else if (ended_badly)
+        {
+          g_autofree char *ended = how_it_ended (run);
+
+          reason = g_strdup_printf ("%s%s%s%s", ended, stage, limit, said_last);
+        }
+      else if (said.stage != STAGE_DONE)
+        reason = g_strdup_printf ("exited without a verdict%s: %s%s%s", stage, said.why, limit, said_last);
+      else
+        {
+          kind = said.kind;
+          reason = g_steal_pointer (&said.reason);
+        }
+
+      verdict = _reg_verdict_new (run->name, module_path, kind, reason, (const char * const *) said.ops,
+                                  time_us);
+    }
+
+  said_clear (&said);
+  return verdict;
+}
+
+/* Runs the check; NULL with an error when there is no verdict. */
+static RegVerdict *
+check (const char * const      *search_path,
+       const char              *name,
        const char              *module_path,
        const char              *dir,
        const RegVerifyOptions  *options,
@@ -495,11 +745,25 @@ check (const char              *name,
        GError                 **error)
 {
   g_autofree char *helper = helper_path ();
-  const char * const argv[] = { helper, "--dir", dir, "--module", module_path, "--", name, NULL };
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
   g_autoptr(GError) local_error = NULL;
   RegVerdict *verdict = NULL;
-  gint64 time = g_get_real_time () / G_USEC_PER_SEC;
-  Run run = { NULL, };
+  gint64 time = g_get_real_time ();
+  Run run = { name, options, NULL, };
+
+  g_ptr_array_add (argv, helper);
+  g_ptr_array_add (argv, (char *) "--dir");
+  g_ptr_array_add (argv, (char *) dir);
+  g_ptr_array_add (argv, (char *) "--module");
+  g_ptr_array_add (argv, (char *) module_path);
+  for (guint i = 0; search_path[i] != NULL; i++)
+    {
+      g_ptr_array_add (argv, (char *) "--path");
+      g_ptr_array_add (argv, (char *) search_path[i]);
+    }
+  g_ptr_array_add (argv, (char *) "--");
+  g_ptr_array_add (argv, (char *) name);
+  g_ptr_array_add (argv, NULL);
 
   run.context = g_main_context_new ();
   run.reads = g_cancellable_new ();
@@ -507,21 +771,20 @@ check (const char              *name,
   run.err.data = g_byte_array_new ();
 
   g_main_context_push_thread_default (run.context);
-  if (!run_helper (&run, argv, options, cancellable, &local_error))
+  if (!run_helper (&run, (const char * const *) argv->pdata, cancellable, &local_error))
     g_set_error (error, local_error->domain, local_error->code,
                  "The checker %s cannot be started: %s. Install it, or name another one with "
                  "REG_VERIFY_HELPER.",
                  helper, local_error->message);
-  else if (run.cancelled)
-    g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "The check of backend '%s' was cancelled", name);
   else
-    verdict = judge (&run, name, module_path, options, time);
+    verdict = judge (&run, helper, module_path, time, error);
   g_main_context_pop_thread_default (run.context);
 
   g_clear_object (&run.process);
   g_clear_object (&run.reads);
   g_byte_array_unref (run.out.data);
   g_byte_array_unref (run.err.data);
+  g_clear_pointer (&run.timeout, g_source_unref);
   g_clear_pointer (&run.grace, g_source_unref);
   /* Drops what the finished operations left queued on the context. */
   while (g_main_context_iteration (run.context, FALSE))
@@ -531,61 +794,48 @@ check (const char              *name,
   return verdict;
 }
 
-static RegVerdict *
-run_and_record (const char              *name,
-                const char              *module_path,
-                const char              *dir,
-                const RegVerifyOptions  *options,
-                GCancellable            *cancellable,
-                GError                 **record_error,
-                GError                 **error)
-{
-  g_autofree char *store = NULL;
-  RegFileStamp before, after;
-  gboolean have_before = _reg_file_stamp_get (module_path, &before, NULL);
-  RegVerdict *verdict = check (name, module_path, dir, options, cancellable, error);
-
-  if (verdict == NULL || options->store == REG_VERIFY_STORE_NONE || !have_before)
-    return verdict;
-
-  if (!_reg_file_stamp_get (module_path, &after, NULL) || !_reg_file_stamp_equal (&before, &after))
-    {
-      g_autofree char *shown = _reg_text_for_message (module_path, -1, 4096);
-
-      g_warning ("module %s changed while backend '%s' was checked: the verdict is not recorded",
-                 shown, name);
-      return verdict;
-    }
-
-  store = options->store == REG_VERIFY_STORE_SYSTEM ? _reg_verdict_store_path_beside (module_path)
-                                                    : _reg_verdict_store_user_path ();
-  if (store == NULL)
-    g_debug ("no per-user verdict store in a setuid program: the verdict of '%s' is not recorded", name);
-  else
-    _reg_verdict_store_record (store, verdict, &before, record_error);
-
-  return verdict;
-}
-
+/* Checks, then records the verdict in the store @options ask for; when
+ * it cannot be recorded the verdict says why
+ * (reg_verdict_get_store_error()). */
 RegVerdict *
-_reg_verify_run (const char              *name,
+_reg_verify_run (const char * const      *search_path,
+                 const char              *name,
                  const char              *module_path,
                  const char              *dir,
                  const RegVerifyOptions  *options,
                  GCancellable            *cancellable,
                  GError                 **error)
 {
-  g_autoptr(GError) record_error = NULL;
-  g_autoptr(RegVerdict) verdict = run_and_record (name, module_path, dir, options, cancellable,
-                                                  &record_error, error);
+  g_autofree char *store = NULL;
+  g_autoptr(GError) store_error = NULL;
+  RegFileStamp before, after;
+  gboolean have_before = _reg_file_stamp_get (module_path, &before, NULL);
+  RegVerdict *verdict = check (search_path, name, module_path, dir, options, cancellable, error);
 
-  if (record_error != NULL)
+  if (verdict == NULL || options->store == REG_VERIFY_STORE_NONE || !have_before)
+    return verdict;
+
+  store = options->store == REG_VERIFY_STORE_SYSTEM ? _reg_verdict_store_path_beside (module_path)
+                                                    : _reg_verdict_store_user_path ();
+  if (!_reg_file_stamp_get (module_path, &after, NULL) || !_reg_file_stamp_equal (&before, &after))
     {
-      g_propagate_error (error, g_steal_pointer (&record_error));
-      return NULL;
-    }
+      g_autofree char *shown = _reg_text_for_message (module_path, -1, 4096);
 
-  return g_steal_pointer (&verdict);
+      g_set_error (&store_error, G_FILE_ERROR, G_FILE_ERROR_AGAIN,
+                   "The module %s changed while backend '%s' was checked: the verdict is about a "
+                   "file that is gone, and is not recorded. Check it again.", shown, name);
+    }
+  else if (store == NULL)
+    g_set_error (&store_error, G_FILE_ERROR, G_FILE_ERROR_PERM,
+                 "A setuid or setgid program has no per-user verdict store: the verdict of backend "
+                 "'%s' is not recorded. Record it beside the module (store \"system\").", name);
+  else
+    _reg_verdict_store_record (store, verdict, &before, &store_error);
+
+  if (store_error != NULL)
+    _reg_verdict_take_store_error (verdict, g_steal_pointer (&store_error));
+
+  return verdict;
 }
 
 RegVerdict *
@@ -627,12 +877,13 @@ set_quarantined_error (GError     **error,
                "run `regctl verify %s` to check it again.",
                name, manifest, module, reg_verdict_get_backend_name (verdict), date,
                reg_verdict_get_kind (verdict) == REG_VERDICT_KIND_TIMEOUT ? "it timed out" : "it crashed",
-               reg_verdict_get_reason (verdict), name);
+               reg_verdict_get_reason (verdict), reg_verdict_get_backend_name (verdict));
 }
 
 gboolean
-_reg_verify_before_load (RegModuleChecks   checks,
-                         const char       *name,
+_reg_verify_before_load (gboolean            check_first,
+                         const char * const *search_path,
+                         const char         *name,
                          const char       *module_path,
                          const char       *manifest_path,
                          const char       *dir,
@@ -644,9 +895,6 @@ _reg_verify_before_load (RegModuleChecks   checks,
   RegVerdict *blocking;
   RegFileStamp id;
 
-  if ((checks & (REG_MODULE_CHECKS_QUARANTINE | REG_MODULE_CHECKS_VERIFY)) == 0)
-    return TRUE;
-
   /* A file that cannot be stat'ed cannot be opened either: the load
    * reports that. */
   if (!_reg_file_stamp_get (module_path, &id, NULL))
@@ -655,10 +903,9 @@ _reg_verify_before_load (RegModuleChecks   checks,
   verdicts = _reg_verdict_store_find (module_path, &id);
   blocking = _reg_verdict_store_pick (verdicts, NULL, TRUE);
 
-  for (guint i = 0; blocking == NULL && (checks & REG_MODULE_CHECKS_VERIFY) && i < names->len; i++)
+  for (guint i = 0; blocking == NULL && check_first && i < names->len; i++)
     {
       const char *wanted = g_ptr_array_index (names, i);
-      g_autoptr(GError) record_error = NULL;
       g_autoptr(GError) local_error = NULL;
       RegVerifyOptions options;
 
@@ -666,9 +913,17 @@ _reg_verify_before_load (RegModuleChecks   checks,
         continue;
 
       _reg_verify_options_parse (NULL, &options, NULL);
-      fresh = run_and_record (wanted, module_path, dir, &options, NULL, &record_error, &local_error);
-      if (record_error != NULL)
-        g_debug ("backend '%s' checked before loading, but not recorded: %s", wanted, record_error->message);
+      fresh = _reg_verify_run (search_path, wanted, module_path, dir, &options, NULL, &local_error);
+      if (fresh != NULL && reg_verdict_get_store_error (fresh) != NULL)
+        g_debug ("backend '%s' checked before loading: %s", wanted,
+                 reg_verdict_get_store_error (fresh)->message);
+      if (fresh == NULL && g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+        {
+          /* It ran without crashing or hanging; what it builds on is
+           * missing here as in the checker, which its compiles say. */
+          g_debug ("%s", local_error->message);
+          continue;
+        }
       if (fresh == NULL)
         {
           g_autofree char *manifest = _reg_text_for_message (manifest_path, -1, 4096);

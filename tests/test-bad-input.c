@@ -734,7 +734,7 @@ test_graph_100k_nodes (void)
   g_autoptr(RegGraph) graph = NULL;
   g_autoptr(RegGraph) again = NULL;
   g_autoptr(GPtrArray) inputs = g_ptr_array_new_with_free_func (g_object_unref);
-  g_autoptr(GVariant) shapes = NULL;
+  g_autoptr(RegShapeList) shapes = NULL;
   g_autofree char *printed = NULL;
   g_autofree char *printed_again = NULL;
   const gint64 shape[] = { 3 };
@@ -759,7 +759,7 @@ test_graph_100k_nodes (void)
   g_ptr_array_add (inputs, reg_tensor_new (shape, 1));
   shapes = reg_graph_infer_shapes (graph, inputs, &error);
   g_assert_no_error (error);
-  g_assert_cmpuint (g_variant_n_children (shapes), ==, reg_graph_get_n_nodes (graph));
+  g_assert_cmpuint (reg_shape_list_get_n_shapes (shapes), ==, reg_graph_get_n_nodes (graph));
   g_test_message ("100k nodes: %.2f s", (g_get_monotonic_time () - start) / 1e6);
 }
 
@@ -1029,7 +1029,7 @@ test_graph_bad_shapes (void)
       g_autoptr(GError) error = NULL;
       g_autoptr(RegGraph) graph = reg_graph_new_from_string (cases[i].text, &error);
       g_autoptr(GPtrArray) inputs = g_ptr_array_new_with_free_func (g_object_unref);
-      g_autoptr(GVariant) shapes = NULL;
+      g_autoptr(RegShapeList) shapes = NULL;
 
       g_test_message ("%s", cases[i].name);
       g_assert_no_error (error);

@@ -4,6 +4,7 @@
  */
 
 #include <math.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <reg.h>
@@ -173,81 +174,162 @@ test_key_too_large (Fixture       *f,
   assert_counters (f->registry, 1, 1, 0);
 }
 
-/* The key is the canonical text form: a graph built node by node equals
- * the one parsed from its text, and only what the text shows counts. */
-static void
-test_canonical_form (Fixture       *f,
-                     gconstpointer  data)
+/* x * 2.0, built: the constant after the input, or before it; with an
+ * unused constant at the end, or not. */
+static RegGraph *
+built_product (gboolean constant_first,
+               gboolean unused_constant)
 {
-  g_autoptr(RegGraph) built = reg_graph_new ();
+  RegGraph *graph = reg_graph_new ();
+  g_autoptr(GError) error = NULL;
+  guint two = constant_first ? reg_graph_add_constant (graph, 2.0) : 0;
+  guint x = reg_graph_add_input (graph, "x");
+  guint product;
+
+  if (!constant_first)
+    two = reg_graph_add_constant (graph, 2.0);
+  product = reg_graph_add_op (graph, "mul", (const guint[]) { x, two }, 2, &error);
+  g_assert_no_error (error);
+  if (unused_constant)
+    reg_graph_add_constant (graph, 3.0);
+  reg_graph_set_outputs (graph, &product, 1);
+
+  return graph;
+}
+
+/* The key is the graph as the backend receives it: its nodes in order,
+ * with their names, and its outputs.  Graphs built by the same calls, or
+ * parsed from the same text, are equal; graphs that only print alike are
+ * not, since a backend sees (and may show) their differences. */
+static void
+test_graph_as_received (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autoptr(RegGraph) built = built_product (FALSE, FALSE);
+  g_autoptr(RegGraph) again = built_product (FALSE, FALSE);
+  g_autoptr(RegGraph) reordered = built_product (TRUE, FALSE);
+  g_autoptr(RegGraph) unused = built_product (FALSE, TRUE);
   g_autoptr(RegGraph) parsed = NULL;
+  RegGraph *others[3];
   g_autoptr(GError) error = NULL;
   g_autoptr(RegCompiledFn) a = NULL;
   g_autoptr(RegCompiledFn) b = NULL;
   g_autoptr(RegCompiledFn) c = NULL;
   g_autoptr(RegCompiledFn) d = NULL;
-  g_autoptr(RegCompiledFn) e = NULL;
-  g_autofree char *text = NULL;
-  guint x, two, product;
-
-  x = reg_graph_add_input (built, "x");
-  two = reg_graph_add_constant (built, 2.0);
-  product = reg_graph_add_op (built, "mul", (const guint[]) { x, two }, 2, &error);
-  g_assert_no_error (error);
-  reg_graph_set_outputs (built, &product, 1);
-  text = reg_graph_to_string (built);
-  g_assert_cmpstr (text, ==, "graph(x):\n  v2 = mul(x, 2.0)\n  return (v2,)\n");
+  g_autofree char *text = reg_graph_to_string (built);
 
   a = reg_registry_compile (f->registry, "shared", built, f->inputs, NULL, &error);
   g_assert_no_error (error);
-  parsed = graph_new_from_string (text);
-  b = reg_registry_compile (f->registry, "shared", parsed, f->inputs, NULL, &error);
+  b = reg_registry_compile (f->registry, "shared", again, f->inputs, NULL, &error);
   g_assert_no_error (error);
   g_assert_true (a == b);
 
-  /* A name is part of the text... */
+  /* The same text, other graphs: the call named `v2` rather than unnamed,
+   * the nodes numbered otherwise, a constant no one uses. */
+  g_assert_cmpstr (text, ==, "graph(x):\n  v2 = mul(x, 2.0)\n  return (v2,)\n");
+  parsed = graph_new_from_string (text);
+  others[0] = parsed, others[1] = reordered, others[2] = unused;
+  for (guint i = 0; i < G_N_ELEMENTS (others); i++)
+    {
+      g_autoptr(RegCompiledFn) other = NULL;
+      g_autofree char *other_text = reg_graph_to_string (others[i]);
+
+      g_assert_cmpstr (other_text, ==, text);
+      other = reg_registry_compile (f->registry, "shared", others[i], f->inputs, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_true (other != a);
+    }
+
+  /* A name counts... */
   c = compile_ok (f->registry, "shared", "graph(x):\n  y = mul(x, 2.0)\n  return (y,)\n",
                   f->inputs, NULL);
   g_assert_true (c != a);
-  /* ...and so is the sign of a zero... */
-  d = compile_ok (f->registry, "shared", "graph(x):\n  y = mul(x, -0.0)\n  return (y,)\n",
+  /* ...and so does the sign of a zero. */
+  g_clear_object (&c);
+  c = compile_ok (f->registry, "shared", "graph(x):\n  y = mul(x, -0.0)\n  return (y,)\n",
                   f->inputs, NULL);
-  e = compile_ok (f->registry, "shared", "graph(x):\n  y = mul(x, 0.0)\n  return (y,)\n",
+  d = compile_ok (f->registry, "shared", "graph(x):\n  y = mul(x, 0.0)\n  return (y,)\n",
                   f->inputs, NULL);
-  g_assert_true (d != e);
-  g_assert_cmpint (test_backend_get_compiles (f->shared), ==, 4);
+  g_assert_true (c != d);
+  g_assert_cmpint (test_backend_get_compiles (f->shared), ==, 7);
 }
 
-/* Every NaN prints `nan`: graphs that differ only in a NaN's payload are
- * one text, so one entry. */
+/* A graph of add (x, k), k the double of @bits. */
+static RegGraph *
+add_constant_graph (guint64 bits)
+{
+  RegGraph *graph = reg_graph_new ();
+  g_autoptr(GError) error = NULL;
+  guint x = reg_graph_add_input (graph, "x");
+  double value;
+  guint y;
+
+  memcpy (&value, &bits, sizeof value);
+  y = reg_graph_add_op (graph, "add", (const guint[]) { x, reg_graph_add_constant (graph, value) },
+                        2, &error);
+  g_assert_no_error (error);
+  reg_graph_set_outputs (graph, &y, 1);
+
+  return graph;
+}
+
+/* Every NaN prints `nan`, but the key holds a constant's bits, which the
+ * backend computes with: NaNs of another sign or payload are other
+ * compiles, and each function gives its own NaN. */
+static void
+test_nan_bits (void)
+{
+  static const struct { guint64 bits; guint32 result; } nans[] = {
+    { 0x7ff8000000000000ull, 0x7fc00000u },   /* nan */
+    { 0xfff8000000000000ull, 0xffc00000u },   /* -nan */
+  };
+  g_autoptr(RegRegistry) registry = reg_registry_new ();
+  g_autoptr(GPtrArray) inputs = tensor_array_new ();
+  g_autoptr(RegCompiledFn) first = NULL;
+
+  g_ptr_array_add (inputs, reg_tensor_new ((const gint64[]) { 1 }, 1));
+  for (guint i = 0; i < G_N_ELEMENTS (nans); i++)
+    {
+      g_autoptr(RegGraph) graph = add_constant_graph (nans[i].bits);
+      g_autofree char *text = reg_graph_to_string (graph);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(RegCompiledFn) fn = NULL;
+      g_autoptr(GPtrArray) outputs = NULL;
+      guint32 result;
+
+      g_assert_cmpstr (text, ==, "graph(x):\n  v2 = add(x, nan)\n  return (v2,)\n");
+      fn = reg_registry_compile (registry, "eager", graph, inputs, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_true (fn != first);
+      outputs = reg_compiled_fn_call (fn, inputs, &error);
+      g_assert_no_error (error);
+      memcpy (&result, reg_tensor_get_data (g_ptr_array_index (outputs, 0), NULL), sizeof result);
+      g_assert_cmphex (result, ==, nans[i].result);
+      if (first == NULL)
+        first = g_steal_pointer (&fn);
+    }
+}
+
+/* A payload is part of the bits too. */
 static void
 test_nan_payloads (Fixture       *f,
                    gconstpointer  data)
 {
-  g_autoptr(RegGraph) g1 = reg_graph_new ();
-  g_autoptr(RegGraph) g2 = reg_graph_new ();
+  g_autoptr(RegGraph) g1 = add_constant_graph (0x7ff8000000000000ull);
+  g_autoptr(RegGraph) g2 = add_constant_graph (0x7ff8000000000001ull);
+  g_autoptr(RegGraph) g3 = add_constant_graph (0x7ff8000000000001ull);
   g_autoptr(GError) error = NULL;
   g_autoptr(RegCompiledFn) a = NULL;
   g_autoptr(RegCompiledFn) b = NULL;
-  guint64 bits = 0x7ff8000000000001ull;
-  double payload_nan;
-  RegGraph *graphs[] = { g1, g2 };
-
-  memcpy (&payload_nan, &bits, sizeof bits);
-  for (guint i = 0; i < 2; i++)
-    {
-      guint x = reg_graph_add_input (graphs[i], "x");
-      guint k = reg_graph_add_constant (graphs[i], i == 0 ? NAN : payload_nan);
-      guint y = reg_graph_add_op (graphs[i], "add", (const guint[]) { x, k }, 2, &error);
-
-      g_assert_no_error (error);
-      reg_graph_set_outputs (graphs[i], &y, 1);
-    }
+  g_autoptr(RegCompiledFn) c = NULL;
 
   a = reg_registry_compile (f->registry, "shared", g1, f->inputs, NULL, &error);
   b = reg_registry_compile (f->registry, "shared", g2, f->inputs, NULL, &error);
+  c = reg_registry_compile (f->registry, "shared", g3, f->inputs, NULL, &error);
   g_assert_no_error (error);
-  g_assert_true (a == b);
+  g_assert_true (a != b);
+  g_assert_true (b == c);
+  g_assert_cmpint (test_backend_get_compiles (f->shared), ==, 2);
 }
 
 static GVariant *
@@ -604,6 +686,42 @@ test_failure_not_cached (Fixture       *f,
   g_assert_cmpint (test_backend_get_compiles (f->shared), ==, 2);
 }
 
+/* Two callers build equal graphs and get one function from the cache:
+ * when the first goes on building its graph, the second's function is
+ * unchanged. */
+static void
+test_graph_changed_after_compile (void)
+{
+  g_autoptr(RegRegistry) registry = reg_registry_new ();
+  g_autoptr(GPtrArray) inputs = tensor_array_new ();
+  g_autoptr(RegGraph) mine = NULL;
+  g_autoptr(RegGraph) theirs = NULL;
+  g_autoptr(RegCompiledFn) my_fn = NULL;
+  g_autoptr(RegCompiledFn) their_fn = NULL;
+  g_autoptr(GPtrArray) outputs = NULL;
+  g_autoptr(GError) error = NULL;
+  guint y;
+
+  g_ptr_array_add (inputs, reg_tensor_new ((const gint64[]) { 4 }, 1));
+  mine = add_constant_graph (0x3ff0000000000000ull);    /* add (x, 1.0) */
+  theirs = add_constant_graph (0x3ff0000000000000ull);
+  my_fn = reg_registry_compile (registry, "eager", mine, inputs, NULL, &error);
+  g_assert_no_error (error);
+  their_fn = reg_registry_compile (registry, "eager", theirs, inputs, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (my_fn == their_fn);
+
+  reg_graph_add_input (mine, "late");
+  y = reg_graph_add_op (mine, "neg", (const guint[]) { 0 }, 1, &error);
+  g_assert_no_error (error);
+  reg_graph_set_outputs (mine, (const guint[]) { y, y }, 2);
+
+  outputs = reg_compiled_fn_call (their_fn, inputs, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (outputs->len, ==, 1);
+  g_assert_cmpfloat (reg_tensor_get_data (g_ptr_array_index (outputs, 0), NULL)[3], ==, 1.0f);
+}
+
 /* The shipped backends share their functions. */
 static void
 test_shipped_backends (void)
@@ -793,10 +911,12 @@ main (int   argc,
 #define ADD(path, func) \
   g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
   ADD ("/compile-cache/equal-graph", test_equal_graph);
-  ADD ("/compile-cache/canonical-form", test_canonical_form);
+  ADD ("/compile-cache/graph-as-received", test_graph_as_received);
   ADD ("/compile-cache/large-graph", test_large_graph);
   ADD ("/compile-cache/key-too-large", test_key_too_large);
   ADD ("/compile-cache/nan-payloads", test_nan_payloads);
+  g_test_add_func ("/compile-cache/nan-bits", test_nan_bits);
+  g_test_add_func ("/compile-cache/graph-changed-after-compile", test_graph_changed_after_compile);
   ADD ("/compile-cache/options", test_options);
   ADD ("/compile-cache/options/repeated-key", test_options_repeated_key);
   ADD ("/compile-cache/shapes", test_shapes);

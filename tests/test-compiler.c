@@ -325,6 +325,88 @@ test_compile_and_call (void)
   g_assert_null (out);
 }
 
+/* What a compile of frozen_compile() saw: the graph it was given, and
+ * the graph its inner compile was given when it compiled that again. */
+typedef struct
+{
+  RegGraph    *outer;
+  RegGraph    *inner;
+  RegCompiler *again;   /* nullable: compile the graph given with it */
+} FrozenLog;
+
+static RegCompiledFn *
+frozen_compile (RegGraph   *graph,
+                GPtrArray  *example_inputs,
+                GVariant   *options,
+                gpointer    user_data,
+                GError    **error)
+{
+  FrozenLog *log = user_data;
+
+  if (log->again == NULL)
+    {
+      g_set_object (&log->inner, graph);
+      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED, "inner");
+      return NULL;
+    }
+
+  g_set_object (&log->outer, graph);
+  /* A backend may hand its graph on: a frozen graph is not copied again. */
+  g_assert_null (reg_compiler_compile (log->again, graph, example_inputs, NULL, NULL));
+  g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED, "outer");
+  return NULL;
+}
+
+/* A backend gets a copy of the caller's graph that never changes: equal,
+ * but another object, which refuses builder calls. */
+static void
+test_compile_frozen_graph (void)
+{
+  FrozenLog inner_log = { 0 }, log = { 0 };
+  g_autoptr(RegCompiler) inner = reg_func_compiler_new ("inner", frozen_compile, &inner_log, NULL);
+  g_autoptr(RegCompiler) outer = NULL;
+  g_autoptr(RegGraph) graph = graph_new_from_string (two_input_graph);
+  const gint64 shape[] = { 2, 3 };
+  g_autoptr(GPtrArray) inputs = tensors (2, shape, 2);
+  g_autofree char *text = reg_graph_to_string (graph);
+  g_autofree char *frozen_text = NULL;
+
+  log.again = inner;
+  outer = reg_func_compiler_new ("outer", frozen_compile, &log, NULL);
+  g_assert_null (reg_compiler_compile (outer, graph, inputs, NULL, NULL));
+  g_assert_nonnull (log.outer);
+  g_assert_true (log.outer != graph);
+  g_assert_true (inner_log.inner == log.outer);
+  frozen_text = reg_graph_to_string (log.outer);
+  g_assert_cmpstr (frozen_text, ==, text);
+
+  if (g_test_subprocess ())
+    {
+      guint x = reg_graph_get_inputs (log.outer, NULL)[0];
+
+      g_log_set_always_fatal (G_LOG_FATAL_MASK);
+      g_assert_cmpuint (reg_graph_add_input (log.outer, "z"), ==, REG_GRAPH_INVALID_NODE);
+      g_assert_cmpuint (reg_graph_add_constant (log.outer, 1.0), ==, REG_GRAPH_INVALID_NODE);
+      g_assert_cmpuint (reg_graph_add_op (log.outer, "neg", &x, 1, NULL), ==,
+                        REG_GRAPH_INVALID_NODE);
+      g_assert_false (reg_graph_set_node_name (log.outer, 2, "b", NULL));
+      reg_graph_set_outputs (log.outer, &x, 1);
+      g_clear_pointer (&frozen_text, g_free);
+      frozen_text = reg_graph_to_string (log.outer);
+      g_assert_cmpstr (frozen_text, ==, text);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stderr ("*CRITICAL*reg_graph_add_input*frozen*"
+                             "*CRITICAL*reg_graph_add_constant*frozen*"
+                             "*CRITICAL*reg_graph_add_op*frozen*"
+                             "*CRITICAL*reg_graph_set_node_name*frozen*"
+                             "*CRITICAL*reg_graph_set_outputs*frozen*");
+  g_clear_object (&log.outer);
+  g_clear_object (&inner_log.inner);
+}
+
 static void
 test_compile_options (void)
 {
@@ -675,6 +757,37 @@ test_compile_foreign_error (void)
   g_assert_cmpstr (error->message, ==, "backend 'stranger': no such thing");
 }
 
+/* A backend that compiles on another one through a registry */
+static RegCompiledFn *
+compile_on_nowhere (RegGraph   *graph,
+                    GPtrArray  *example_inputs,
+                    GVariant   *options,
+                    gpointer    user_data,
+                    GError    **error)
+{
+  return reg_registry_compile (user_data, "nowhere", graph, example_inputs, NULL, error);
+}
+
+/* The registry's failure to provide the backend it builds on is not the
+ * registry's error of this compile (this backend exists), nor the
+ * backend's own failure: a code of its own, the registry's words. */
+static void
+test_compile_backend_unavailable (void)
+{
+  g_autoptr(RegRegistry) registry = reg_registry_new ();
+  g_autoptr(RegCompiler) compiler = reg_func_compiler_new ("wrapper", compile_on_nowhere, registry, NULL);
+  g_autoptr(RegGraph) graph = graph_new_from_string (two_input_graph);
+  const gint64 shape[] = { 2 };
+  g_autoptr(GPtrArray) inputs = tensors (2, shape, 1);
+  g_autoptr(RegCompiledFn) fn = NULL;
+  g_autoptr(GError) error = NULL;
+
+  fn = reg_compiler_compile (compiler, graph, inputs, NULL, &error);
+  g_assert_null (fn);
+  g_assert_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BACKEND_UNAVAILABLE);
+  g_assert_true (g_str_has_prefix (error->message, "backend 'wrapper': Invalid backend: 'nowhere'"));
+}
+
 /* A backend's message is text from outside: it reaches the caller on one
  * line, unable to drive a terminal, in its own domain or wrapped. */
 static void
@@ -896,6 +1009,7 @@ main (int   argc,
 
   g_test_add_func ("/compiler/compile/call", test_compile_and_call);
   g_test_add_func ("/compiler/compile/options", test_compile_options);
+  g_test_add_func ("/compiler/compile/frozen-graph", test_compile_frozen_graph);
   g_test_add_func ("/compiler/compile/null-without-error", test_compile_null_without_error);
   g_test_add_func ("/compiler/compile/shape-mismatch", test_compile_shape_mismatch);
   g_test_add_func ("/compiler/call/bad-inputs", test_call_bad_inputs);
@@ -906,6 +1020,7 @@ main (int   argc,
   g_test_add_func ("/compiler/compile/shared-fn-threads", test_compile_shared_fn_threads);
   g_test_add_func ("/compiler/compile/options-not-a-dictionary", test_compile_options_not_a_dictionary);
   g_test_add_func ("/compiler/compile/foreign-error", test_compile_foreign_error);
+  g_test_add_func ("/compiler/compile/backend-unavailable", test_compile_backend_unavailable);
   g_test_add_func ("/compiler/compile/error-text-escaped", test_compile_error_text_escaped);
   g_test_add_func ("/compiler/func-compiler/destroy", test_func_compiler_destroy);
   g_test_add_func ("/compiler/default-name", test_default_name);

@@ -337,7 +337,8 @@ class TestModuleGuide(unittest.TestCase):
     def test_guide_shows_the_example_as_it_is(self):
         guide = read(os.path.join(DOCS, 'writing-a-module.md'))
         files = sorted(os.listdir(EXAMPLE))
-        self.assertEqual(files, ['example-backend.c', 'example.backend', 'meson.build'])
+        self.assertEqual(files, ['example-backend.c', 'example.backend', 'meson.build',
+                                 'scaled-backend.c', 'scaled.backend'])
         for file_name in files:
             with self.subTest(file=file_name):
                 m = re.search(r'(?ms)^`docs/examples/module/%s`:\n\n```[a-z]*\n(.*?)^```$'
@@ -346,16 +347,21 @@ class TestModuleGuide(unittest.TestCase):
                 self.assertEqual(m.group(1), read(os.path.join(EXAMPLE, file_name)))
 
     def test_manifest_declares_what_the_module_adds(self):
-        manifest = read(os.path.join(EXAMPLE, 'example.backend'))
-        source = read(os.path.join(EXAMPLE, 'example-backend.c'))
         meson = read(os.path.join(EXAMPLE, 'meson.build'))
-        self.assertIn('AbiVersion=2\n', manifest)
-        declared = re.findall(r'(?m)^\[Backend ([^\]]+)\]$', manifest)
-        backend = re.search(r'#define EXAMPLE_BACKEND "([^"]+)"', source).group(1)
-        self.assertEqual(declared, [backend])
-        module = re.search(r'(?m)^Module=(.*)$', manifest).group(1)
-        target = re.search(r"shared_module\('([^']+)'", meson).group(1)
-        self.assertEqual(module, 'lib%s.so' % target)
+        targets = dict((source, target) for target, source in
+                       re.findall(r"shared_module\('([^']+)', '([^']+)'", meson))
+        self.assertEqual(sorted(targets), ['example-backend.c', 'scaled-backend.c'])
+        for prefix in ['example', 'scaled']:
+            with self.subTest(module=prefix):
+                manifest = read(os.path.join(EXAMPLE, prefix + '.backend'))
+                source = read(os.path.join(EXAMPLE, prefix + '-backend.c'))
+                self.assertIn('AbiVersion=2\n', manifest)
+                self.assertIn("'%s.backend'" % prefix, meson)
+                declared = re.findall(r'(?m)^\[Backend ([^\]]+)\]$', manifest)
+                backend = re.search(r'#define [A-Z]+_BACKEND "([^"]+)"', source).group(1)
+                self.assertEqual(declared, [backend])
+                module = re.search(r'(?m)^Module=(.*)$', manifest).group(1)
+                self.assertEqual(module, 'lib%s.so' % targets[prefix + '-backend.c'])
 
 
 class LinkCollector(HTMLParser):

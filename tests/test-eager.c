@@ -836,6 +836,102 @@ test_outputs_do_not_alias (void)
   assert_tensor_close (g_ptr_array_index (second, 1), shape, 1, neg_x, "a of the second call");
 }
 
+/* Graphs that change after compiling ------------------------------------ */
+
+typedef enum {
+  COMPILE_COMPILER,          /* reg_compiler_compile () */
+  COMPILE_COMPILER_ASYNC,    /* reg_compiler_compile_async () */
+  COMPILE_REGISTRY,          /* reg_registry_compile () */
+  COMPILE_REGISTRY_ASYNC,    /* reg_registry_compile_async () */
+} CompilePath;
+
+static void
+store_result (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+static RegCompiledFn *
+compile_by (CompilePath  path,
+            RegGraph    *graph,
+            GPtrArray   *inputs)
+{
+  g_autoptr(RegCompiler) eager = reg_registry_lookup_backend (registry, "eager", NULL);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  RegCompiledFn *fn = NULL;
+
+  switch (path)
+    {
+    case COMPILE_COMPILER:
+      fn = reg_compiler_compile (eager, graph, inputs, NULL, &error);
+      break;
+    case COMPILE_COMPILER_ASYNC:
+      reg_compiler_compile_async (eager, graph, inputs, NULL, NULL, store_result, &result);
+      break;
+    case COMPILE_REGISTRY:
+      fn = reg_registry_compile (registry, "eager", graph, inputs, NULL, &error);
+      break;
+    case COMPILE_REGISTRY_ASYNC:
+      reg_registry_compile_async (registry, "eager", graph, inputs, NULL, NULL,
+                                  store_result, &result);
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+
+  /* The caller goes on building before the compile is done. */
+  reg_graph_add_input (graph, "late");
+
+  if (path == COMPILE_COMPILER_ASYNC || path == COMPILE_REGISTRY_ASYNC)
+    {
+      while (result == NULL)
+        g_main_context_iteration (NULL, TRUE);
+      fn = path == COMPILE_COMPILER_ASYNC ? reg_compiler_compile_finish (eager, result, &error)
+                                          : reg_registry_compile_finish (registry, result, &error);
+    }
+  g_assert_no_error (error);
+
+  return fn;
+}
+
+/* A compiled function does not depend on its graph staying as it was: on
+ * every path, the backend gets a copy that never changes, so a builder
+ * call after the compile (or while it runs) changes nothing of it. */
+static void
+test_graph_changed_after_compile (gconstpointer data)
+{
+  CompilePath path = GPOINTER_TO_INT (data);
+  g_autoptr(RegGraph) graph = reg_graph_new ();
+  g_autoptr(GPtrArray) inputs = tensor_array_new ();
+  g_autoptr(GPtrArray) outputs = NULL;
+  g_autoptr(RegCompiledFn) fn = NULL;
+  g_autoptr(GError) error = NULL;
+  const float x[] = { 1, 2, 3 };
+  const float want[] = { 1.0f - path, 2.0f - path, 3.0f - path };
+  guint in, out;
+
+  /* A constant of its own on each path: no compile is a cache hit. */
+  in = reg_graph_add_input (graph, "x");
+  out = reg_graph_add_op (graph, "sub", (guint[]) { in, reg_graph_add_constant (graph, path) },
+                          2, &error);
+  reg_graph_set_outputs (graph, &out, 1);
+  g_ptr_array_add (inputs, tensor_new ((const gint64[]) { 3 }, 1, x));
+
+  fn = compile_by (path, graph, inputs);
+  out = reg_graph_add_op (graph, "neg", &out, 1, &error);
+  g_assert_no_error (error);
+  reg_graph_set_outputs (graph, (guint[]) { out, out }, 2);
+
+  outputs = reg_compiled_fn_call (fn, inputs, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (outputs->len, ==, 1);
+  assert_tensor_close (g_ptr_array_index (outputs, 0), (const gint64[]) { 3 }, 1, want,
+                       "the graph as it was compiled");
+}
+
 /* Errors -------------------------------------------------------------- */
 
 static void
@@ -1134,6 +1230,14 @@ main (int   argc,
   g_test_add_func ("/eager/graph/api-example", test_api_example);
   g_test_add_func ("/eager/graph/random-chains", test_random_chains);
   g_test_add_func ("/eager/outputs/no-alias", test_outputs_do_not_alias);
+  g_test_add_data_func ("/eager/graph/changed-after-compile/compiler",
+                        GINT_TO_POINTER (COMPILE_COMPILER), test_graph_changed_after_compile);
+  g_test_add_data_func ("/eager/graph/changed-after-compile/compiler-async",
+                        GINT_TO_POINTER (COMPILE_COMPILER_ASYNC), test_graph_changed_after_compile);
+  g_test_add_data_func ("/eager/graph/changed-after-compile/registry",
+                        GINT_TO_POINTER (COMPILE_REGISTRY), test_graph_changed_after_compile);
+  g_test_add_data_func ("/eager/graph/changed-after-compile/registry-async",
+                        GINT_TO_POINTER (COMPILE_REGISTRY_ASYNC), test_graph_changed_after_compile);
   g_test_add_func ("/eager/compile/bad-option", test_options);
   g_test_add_func ("/eager/call/bad-inputs", test_bad_inputs);
   g_test_add_func ("/eager/testing/compile-error", test_testing_compile_error);

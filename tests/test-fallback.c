@@ -132,6 +132,7 @@ test_falls_back (Fixture       *f,
   } cases[] = {
     { REG_COMPILER_ERROR_UNSUPPORTED_OP, NULL },
     { REG_COMPILER_ERROR_FAILED, NULL },
+    { REG_COMPILER_ERROR_BACKEND_UNAVAILABLE, NULL },
   };
 
   set_chain (f, "second", "third", NULL);

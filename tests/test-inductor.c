@@ -576,12 +576,14 @@ test_optimized_graph_built_once (void)
 
   x = reg_graph_add_input (graph, "x");
   y = reg_graph_add_input (graph, "y");
-  a = reg_graph_add_call (graph, "a", REG_OP_ADD, (guint[]) { x, y }, 2, &error);
-  b = reg_graph_add_call (graph, NULL, REG_OP_ADD, (guint[]) { y, x }, 2, &error);
+  a = reg_graph_add_op (graph, "add", (guint[]) { x, y }, 2, &error);
+  g_assert_true (reg_graph_set_node_name (graph, a, "a", &error));
+  b = reg_graph_add_op (graph, "add", (guint[]) { y, x }, 2, &error);
   k = reg_graph_add_constant (graph, 2.5);
-  c = reg_graph_add_call (graph, NULL, REG_OP_MUL, (guint[]) { b, k }, 2, &error);
+  c = reg_graph_add_op (graph, "mul", (guint[]) { b, k }, 2, &error);
   g_assert_cmpuint (c, ==, 5);
-  reg_graph_add_call (graph, "d", REG_OP_EXP, &x, 1, &error);
+  g_assert_true (reg_graph_set_node_name (graph, reg_graph_add_op (graph, "exp", &x, 1, &error),
+                                          "d", &error));
   g_assert_no_error (error);
   outputs[0] = c, outputs[1] = a, outputs[2] = reg_graph_add_constant (graph, 0.5);
   reg_graph_set_outputs (graph, outputs, 3);

@@ -146,13 +146,12 @@ infer (RegOp       op,
   g_autoptr(RegGraph) graph = reg_graph_new ();
   g_autoptr(GPtrArray) examples = tensor_array_new ();
   g_autoptr(GError) error = NULL;
-  g_autoptr(GVariant) shapes = NULL;
-  g_autoptr(GVariant) result = NULL;
+  g_autoptr(RegShapeList) shapes = NULL;
   guint args[2];
   guint n_args = 0;
   guint id;
   const gint64 *dims;
-  gsize n_dims;
+  guint n_dims;
 
   args[n_args++] = reg_graph_add_input (graph, "a");
   g_ptr_array_add (examples, reg_tensor_new (a, a_dims));
@@ -161,7 +160,7 @@ infer (RegOp       op,
       args[n_args++] = reg_graph_add_input (graph, "b");
       g_ptr_array_add (examples, reg_tensor_new (b, b_dims));
     }
-  id = reg_graph_add_call (graph, "r", op, args, n_args, &error);
+  id = reg_graph_add_op (graph, reg_op_get_name (op), args, n_args, &error);
   g_assert_no_error (error);
   reg_graph_set_outputs (graph, &id, 1);
 
@@ -173,12 +172,11 @@ infer (RegOp       op,
       return g_strdup_printf ("error %d", error->code);
     }
 
-  result = g_variant_get_child_value (shapes, id);
-  dims = g_variant_get_fixed_array (result, &n_dims, sizeof (gint64));
+  dims = reg_shape_list_get_shape (shapes, id, &n_dims);
   {
     GString *out = g_string_new ("[");
 
-    for (gsize i = 0; i < n_dims; i++)
+    for (guint i = 0; i < n_dims; i++)
       g_string_append_printf (out, "%s%" G_GINT64_FORMAT, i > 0 ? ", " : "", dims[i]);
     g_string_append_c (out, ']');
 

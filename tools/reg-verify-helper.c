@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- *   reg-verify-helper --dir DIR --module PATH NAME
+ *   reg-verify-helper --dir DIR --module PATH [--path SEARCHDIR...] NAME
  *
  * libreg runs this program (installed in $libexecdir/libreg-1, found
  * through REG_VERIFY_HELPER in a build tree) to check the backend NAME
@@ -11,26 +11,48 @@
  * graph of the conformance set (reg-conformance.c) and compares each
  * output with the eager interpreter's, built into this program rather
  * than loaded from a module, so that no module found on the search path
- * can change the reference.
+ * can change the reference.  The reference outputs are all computed
+ * before the module is opened.
+ *
+ * The backend is looked up in a registry of its own that reads DIR only
+ * and checks nothing before loading (this is the check).  What the
+ * module's code reaches through reg_registry_get_default() is the search
+ * path of the registry that asked for the check, the SEARCHDIRs in order,
+ * with the quarantine on: a backend that builds on another one sees the
+ * backends the application would see.
  *
  * The module's code runs here, so anything may happen: the parent judges
  * a crash by the wait status, a hang by its timeout, and takes nothing
- * from this process but the one line of the report, which it parses
- * without trusting.  The report goes to the standard output as it was
- * when the program started; the module's own writes to the standard
- * output go to the standard error, which the parent keeps the end of.
+ * from this process but the lines it writes on the standard output as it
+ * was when the program started (the module's own writes to the standard
+ * output go to the standard error, which the parent keeps the end of).
  *
- * The report is one line of GVariant text of type REPORT_TYPE:
- * (version, verdict nick, reason, operators refused).  The verdict is
- * ok, unsupported, wrong-results or load-failed; crashed and timeout are
- * for the parent to tell.  Exit status 0 after a report, 2 for a bad
- * command line.
+ * Each line is GVariant text of type LINE_TYPE: (version, word, text,
+ * operators).  The words, in order:
+ *
+ *   loading NAME        the handshake: the checker works and is about to
+ *                       open the module; without it, nothing that happens
+ *                       is about the module
+ *   compiling GRAPH     the backend is compiling GRAPH of the set
+ *   calling GRAPH       it is calling what it compiled from GRAPH
+ *   near-memory-limit   written on SIGSEGV when the address space is
+ *                       within an eighth of its limit
+ *   a verdict           ok, unsupported, wrong-results or load-failed,
+ *                       with the reason and the operators refused; or
+ *                       unreachable: a graph failed because a backend it
+ *                       builds on could not be reached (and none failed
+ *                       otherwise), which is no verdict on it
+ *
+ * crashed and timeout are for the parent to tell.  Exit status 0 after
+ * the verdict, 2 for a bad command line.
  */
 
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <reg.h>
@@ -38,8 +60,7 @@
 #include "reg-conformance.h"
 #include "reg-eager-interp.h"
 
-#define REPORT_VERSION 1
-#define REPORT_TYPE "(ussas)"
+#define LINE_VERSION 2
 
 /* A type module for the reference interpreter's function type, which the
  * interpreter registers on a GTypeModule (it is module code elsewhere).
@@ -102,48 +123,115 @@ reference_new (void)
   return reg_func_compiler_new ("eager", reference_compile, NULL, NULL);
 }
 
-/* The report */
+/* The lines to the parent */
 
 static int report_fd = -1;
 
+/* Writes one line; FALSE when it cannot (the parent is gone). */
+static gboolean
+say (const char         *word,
+     const char         *text,
+     const char * const *ops)
+{
+  const char * const none[] = { NULL };
+  g_autoptr(GVariant) value = NULL;
+  g_autoptr(GString) line = g_string_new (NULL);
+  gsize written = 0;
+
+  value = g_variant_ref_sink (g_variant_new ("(uss^as)", LINE_VERSION, word,
+                                             text != NULL ? text : "",
+                                             ops != NULL ? ops : none));
+  g_variant_print_string (value, line, FALSE);
+  g_string_append_c (line, '\n');
+
+  while (written < line->len)
+    {
+      gssize n = write (report_fd, line->str + written, line->len - written);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return FALSE;
+      written += n;
+    }
+
+  return TRUE;
+}
+
+/* The verdict, the last line; returns the exit status. */
 static int
 report (const char         *verdict,
         const char         *reason,
         const char * const *unsupported)
 {
-  const char * const none[] = { NULL };
-  g_autoptr(GVariant) value = NULL;
-  g_autoptr(GString) text = g_string_new (NULL);
-  gsize written = 0;
+  return say (verdict, reason, unsupported) ? 0 : 1;
+}
 
-  value = g_variant_ref_sink (g_variant_new ("(uss^as)", REPORT_VERSION, verdict,
-                                             reason != NULL ? reason : "",
-                                             unsupported != NULL ? unsupported : none));
-  g_variant_print_string (value, text, FALSE);
-  g_string_append_c (text, '\n');
+/* On SIGSEGV, whether the address space had neared its limit, which then
+ * may be the cause (a stack that could not grow, an allocation that
+ * failed and was not checked).  The handler makes only async-signal-safe
+ * calls, on a stack of its own (the one that overflowed cannot run it). */
+static guint64 address_space_limit;
+static guint64 page_size;
+static const char near_limit_line[] = "(" G_STRINGIFY (LINE_VERSION) ", 'near-memory-limit', '', [])\n";
 
-  while (written < text->len)
+static void
+on_segv (int signum)
+{
+  char text[64];
+  ssize_t n = 0;
+  guint64 pages = 0;
+  int fd = open ("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+
+  if (fd >= 0)
     {
-      gssize n = write (report_fd, text->str + written, text->len - written);
+      n = read (fd, text, sizeof text);
+      close (fd);
+    }
+  for (ssize_t i = 0; i < n && text[i] >= '0' && text[i] <= '9'; i++)
+    pages = pages * 10 + (guint64) (text[i] - '0');
 
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return 1;
-      written += n;
+  if (pages > 0 && pages * page_size >= address_space_limit - address_space_limit / 8)
+    {
+      ssize_t ignored = write (report_fd, near_limit_line, sizeof near_limit_line - 1);
+
+      (void) ignored;
     }
 
-  return 0;
+  /* SA_RESETHAND made the action the default again: the process dies of
+   * the signal, as it would have. */
+  raise (signum);
+}
+
+static void
+watch_address_space (void)
+{
+  static char alternate[64 * 1024];
+  stack_t stack = { .ss_sp = alternate, .ss_size = sizeof alternate };
+  struct sigaction action = { .sa_handler = on_segv, .sa_flags = SA_ONSTACK | SA_RESETHAND | SA_NODEFER };
+  struct rlimit limit;
+
+  if (getrlimit (RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY)
+    return;
+
+  address_space_limit = limit.rlim_cur;
+  page_size = (guint64) sysconf (_SC_PAGESIZE);
+  sigemptyset (&action.sa_mask);
+  if (sigaltstack (&stack, NULL) == 0)
+    sigaction (SIGSEGV, &action, NULL);
 }
 
 /* Checking */
 
 typedef struct
 {
-  GPtrArray *refused_ops;     /* operator names, each once */
-  GPtrArray *refused_graphs;  /* graphs about several operators */
-  char      *first_wrong;     /* what the first wrong graph did */
+  GPtrArray *refused_ops;       /* operator names, each once */
+  GPtrArray *refused_graphs;    /* graphs about several operators */
+  char      *first_wrong;       /* what the first wrong graph did */
   guint      n_wrong;
+  char      *first_unreachable; /* the first graph that needed a backend
+                                 * that could not be reached */
+  guint      n_unreachable;
   guint      n_cases;
 } Results;
 
@@ -153,37 +241,43 @@ results_clear (Results *results)
   g_clear_pointer (&results->refused_ops, g_ptr_array_unref);
   g_clear_pointer (&results->refused_graphs, g_ptr_array_unref);
   g_clear_pointer (&results->first_wrong, g_free);
+  g_clear_pointer (&results->first_unreachable, g_free);
 }
 
+/* A compile or call that failed: the backend's fault, unless a backend
+ * it builds on could not be provided (REG_COMPILER_ERROR_BACKEND_UNAVAILABLE:
+ * no such backend, or its module cannot be loaded or is quarantined).
+ * That one could not be reached here, as in the application: nothing is
+ * said of this one. */
 static void
-note_wrong (Results    *results,
-            const char *name,
-            const char *what)
+note_failure (Results      *results,
+              const char   *name,
+              const char   *stage,
+              const GError *error)
 {
-  if (results->first_wrong == NULL)
-    results->first_wrong = g_strdup_printf ("graph '%s': %s", name, what);
-  results->n_wrong++;
+  gboolean unreachable = g_error_matches (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BACKEND_UNAVAILABLE);
+  char **first = unreachable ? &results->first_unreachable : &results->first_wrong;
+
+  if (*first == NULL)
+    *first = g_strdup_printf ("graph '%s': %s failed: %s", name, stage, error->message);
+  if (unreachable)
+    results->n_unreachable++;
+  else
+    results->n_wrong++;
 }
 
 static void
 run_case (RegCompiler           *backend,
-          RegCompiler           *reference,
           const ConformanceCase *c,
+          GPtrArray             *want,
           Results               *results)
 {
-  g_autoptr(RegCompiledFn) reference_fn = NULL;
   g_autoptr(RegCompiledFn) fn = NULL;
-  g_autoptr(GPtrArray) want = NULL;
   g_autoptr(GPtrArray) got = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *problem = NULL;
 
-  reference_fn = reg_compiler_compile (reference, c->graph, c->inputs, NULL, &error);
-  if (reference_fn != NULL)
-    want = reg_compiled_fn_call (reference_fn, c->inputs, &error);
-  if (want == NULL)
-    g_error ("conformance graph '%s' fails on the reference: %s", c->name, error->message);
-
+  say ("compiling", c->name, NULL);
   fn = reg_compiler_compile (backend, c->graph, c->inputs, NULL, &error);
   if (fn == NULL && g_error_matches (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_UNSUPPORTED_OP))
     {
@@ -195,48 +289,65 @@ run_case (RegCompiler           *backend,
     }
   if (fn == NULL)
     {
-      g_autofree char *what = g_strdup_printf ("compile failed: %s", error->message);
-
-      note_wrong (results, c->name, what);
+      note_failure (results, c->name, "compile", error);
       return;
     }
 
+  say ("calling", c->name, NULL);
   got = reg_compiled_fn_call (fn, c->inputs, &error);
   if (got == NULL)
     {
-      g_autofree char *what = g_strdup_printf ("call failed: %s", error->message);
-
-      note_wrong (results, c->name, what);
+      note_failure (results, c->name, "call", error);
       return;
     }
 
   if (!conformance_compare (c, got, want, &problem))
-    note_wrong (results, c->name, problem);
+    {
+      if (results->first_wrong == NULL)
+        results->first_wrong = g_strdup_printf ("graph '%s': %s", c->name, problem);
+      results->n_wrong++;
+    }
+}
+
+/* "WHAT (and N more of the M graphs)" */
+static char *
+first_and_more (const char *first,
+                guint       n,
+                guint       n_cases)
+{
+  if (n > 1)
+    return g_strdup_printf ("%s (and %u more of the %u graphs)", first, n - 1, n_cases);
+
+  return g_strdup (first);
 }
 
 static int
-check (RegCompiler *backend)
+check (RegCompiler *backend,
+       GPtrArray   *cases,
+       GPtrArray   *wants)
 {
-  g_autoptr(RegCompiler) reference = reference_new ();
-  g_autoptr(GPtrArray) cases = conformance_cases_new ();
   g_autoptr(GString) reason = g_string_new (NULL);
   Results results = { g_ptr_array_new_with_free_func (g_free),
-                      g_ptr_array_new_with_free_func (g_free), NULL, 0, cases->len };
+                      g_ptr_array_new_with_free_func (g_free), NULL, 0, NULL, 0, cases->len };
   int status;
 
   for (guint i = 0; i < cases->len; i++)
-    run_case (backend, reference, g_ptr_array_index (cases, i), &results);
+    run_case (backend, g_ptr_array_index (cases, i), g_ptr_array_index (wants, i), &results);
 
   g_ptr_array_add (results.refused_ops, NULL);
 
   if (results.n_wrong > 0)
     {
-      g_string_append (reason, results.first_wrong);
-      if (results.n_wrong > 1)
-        g_string_append_printf (reason, " (and %u more of the %u graphs)",
-                                results.n_wrong - 1, results.n_cases);
-      status = report ("wrong-results", reason->str,
-                       (const char * const *) results.refused_ops->pdata);
+      g_autofree char *what = first_and_more (results.first_wrong, results.n_wrong, results.n_cases);
+
+      status = report ("wrong-results", what, (const char * const *) results.refused_ops->pdata);
+    }
+  else if (results.n_unreachable > 0)
+    {
+      g_autofree char *what = first_and_more (results.first_unreachable, results.n_unreachable,
+                                              results.n_cases);
+
+      status = report ("unreachable", what, NULL);
     }
   else if (results.refused_ops->len > 1 || results.refused_graphs->len > 0)
     {
@@ -266,16 +377,45 @@ check (RegCompiler *backend)
   return status;
 }
 
+/* The reference's outputs for every case, computed before any code of
+ * the module runs. */
+static GPtrArray *
+reference_outputs (GPtrArray *cases)
+{
+  g_autoptr(RegCompiler) reference = reference_new ();
+  GPtrArray *wants = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+
+  for (guint i = 0; i < cases->len; i++)
+    {
+      const ConformanceCase *c = g_ptr_array_index (cases, i);
+      g_autoptr(RegCompiledFn) fn = NULL;
+      g_autoptr(GError) error = NULL;
+      GPtrArray *want = NULL;
+
+      fn = reg_compiler_compile (reference, c->graph, c->inputs, NULL, &error);
+      if (fn != NULL)
+        want = reg_compiled_fn_call (fn, c->inputs, &error);
+      if (want == NULL)
+        g_error ("conformance graph '%s' fails on the reference: %s", c->name, error->message);
+      g_ptr_array_add (wants, want);
+    }
+
+  return wants;
+}
+
 int
 main (int    argc,
       char **argv)
 {
   g_autofree char *dir = NULL;
   g_autofree char *module = NULL;
+  g_auto(GStrv) search_path = NULL;
   g_auto(GStrv) names = NULL;
   const GOptionEntry entries[] = {
     { "dir", 0, 0, G_OPTION_ARG_FILENAME, &dir, "The directory of the manifest", "DIR" },
     { "module", 0, 0, G_OPTION_ARG_FILENAME, &module, "The module file", "PATH" },
+    { "path", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &search_path,
+      "A directory of the search path of the registry that asks, in order", "SEARCHDIR" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &names, NULL, NULL },
     G_OPTION_ENTRY_NULL
   };
@@ -283,11 +423,14 @@ main (int    argc,
   g_autoptr(RegRegistry) registry = NULL;
   g_autoptr(RegBackendInfo) info = NULL;
   g_autoptr(RegCompiler) backend = NULL;
+  g_autoptr(GPtrArray) cases = NULL;
+  g_autoptr(GPtrArray) wants = NULL;
   g_autoptr(GError) error = NULL;
+  RegRegistry *reachable;
 
   setlocale (LC_ALL, "");
 
-  /* The report's channel, before any module code runs; the module's
+  /* The parent's channel, before any module code runs; the module's
    * writes to the standard output land in the standard error. */
   report_fd = fcntl (STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
   if (report_fd < 0 || dup2 (STDERR_FILENO, STDOUT_FILENO) < 0)
@@ -302,12 +445,27 @@ main (int    argc,
       return 2;
     }
 
+  /* What the module reaches: the default registry, with the search path
+   * of the registry that asks (the parent left the environment's out).
+   * Each directory added goes first, so the last is added first. */
+  reachable = reg_registry_get_default ();
+  for (guint i = search_path != NULL ? g_strv_length (search_path) : 0; i > 0; i--)
+    reg_registry_add_search_path (reachable, search_path[i - 1]);
+
   /* Only DIR, and no check of the module: this is the check. */
   registry = reg_registry_new ();
   reg_registry_set_module_checks (registry, REG_MODULE_CHECKS_NONE);
   reg_registry_add_search_path (registry, dir);
-
   info = reg_registry_get_backend_info (registry, names[0]);
+
+  cases = conformance_cases_new ();
+  wants = reference_outputs (cases);
+  watch_address_space ();
+
+  /* The handshake: from here on, what happens is the module's doing. */
+  if (!say ("loading", names[0], NULL))
+    return 1;
+
   if (info == NULL || g_strcmp0 (reg_backend_info_get_module_path (info), module) != 0)
     {
       g_autofree char *reason =
@@ -321,5 +479,5 @@ main (int    argc,
   if (backend == NULL)
     return report ("load-failed", error->message, NULL);
 
-  return check (backend);
+  return check (backend, cases, wants);
 }

@@ -116,14 +116,18 @@ print_json (GArray *checked)
   for (guint i = 0; i < checked->len; i++)
     {
       Checked *c = &g_array_index (checked, Checked, i);
+      const GError *store_error;
 
       if (c->verdict == NULL)
         continue;
 
+      store_error = reg_verdict_get_store_error (c->verdict);
       g_string_append (out, out->len > 1 ? ",\n  {\n    \"name\": " : "\n  {\n    \"name\": ");
       regctl_json_append_string (out, c->name);
       g_string_append (out, ",\n");
       regctl_append_verdict_json (out, c->verdict, "    ");
+      g_string_append (out, ",\n    \"store_error\": ");
+      regctl_json_append_string (out, store_error != NULL ? store_error->message : NULL);
       g_string_append (out, "\n  }");
     }
   g_string_append (out, out->len > 1 ? "\n]\n" : "]\n");
@@ -230,9 +234,24 @@ regctl_verify (const RegctlCommand  *command,
           if (no_checker)
             break;
         }
-      else if (reg_verdict_get_kind (c.verdict) != REG_VERDICT_KIND_OK &&
-               reg_verdict_get_kind (c.verdict) != REG_VERDICT_KIND_UNSUPPORTED)
-        failed = TRUE;
+      else
+        {
+          const GError *store_error = reg_verdict_get_store_error (c.verdict);
+
+          /* The verdict stands, and is shown; that it is not kept is
+           * said beside it. */
+          if (store_error != NULL)
+            {
+              g_autofree char *name = regctl_escape (names[i]);
+              g_autofree char *shown = regctl_escape (store_error->message);
+
+              regctl_printerr ("The verdict of backend '%s' is not recorded: %s\n", name, shown);
+              failed = TRUE;
+            }
+          if (reg_verdict_get_kind (c.verdict) != REG_VERDICT_KIND_OK &&
+              reg_verdict_get_kind (c.verdict) != REG_VERDICT_KIND_UNSUPPORTED)
+            failed = TRUE;
+        }
     }
 
   if (json)

@@ -342,20 +342,20 @@ eval_matmul (const char    *backend,
 
 /* The compiled function type --------------------------------------------- */
 
-/* The graph is immutable by convention once compiled, but the builder can
- * still append nodes and reset the outputs; the function keeps what it was
- * compiled for, so such changes do not affect it. */
+/* The function keeps its graph and reads it on every call: the graph
+ * compile is given never changes (libreg compiles a frozen copy of the
+ * caller's), so neither do the arrays it lends. */
 typedef struct
 {
-  GObject    parent_instance;
+  GObject      parent_instance;
 
-  const char *backend;      /* static string of the module that made us */
-  RegGraph   *graph;
-  guint       n_nodes;
-  guint      *outputs;
-  guint       n_outputs;
-  guint      *last_use;     /* per node: the last node that reads it */
-  char       *call_error;   /* nullable: every call fails with this */
+  const char  *backend;      /* static string of the module that made us */
+  RegGraph    *graph;
+  guint        n_nodes;
+  const guint *outputs;      /* the graph's */
+  guint        n_outputs;
+  guint       *last_use;     /* per node: the last node that reads it */
+  char        *call_error;   /* nullable: every call fails with this */
 } EagerFn;
 
 typedef GObjectClass EagerFnClass;
@@ -372,7 +372,6 @@ eager_fn_finalize (GObject *object)
   EagerFn *self = EAGER_FN (object);
 
   g_clear_object (&self->graph);
-  g_clear_pointer (&self->outputs, g_free);
   g_clear_pointer (&self->last_use, g_free);
   g_clear_pointer (&self->call_error, g_free);
 
@@ -593,16 +592,13 @@ eager_fn_new (const char *backend,
               RegGraph   *graph)
 {
   EagerFn *self;
-  const guint *outputs;
-
   g_assert (eager_fn_type != 0);
 
   self = g_object_new (eager_fn_type, NULL);
   self->backend = backend;
   self->graph = g_object_ref (graph);
   self->n_nodes = reg_graph_get_n_nodes (graph);
-  outputs = reg_graph_get_outputs (graph, &self->n_outputs);
-  self->outputs = g_memdup2 (outputs, self->n_outputs * sizeof (guint));
+  self->outputs = reg_graph_get_outputs (graph, &self->n_outputs);
 
   /* Nodes come in definition order, after their arguments, so the last
    * reader of a node is the last one found; a node no one reads is its own

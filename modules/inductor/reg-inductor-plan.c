@@ -462,10 +462,10 @@ eliminate_dead_code (IndGraph *graph)
 }
 
 IndGraph *
-_reg_ind_graph_new (RegGraph  *source,
-                    GVariant  *shapes,
-                    guint      passes,
-                    GError   **error)
+_reg_ind_graph_new (RegGraph      *source,
+                    RegShapeList  *shapes,
+                    guint          passes,
+                    GError       **error)
 {
   guint n = reg_graph_get_n_nodes (source);
   g_autofree guint *map = g_new (guint, MAX (n, 1));
@@ -474,8 +474,7 @@ _reg_ind_graph_new (RegGraph  *source,
   guint n_inputs, n_outputs;
   Builder b = { 0 };
 
-  g_return_val_if_fail (g_variant_is_of_type (shapes, G_VARIANT_TYPE ("aax")), NULL);
-  g_return_val_if_fail (g_variant_n_children (shapes) == n, NULL);
+  g_return_val_if_fail (reg_shape_list_get_n_shapes (shapes) == n, NULL);
 
   b.source = source;
   b.graph = ind_graph_alloc ();
@@ -489,12 +488,10 @@ _reg_ind_graph_new (RegGraph  *source,
 
   for (guint i = 0; i < n; i++)
     {
-      g_autoptr(GVariant) shape = g_variant_get_child_value (shapes, i);
-      const gint64 *dims;
-      gsize n_dims;
+      guint n_dims;
+      const gint64 *dims = reg_shape_list_get_shape (shapes, i, &n_dims);
       IndNode like = { 0 };
 
-      dims = g_variant_get_fixed_array (shape, &n_dims, sizeof (gint64));
       g_assert (n_dims <= REG_TENSOR_MAX_DIMS);
       like.orig = i;
       like.name = (char *) reg_graph_get_node_name (source, i);
@@ -683,8 +680,9 @@ _reg_ind_graph_to_reg_graph (IndGraph  *graph,
 
       for (guint j = 0; j < node->n_args; j++)
         args[j] = build_operand (out, graph, ids, node->args[j]);
-      ids[i] = reg_graph_add_call (out, names[i], node->op, args, node->n_args, error);
-      if (ids[i] == REG_GRAPH_INVALID_NODE)
+      ids[i] = reg_graph_add_op (out, reg_op_get_name (node->op), args, node->n_args, error);
+      if (ids[i] == REG_GRAPH_INVALID_NODE ||
+          !reg_graph_set_node_name (out, ids[i], names[i], error))
         return NULL;
     }
 

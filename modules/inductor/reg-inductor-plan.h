@@ -48,9 +48,9 @@ typedef struct
   RegIndMatmul matmul;   /* the option `matmul` */
 } RegIndOptions;
 
-/* @shapes: the `aax` of reg_graph_infer_shapes(). */
+/* @shapes: from reg_graph_infer_shapes(). */
 IndGraph  *_reg_ind_graph_new     (RegGraph         *graph,
-                                   GVariant         *shapes,
+                                   RegShapeList     *shapes,
                                    guint             passes,
                                    GError          **error);
 void       _reg_ind_graph_free    (IndGraph         *graph);

@@ -266,7 +266,7 @@ reg_inductor_compiler_compile (RegCompiler  *compiler,
    * reg_registry_compile_async()): checked between the stages. */
   GCancellable *cancellable = g_cancellable_get_current ();
   RegIndOptions opts;
-  g_autoptr(GVariant) shapes = NULL;
+  g_autoptr(RegShapeList) shapes = NULL;
   g_autofree char *matmul = NULL;
   IndGraph *ind_graph;
   g_autoptr(RegGraph) optimized_graph = NULL;
@@ -277,7 +277,6 @@ reg_inductor_compiler_compile (RegCompiler  *compiler,
   shapes = reg_graph_infer_shapes (graph, example_inputs, error);
   if (shapes == NULL)
     return NULL;
-  g_variant_take_ref (shapes);
 
   /* The graph passes (folding, simplifying, common subexpressions, dead
    * code), then the optimized graph, then fusion into kernels. */

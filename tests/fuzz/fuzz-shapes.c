@@ -94,7 +94,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   g_autoptr(GPtrArray) inputs = g_ptr_array_new_with_free_func (g_object_unref);
   g_autoptr(GError) error = NULL;
   g_autoptr(RegGraph) graph = NULL;
-  g_autoptr(GVariant) shapes = NULL;
+  g_autoptr(RegShapeList) shapes = NULL;
   g_autofree char *text = NULL;
   gsize at = 0;
   guint n_inputs;
@@ -134,21 +134,19 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
       return 0;
     }
 
-  FUZZ_ASSERT (g_variant_n_children (shapes) == reg_graph_get_n_nodes (graph),
-               "%zu shapes for %u nodes", g_variant_n_children (shapes),
+  FUZZ_ASSERT (reg_shape_list_get_n_shapes (shapes) == reg_graph_get_n_nodes (graph),
+               "%u shapes for %u nodes", reg_shape_list_get_n_shapes (shapes),
                reg_graph_get_n_nodes (graph));
 
-  for (gsize i = 0; i < g_variant_n_children (shapes); i++)
+  for (guint i = 0; i < reg_shape_list_get_n_shapes (shapes); i++)
     {
-      g_autoptr(GVariant) node_shape = g_variant_get_child_value (shapes, i);
       g_autoptr(RegTensor) empty = NULL;
       gint64 empty_shape[REG_TENSOR_MAX_DIMS];
-      const gint64 *shape;
-      gsize n_dims;
+      guint n_dims;
+      const gint64 *shape = reg_shape_list_get_shape (shapes, i, &n_dims);
 
-      shape = g_variant_get_fixed_array (node_shape, &n_dims, sizeof (gint64));
-      FUZZ_ASSERT (n_dims <= REG_TENSOR_MAX_DIMS, "node %zu has %zu dimensions", i, n_dims);
-      FUZZ_ASSERT (addressable (shape, n_dims), "node %zu has a shape no tensor can hold", i);
+      FUZZ_ASSERT (n_dims <= REG_TENSOR_MAX_DIMS, "node %u has %u dimensions", i, n_dims);
+      FUZZ_ASSERT (addressable (shape, n_dims), "node %u has a shape no tensor can hold", i);
 
       /* The same shape, emptied: a tensor of it is made without memory. */
       if (n_dims > 0)
@@ -156,7 +154,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
           memcpy (empty_shape, shape, n_dims * sizeof (gint64));
           empty_shape[0] = 0;
           empty = reg_tensor_try_new (empty_shape, n_dims, &error);
-          FUZZ_ASSERT (empty != NULL, "an empty tensor like node %zu: %s", i, error->message);
+          FUZZ_ASSERT (empty != NULL, "an empty tensor like node %u: %s", i, error->message);
         }
     }
 

@@ -368,24 +368,34 @@ test('operators as Reg.Op', () => {
     const g = new Reg.Graph();
     const x = g.add_input('x');
     const w = g.add_input('w');
-    const h = g.add_call('h', Reg.Op.MATMUL, [x, w]);
-    const s = g.add_call(null, Reg.Op.SUM, [h]);
+    const h = g.add_op(Reg.Op.get_name(Reg.Op.MATMUL), [x, w]);
+    assert(g.set_node_name(h, 'h'));
+    const s = g.add_op('sum', [h]);
     g.set_outputs([h, s]);
     assertEqual(g.get_node_operator(h), Reg.Op.MATMUL);
     assertEqual(g.get_node_op(h), 'matmul');
     assertEqual(g.get_node_name(h), 'h');
     assertEqual(g.to_string(), 'graph(x, w):\n  h = matmul(x, w)\n  v3 = sum(h)\n  return (h, v3)\n');
-    assertGError(() => g.add_call(null, Reg.Op.MATMUL, [x]), Reg.GraphError, Reg.GraphError.ARITY,
+    assertGError(() => g.add_op('matmul', [x]), Reg.GraphError, Reg.GraphError.ARITY,
         'matmul takes 2 arguments, 1 given');
-    assertGError(() => g.add_call('x', Reg.Op.NEG, [x]), Reg.GraphError, Reg.GraphError.REDEFINED);
+    assertGError(() => g.set_node_name(s, 'x'), Reg.GraphError, Reg.GraphError.REDEFINED);
     assertEqual(g.get_n_nodes(), 4);
+
+    const shapes = g.infer_shapes([Reg.Tensor.new([2, 3]), Reg.Tensor.new([3, 4])]);
+    assert(shapes instanceof Reg.ShapeList);
+    const all = [];
+    for (let i = 0; i < shapes.get_n_shapes(); i++)
+        all.push(Array.from(shapes.get_shape(i)));
+    assertEqual(all, [[2, 3], [3, 4], [2, 4], []]);
+    assertGError(() => g.infer_shapes([Reg.Tensor.new([2, 3]), Reg.Tensor.new([2, 4])]),
+        Reg.GraphError, Reg.GraphError.SHAPE);
 });
 
-test('a graph built with Reg.Op compiles', () => {
+test('a graph built with matmul compiles', () => {
     const registry = Reg.Registry.get_default();
     const g = new Reg.Graph();
-    const h = g.add_call('h', Reg.Op.MATMUL, [g.add_input('x'), g.add_input('w')]);
-    g.set_outputs([g.add_call(null, Reg.Op.RELU, [h])]);
+    const h = g.add_op('matmul', [g.add_input('x'), g.add_input('w')]);
+    g.set_outputs([g.add_op('relu', [h])]);
     const xs = randomValues(6), ws = randomValues(12);
     const inputs = [tensor(xs, [2, 3]), tensor(ws, [3, 4])];
     const want = [];

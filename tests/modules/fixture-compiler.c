@@ -39,7 +39,7 @@ fixture_compiler_compile (RegCompiler  *compiler,
   const FixtureCompilerSpec *spec = fixture_compiler_get_spec (compiler);
 
   if (spec->compile != NULL)
-    return spec->compile (graph, options, error);
+    return spec->compile (graph, example_inputs, options, error);
 
   g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_UNSUPPORTED_OP,
                "%s is a test fixture and compiles nothing",

@@ -12,6 +12,7 @@ G_BEGIN_DECLS
 /* How a fixture compiler compiles; NULL: it refuses every graph with
  * REG_COMPILER_ERROR_UNSUPPORTED_OP. */
 typedef RegCompiledFn *(*FixtureCompileFunc) (RegGraph   *graph,
+                                              GPtrArray  *example_inputs,
                                               GVariant   *options,
                                               GError    **error);
 

@@ -331,6 +331,8 @@ void test_graph_builder () {
         assert (graph.get_node_kind (k) == Reg.NodeKind.CONSTANT);
         unowned uint[] args = graph.get_node_args (m);
         assert (args.length == 2 && args[0] == x && args[1] == k);
+        assert (graph.set_node_name (m, "m"));
+        assert_cmpstr (graph.get_node_name (m), CompareOperator.EQ, "m");
 
         var input = new Reg.Tensor.from_bytes (new Bytes ((uint8[]) new float[] { 1.0f, 2.0f, 3.0f }), { 3 });
         var fn = Reg.Registry.get_default ().compile ("eager", graph, tensors ({ input }), null);
@@ -339,6 +341,12 @@ void test_graph_builder () {
         assert_cmpuint (outputs[1].get_n_dims (), CompareOperator.EQ, 0);
         assert_floats (outputs[1].get_data (), { 12.0f });
         assert_cmpuint ((uint) outputs[1].dup_bytes ().get_size (), CompareOperator.EQ, 4);
+
+        var shapes = graph.infer_shapes (tensors ({ input }));
+        assert_cmpuint (shapes.get_n_shapes (), CompareOperator.EQ, 4);
+        unowned int64[] shape = shapes.get_shape (m);
+        assert (shape.length == 1 && shape[0] == 3);
+        assert (shapes.get_shape (s).length == 0);
     } catch (Error e) {
         GLib.error ("%s", e.message);
     }

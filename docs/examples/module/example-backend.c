@@ -31,14 +31,14 @@ G_DECLARE_FINAL_TYPE (ExampleFn, example_fn, EXAMPLE, FN, GObject)
 /* Immutable once compiled, so that several threads may call it at once. */
 struct _ExampleFn
 {
-  GObject      parent_instance;
+  GObject       parent_instance;
 
-  ExampleNode *nodes;
-  guint        n_nodes;
-  guint       *outputs;
-  guint        n_outputs;
-  GVariant    *shapes;        /* aax: the shape of each node */
-  gboolean     check_finite;
+  ExampleNode  *nodes;
+  guint         n_nodes;
+  guint        *outputs;
+  guint         n_outputs;
+  RegShapeList *shapes;        /* the shape of each node */
+  gboolean      check_finite;
 };
 
 static void example_fn_iface_init (RegCompiledFnInterface *iface);
@@ -113,9 +113,8 @@ compute_node (ExampleFn  *self,
               GError    **error)
 {
   const ExampleNode *node = &self->nodes[n];
-  g_autoptr(GVariant) shape_variant = g_variant_get_child_value (self->shapes, n);
-  gsize n_dims;
-  const gint64 *shape = g_variant_get_fixed_array (shape_variant, &n_dims, sizeof (gint64));
+  guint n_dims;
+  const gint64 *shape = reg_shape_list_get_shape (self->shapes, n, &n_dims);
   RegTensor *result;
   float *out;
   gsize size;
@@ -219,7 +218,7 @@ example_fn_finalize (GObject *object)
 
   g_free (self->nodes);
   g_free (self->outputs);
-  g_clear_pointer (&self->shapes, g_variant_unref);
+  g_clear_pointer (&self->shapes, reg_shape_list_unref);
 
   G_OBJECT_CLASS (example_fn_parent_class)->finalize (object);
 }

@@ -13,9 +13,10 @@
 G_MODULE_EXPORT const guint32 reg_module_abi_version = REG_MODULE_ABI_VERSION;
 
 static RegCompiledFn *
-compile (RegGraph  *graph,
-         GVariant  *options,
-         GError   **error)
+compile (RegGraph   *graph,
+         GPtrArray  *example_inputs,
+         GVariant   *options,
+         GError    **error)
 {
   for (;;)
     g_usleep (G_USEC_PER_SEC);

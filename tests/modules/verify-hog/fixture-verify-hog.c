@@ -22,9 +22,10 @@ G_MODULE_EXPORT const guint32 reg_module_abi_version = REG_MODULE_ABI_VERSION;
 static gpointer blocks[MAX_BLOCKS];
 
 static RegCompiledFn *
-compile (RegGraph  *graph,
-         GVariant  *options,
-         GError   **error)
+compile (RegGraph   *graph,
+         GPtrArray  *example_inputs,
+         GVariant   *options,
+         GError    **error)
 {
   for (guint i = 0; i < MAX_BLOCKS; i++)
     blocks[i] = g_malloc (BLOCK);

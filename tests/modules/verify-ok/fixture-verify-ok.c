@@ -12,9 +12,10 @@
 G_MODULE_EXPORT const guint32 reg_module_abi_version = REG_MODULE_ABI_VERSION;
 
 static RegCompiledFn *
-compile (RegGraph  *graph,
-         GVariant  *options,
-         GError   **error)
+compile (RegGraph   *graph,
+         GPtrArray  *example_inputs,
+         GVariant   *options,
+         GError    **error)
 {
   return fixture_eager_compile ("verify_ok", graph, options, error);
 }

@@ -14,9 +14,10 @@
 G_MODULE_EXPORT const guint32 reg_module_abi_version = REG_MODULE_ABI_VERSION;
 
 static RegCompiledFn *
-compile (RegGraph  *graph,
-         GVariant  *options,
-         GError   **error)
+compile (RegGraph   *graph,
+         GPtrArray  *example_inputs,
+         GVariant   *options,
+         GError    **error)
 {
   for (guint i = 0; i < reg_graph_get_n_nodes (graph); i++)
     if (reg_graph_get_node_kind (graph, i) == REG_NODE_OP &&

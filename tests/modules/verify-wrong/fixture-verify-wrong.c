@@ -62,9 +62,10 @@ swap_sigmoid (RegGraph  *graph,
 }
 
 static RegCompiledFn *
-compile (RegGraph  *graph,
-         GVariant  *options,
-         GError   **error)
+compile (RegGraph   *graph,
+         GPtrArray  *example_inputs,
+         GVariant   *options,
+         GError    **error)
 {
   g_autoptr(RegGraph) swapped = swap_sigmoid (graph, error);
 
