@@ -529,7 +529,7 @@ reg_partitioned_fn_init (RegPartitionedFn *self)
 
 /* "5 of 7 nodes on 'dsp': matmul, add; 2 on 'inductor': relu, sum": the
  * nodes of each backend, in the order the backends first run, with the
- * operators they call in the order of RegOp. */
+ * operators they call in the order they first run. */
 static char *
 describe_placement (RegPartitionedFn *self,
                     RegGraph         *graph)
@@ -550,6 +550,7 @@ describe_placement (RegPartitionedFn *self,
   for (guint b = 0; b < backends->len; b++)
     {
       g_autofree char *shown = _reg_escape (backends->pdata[b]);
+      g_autoptr(GString) names = g_string_new (NULL);
       RegOpSet ops = 0;
       guint n = 0;
 
@@ -561,19 +562,19 @@ describe_placement (RegPartitionedFn *self,
             continue;
           n += nodes->len;
           for (guint k = 0; k < nodes->len; k++)
-            ops |= REG_OP_SET_BIT (reg_graph_get_node_operator (graph, g_array_index (nodes, guint, k)));
+            {
+              RegOp op = reg_graph_get_node_operator (graph, g_array_index (nodes, guint, k));
+
+              if (!(ops & REG_OP_SET_BIT (op)))
+                g_string_append_printf (names, "%s%s", ops != 0 ? ", " : "", reg_op_get_name (op));
+              ops |= REG_OP_SET_BIT (op);
+            }
         }
 
       if (b == 0)
-        g_string_append_printf (out, "%u of %u nodes on '%s':", n, n_total, shown);
+        g_string_append_printf (out, "%u of %u nodes on '%s': %s", n, n_total, shown, names->str);
       else
-        g_string_append_printf (out, "; %u on '%s':", n, shown);
-      for (guint op = 0; op < _REG_N_OPS; op++)
-        if (ops & REG_OP_SET_BIT (op))
-          {
-            g_string_append_printf (out, " %s,", reg_op_get_name (op));
-          }
-      g_string_truncate (out, out->len - 1);
+        g_string_append_printf (out, "; %u on '%s': %s", n, shown, names->str);
     }
 
   return g_string_free (out, FALSE);
