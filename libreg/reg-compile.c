@@ -394,7 +394,11 @@ attempt_select (Attempt      *attempt,
   RegOpSet refused = 0;
   guint n_taken = 0;
 
+  /* A group of nodes its backend took: it was asked of the whole graph
+   * (a node it then refuses fails the compile). */
   attempt->selected = TRUE;
+  if (chain->only != NULL)
+    return TRUE;
   if (!_reg_compiler_select_nodes (attempt->compiler, attempt->name, graph, example_inputs,
                                    taken, error))
     return FALSE;
@@ -480,7 +484,6 @@ partition_end (Attempt    *attempt,
 {
   g_autoptr(RegCompiledFn) fn = NULL;
   g_autoptr(GPtrArray) others = g_ptr_array_new ();
-  g_autoptr(GVariant) placement = NULL;
   g_autofree char *next = NULL;
 
   for (guint g = 0; g < groups->fns->len; g++)
@@ -500,11 +503,11 @@ partition_end (Attempt    *attempt,
   g_ptr_array_set_free_func (groups->fns, NULL);
   fn = _reg_partition_finish (g_steal_pointer (&attempt->partition), graph,
                               (RegCompiledFn **) groups->fns->pdata,
-                              (const char * const *) groups->backends->pdata, &placement);
+                              (const char * const *) groups->backends->pdata);
   g_ptr_array_set_size (groups->fns, 0);
   if (!_reg_compiled_fn_bind (fn, attempt->name, graph, example_inputs, attempt->shapes, error))
     return NULL;
-  _reg_compiled_fn_set_placement (fn, g_steal_pointer (&placement));
+  _reg_compiled_fn_set_placement_func (fn, _reg_partition_dup_placement);
 
   if (!groups->shareable)
     attempt_end (attempt, NULL);

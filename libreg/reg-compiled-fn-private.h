@@ -24,9 +24,12 @@ gboolean _reg_compiled_fn_bind (RegCompiledFn   *fn,
                                 const RegShape  *node_shapes,
                                 GError         **error);
 
-/* Gives @fn, bound, where its nodes run (an a(sau) variant, taken), for
- * reg_compiled_fn_dup_placement(), before anyone else has @fn. */
-void     _reg_compiled_fn_set_placement (RegCompiledFn   *fn,
-                                         GVariant        *placement);
+/* What reg_compiled_fn_dup_placement() returns for @fn. */
+typedef GVariant *(*RegPlacementFunc) (RegCompiledFn *fn);
+
+/* Gives @fn, bound, the function that tells where its nodes run, before
+ * anyone else has @fn. */
+void     _reg_compiled_fn_set_placement_func (RegCompiledFn    *fn,
+                                              RegPlacementFunc  func);
 
 G_END_DECLS

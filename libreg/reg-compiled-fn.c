@@ -135,7 +135,7 @@ typedef struct
   guint      n_outputs;
   char     **names;      /* n_inputs input names, then n_outputs output names */
   RegShape  *shapes;     /* the same order: example inputs, then outputs */
-  GVariant  *placement;  /* nullable: set once, before anyone else has the function */
+  RegPlacementFunc placement;  /* nullable: set before anyone else has the function */
 } Signature;
 
 /* The qdata key of the Signature.  Not G_DEFINE_QUARK: its cache is a
@@ -164,7 +164,6 @@ signature_free (gpointer data)
   g_free (sig->backend);
   g_strfreev (sig->names);
   g_free (sig->shapes);
-  g_clear_pointer (&sig->placement, g_variant_unref);
   g_free (sig);
 }
 
@@ -346,13 +345,13 @@ _reg_compiled_fn_bind (RegCompiledFn   *fn,
 }
 
 void
-_reg_compiled_fn_set_placement (RegCompiledFn *fn,
-                                GVariant      *placement)
+_reg_compiled_fn_set_placement_func (RegCompiledFn    *fn,
+                                     RegPlacementFunc  func)
 {
   Signature *sig = _reg_once_get (G_OBJECT (fn), signature_quark ());
 
   g_assert (sig != NULL && sig->placement == NULL);
-  sig->placement = placement;
+  sig->placement = func;
 }
 
 static gboolean
@@ -698,7 +697,7 @@ reg_compiled_fn_dup_placement (RegCompiledFn *self)
 
   sig = _reg_once_get (G_OBJECT (self), signature_quark ());
 
-  return sig != NULL && sig->placement != NULL ? g_variant_ref (sig->placement) : NULL;
+  return sig != NULL && sig->placement != NULL ? sig->placement (self) : NULL;
 }
 
 /**

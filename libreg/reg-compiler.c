@@ -534,9 +534,9 @@ _reg_compiler_select_nodes (RegCompiler  *self,
                                   REG_COMPILER_ERROR_FAILED, &local_error, error))
     return FALSE;
 
-  who = _reg_text_for_message (backend, -1, 256);
   if (!g_variant_is_of_type (named, G_VARIANT_TYPE ("au")))
     {
+      who = _reg_text_for_message (backend, -1, 256);
       g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
                    "backend '%s' named the nodes it takes with a '%s' variant, not 'au'",
                    who, g_variant_get_type_string (named));
@@ -549,6 +549,7 @@ _reg_compiler_select_nodes (RegCompiler  *self,
     {
       if (ids[i] >= n_nodes || reg_graph_get_node_kind (graph, ids[i]) != REG_NODE_OP)
         {
+          who = _reg_text_for_message (backend, -1, 256);
           g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
                        "backend '%s' says it takes node %u, which is not an operator "
                        "node of the graph (%u nodes)", who, ids[i], n_nodes);

@@ -44,15 +44,17 @@ RegGraph      *_reg_partition_get_group    (RegPartition    *partition,
  * @partition's groups in order, group i by @fns[i] (compiled for the
  * group's graph by the backend named @backends[i], and bound, see
  * _reg_compiled_fn_bind()), handing each group's outputs to the next ones
- * as they are, not bound yet; and in @placement where each node runs, as
- * reg_compiled_fn_dup_placement() tells it.  Takes @partition and the
- * functions (the arrays stay the caller's).  Logs a summary of where the
- * nodes run at debug level. */
+ * as they are; not bound yet.  Takes @partition and the functions (the
+ * arrays stay the caller's).  Logs a summary of where the nodes run at
+ * debug level. */
 RegCompiledFn *_reg_partition_finish       (RegPartition       *partition,
                                             RegGraph           *graph,
                                             RegCompiledFn     **fns,
-                                            const char * const *backends,
-                                            GVariant          **placement);
+                                            const char * const *backends);
+
+/* Where the nodes of @fn, a function of _reg_partition_finish(), run, as
+ * reg_compiled_fn_dup_placement() tells it (a RegPlacementFunc). */
+GVariant      *_reg_partition_dup_placement (RegCompiledFn     *fn);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RegPartition, _reg_partition_free)
 

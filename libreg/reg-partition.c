@@ -82,17 +82,15 @@ assign_stages (RegGraph     *graph,
 
   for (guint i = 0; i < n_nodes; i++)
     {
-      const guint *args;
-      guint n_args;
+      const RegNode *node = _reg_graph_get_node (graph, i);
 
-      if (reg_graph_get_node_kind (graph, i) != REG_NODE_OP)
+      if (node->kind != REG_NODE_OP)
         continue;
 
       stage[i] = taken[i] ? 0 : 1;
-      args = reg_graph_get_node_args (graph, i, &n_args);
-      for (guint j = 0; j < n_args; j++)
-        if (reg_graph_get_node_kind (graph, args[j]) == REG_NODE_OP)
-          stage[i] = MAX (stage[i], stage[args[j]] + (!taken[args[j]] != !taken[i]));
+      for (guint j = 0; j < node->n_args; j++)
+        if (_reg_graph_get_node (graph, node->args[j])->kind == REG_NODE_OP)
+          stage[i] = MAX (stage[i], stage[node->args[j]] + (!taken[node->args[j]] != !taken[i]));
       top[!taken[i]] = MAX (top[!taken[i]], stage[i]);
     }
 
@@ -105,17 +103,19 @@ assign_stages (RegGraph     *graph,
       latest[i] = top[!taken[i]];
     for (guint i = n_nodes; i-- > 0;)
       {
-        const guint *args;
-        guint n_args;
+        const RegNode *node = _reg_graph_get_node (graph, i);
 
-        if (reg_graph_get_node_kind (graph, i) != REG_NODE_OP)
+        if (node->kind != REG_NODE_OP)
           continue;
 
         stage[i] = latest[i];
-        args = reg_graph_get_node_args (graph, i, &n_args);
-        for (guint j = 0; j < n_args; j++)
-          if (reg_graph_get_node_kind (graph, args[j]) == REG_NODE_OP)
-            latest[args[j]] = MIN (latest[args[j]], stage[i] - (!taken[args[j]] != !taken[i]));
+        for (guint j = 0; j < node->n_args; j++)
+          {
+            guint a = node->args[j];
+
+            if (_reg_graph_get_node (graph, a)->kind == REG_NODE_OP)
+              latest[a] = MIN (latest[a], stage[i] - (!taken[a] != !taken[i]));
+          }
       }
   }
 
@@ -123,23 +123,21 @@ assign_stages (RegGraph     *graph,
   return stage;
 }
 
-/* A name for the input of a group that @node of the whole graph feeds:
- * its own when it has one, else `vN` as reg_graph_to_string() calls it,
- * with `_` appended while another input of the group has it (@used, the
- * names taken, gets a copy). */
+/* A name for the input of @group that node @id, named @name (nullable),
+ * of the whole graph feeds: its own when it has one, else `vN` as
+ * reg_graph_to_string() calls it, with `_` appended while another input
+ * of the group has it. */
 static char *
-input_name (RegGraph   *graph,
-            guint       node,
-            GHashTable *used)
+input_name (RegGraph   *group,
+            const char *name,
+            guint       id)
 {
-  const char *name = reg_graph_get_node_name (graph, node);
   GString *candidate = name != NULL ? g_string_new (name) : g_string_new (NULL);
 
   if (name == NULL)
-    g_string_printf (candidate, "v%u", node);
-  while (g_hash_table_contains (used, candidate->str))
+    g_string_printf (candidate, "v%u", id);
+  while (g_hash_table_contains (group->names, candidate->str))
     g_string_append_c (candidate, '_');
-  g_hash_table_add (used, g_strdup (candidate->str));
 
   return g_string_free (candidate, FALSE);
 }
@@ -176,7 +174,7 @@ _reg_partition_new (RegGraph        *graph,
 
   /* The groups, in the order of their stages, and what leaves each. */
   for (guint i = 0; i < n_nodes; i++)
-    if (reg_graph_get_node_kind (graph, i) == REG_NODE_OP)
+    if (_reg_graph_get_node (graph, i)->kind == REG_NODE_OP)
       group_of_stage[stage[i]] = 0;
   for (guint s = 0; s < n_stages; s++)
     if (group_of_stage[s] == 0)
@@ -194,17 +192,15 @@ _reg_partition_new (RegGraph        *graph,
       }
   for (guint i = 0; i < n_nodes; i++)
     {
-      const guint *args;
-      guint n_args;
+      const RegNode *node = _reg_graph_get_node (graph, i);
 
-      if (reg_graph_get_node_kind (graph, i) != REG_NODE_OP)
+      if (node->kind != REG_NODE_OP)
         continue;
       group_of[i] = group_of_stage[stage[i]];
       g_array_append_val (g_array_index (partition->groups, Group, group_of[i]).nodes, i);
-      args = reg_graph_get_node_args (graph, i, &n_args);
-      for (guint j = 0; j < n_args; j++)
-        if (group_of[args[j]] != group_of[i])
-          leaves[args[j]] = 1;
+      for (guint j = 0; j < node->n_args; j++)
+        if (group_of[node->args[j]] != group_of[i])
+          leaves[node->args[j]] = 1;
     }
   for (guint k = 0; k < n_outputs; k++)
     leaves[outputs[k]] = 1;
@@ -218,34 +214,32 @@ _reg_partition_new (RegGraph        *graph,
 
   /* Each group's graph: its nodes in order, with the constants they use,
    * an input for every other argument, an output for every node that
-   * leaves it. */
+   * leaves it.  Built as the parser builds (what it appends is valid by
+   * construction) and frozen: a backend keeps it as it is (see
+   * _reg_graph_dup_frozen()). */
   for (guint g = 0; g < partition->groups->len; g++)
     {
       Group *group = &g_array_index (partition->groups, Group, g);
-      g_autoptr(GHashTable) used = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
       g_autoptr(GArray) results = g_array_new (FALSE, FALSE, sizeof (guint));
 
       for (guint n = 0; n < group->nodes->len; n++)
         {
           guint i = g_array_index (group->nodes, guint, n);
-          guint mapped[2];
-          const guint *args;
-          guint n_args;
+          const RegNode *node = _reg_graph_get_node (graph, i);
+          guint mapped[REG_GRAPH_MAX_ARITY];
 
-          args = reg_graph_get_node_args (graph, i, &n_args);
-          g_assert (n_args <= G_N_ELEMENTS (mapped));
-          for (guint j = 0; j < n_args; j++)
+          for (guint j = 0; j < node->n_args; j++)
             {
-              guint a = args[j];
+              guint a = node->args[j];
+              const RegNode *arg = _reg_graph_get_node (graph, a);
 
-              if (seen_by[a] != g && reg_graph_get_node_kind (graph, a) == REG_NODE_CONSTANT)
+              if (seen_by[a] != g && arg->kind == REG_NODE_CONSTANT)
                 {
-                  sub_id[a] = reg_graph_add_constant (group->graph, reg_graph_get_node_value (graph, a));
+                  sub_id[a] = _reg_graph_append (group->graph, REG_NODE_CONSTANT, 0, NULL,
+                                                 arg->value, NULL);
                 }
               else if (seen_by[a] != g)
                 {
-                  g_autofree char *name = input_name (graph, a, used);
-
                   g_assert (group_of[a] != g && slot_of[a] != G_MAXUINT);
                   if (examples->pdata[a] == NULL)
                     {
@@ -253,7 +247,8 @@ _reg_partition_new (RegGraph        *graph,
                       if (examples->pdata[a] == NULL)
                         return NULL;
                     }
-                  sub_id[a] = reg_graph_add_input (group->graph, name);
+                  sub_id[a] = _reg_graph_append (group->graph, REG_NODE_INPUT, 0, NULL, 0,
+                                                 input_name (group->graph, arg->name, a));
                   g_array_append_val (group->in_slots, slot_of[a]);
                   g_ptr_array_add (group->example_inputs, g_object_ref (examples->pdata[a]));
                 }
@@ -261,8 +256,7 @@ _reg_partition_new (RegGraph        *graph,
               mapped[j] = sub_id[a];
             }
 
-          sub_id[i] = reg_graph_add_op (group->graph, reg_graph_get_node_op (graph, i),
-                                        mapped, n_args, NULL);
+          sub_id[i] = _reg_graph_append (group->graph, REG_NODE_OP, node->op, mapped, 0, NULL);
           seen_by[i] = g;
           if (leaves[i])
             {
@@ -271,7 +265,8 @@ _reg_partition_new (RegGraph        *graph,
               g_array_append_val (results, sub_id[i]);
             }
         }
-      reg_graph_set_outputs (group->graph, (const guint *) results->data, results->len);
+      _reg_graph_set_outputs (group->graph, (const guint *) results->data, results->len);
+      group->graph->frozen = TRUE;
     }
 
   /* The outputs of the whole graph: inputs, results of groups, and
@@ -284,7 +279,7 @@ _reg_partition_new (RegGraph        *graph,
 
       if (slot == G_MAXUINT)
         {
-          float value = (float) reg_graph_get_node_value (graph, outputs[k]);
+          float value = (float) _reg_graph_get_node (graph, outputs[k])->value;
 
           slot = partition->n_slots++;
           g_ptr_array_add (partition->fixed, reg_tensor_new_from_data (&value, 1, NULL, 0, NULL));
@@ -563,7 +558,7 @@ describe_placement (RegPartitionedFn *self,
           n += nodes->len;
           for (guint k = 0; k < nodes->len; k++)
             {
-              RegOp op = reg_graph_get_node_operator (graph, g_array_index (nodes, guint, k));
+              RegOp op = _reg_graph_get_node (graph, g_array_index (nodes, guint, k))->op;
 
               if (!(ops & REG_OP_SET_BIT (op)))
                 g_string_append_printf (names, "%s%s", ops != 0 ? ", " : "", reg_op_get_name (op));
@@ -584,13 +579,10 @@ RegCompiledFn *
 _reg_partition_finish (RegPartition        *partition,
                        RegGraph            *graph,
                        RegCompiledFn      **fns,
-                       const char * const  *backends,
-                       GVariant           **placement)
+                       const char * const  *backends)
 {
   RegPartitionedFn *self = g_object_new (REG_TYPE_PARTITIONED_FN, NULL);
   guint n_groups = partition->groups->len;
-  GVariantBuilder builder;
-  g_autofree char *summary = NULL;
 
   self->partition = partition;
   self->fns = g_memdup2 (fns, n_groups * sizeof (RegCompiledFn *));
@@ -598,22 +590,43 @@ _reg_partition_finish (RegPartition        *partition,
   for (guint g = 0; g < n_groups; g++)
     self->backends[g] = g_strdup (backends[g]);
 
-  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(sau)"));
+  /* What compiled is no longer needed. */
   for (guint g = 0; g < n_groups; g++)
     {
       Group *group = &g_array_index (partition->groups, Group, g);
 
-      /* What compiled is no longer needed. */
       g_clear_object (&group->graph);
       g_clear_pointer (&group->example_inputs, g_ptr_array_unref);
-      g_variant_builder_add (&builder, "(s@au)", backends[g],
-                             g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, group->nodes->data,
-                                                        group->nodes->len, sizeof (guint32)));
     }
-  *placement = g_variant_ref_sink (g_variant_builder_end (&builder));
 
-  summary = describe_placement (self, graph);
-  g_debug ("partitioned a graph in %u groups: %s", n_groups, summary);
+  if (!g_log_writer_default_would_drop (G_LOG_LEVEL_DEBUG, G_LOG_DOMAIN))
+    {
+      g_autofree char *summary = describe_placement (self, graph);
+
+      g_debug ("partitioned a graph in %u groups: %s", n_groups, summary);
+    }
 
   return REG_COMPILED_FN (self);
+}
+
+/* Made when asked for: most callers never ask. */
+GVariant *
+_reg_partition_dup_placement (RegCompiledFn *fn)
+{
+  RegPartitionedFn *self = REG_PARTITIONED_FN (fn);
+  guint n_groups = self->partition->groups->len;
+  g_autofree GVariant **entries = g_new (GVariant *, n_groups);
+
+  for (guint g = 0; g < n_groups; g++)
+    {
+      GArray *nodes = g_array_index (self->partition->groups, Group, g).nodes;
+      GVariant *entry[2];
+
+      entry[0] = g_variant_new_string (self->backends[g]);
+      entry[1] = g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, nodes->data, nodes->len,
+                                            sizeof (guint32));
+      entries[g] = g_variant_new_tuple (entry, 2);
+    }
+
+  return g_variant_ref_sink (g_variant_new_array (G_VARIANT_TYPE ("(sau)"), entries, n_groups));
 }
