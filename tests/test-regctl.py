@@ -1728,6 +1728,23 @@ class TestVerify(RegctlTestCase):
         self.assertIn('no result after 1 s', by_name['verify_hang']['reason'])
         self.assertEqual({n for n, c in by_name.items() if c['quarantined']}, {'verify_crash', 'verify_hang'})
 
+    def test_declared_operators(self):
+        # Held to its Operators=: ok when it computes them (the graphs that
+        # mix them with others partitioned), wrong when it refuses or
+        # miscomputes one, naming it.
+        d, env = self.fixtures('partial', 'verify-wrong')
+        result, checked = self.verify_json('partial', 'partial_refuses_add', 'verify_wrong_declared',
+                                           env=env)
+        self.assertExit(result, 1)
+        by_name = {c['name']: c for c in checked}
+        self.assertEqual(by_name['partial']['verdict'], 'ok')
+        self.assertEqual(by_name['partial_refuses_add']['verdict'], 'wrong-results')
+        self.assertIn("graph 'op/add': refused add, which it declares",
+                      by_name['partial_refuses_add']['reason'])
+        self.assertEqual(by_name['verify_wrong_declared']['verdict'], 'wrong-results')
+        self.assertIn("graph 'op/sigmoid', sigmoid on it: output 0",
+                      by_name['verify_wrong_declared']['reason'])
+
     def test_load_failed(self):
         d = self.mkdir('abi')
         shutil.copy(os.path.join(FIXTURES, 'abi-mismatch.backend'), d)
@@ -1806,7 +1823,7 @@ class TestVerify(RegctlTestCase):
         self.verify_json('verify_unsupported', env=env)
         result = regctl('list', '--all', env=dict(env, G_MESSAGES_DEBUG='Reg'))
         self.assertExit(result, 0)
-        self.assertEqual(result.stdout.count(' declared '), 8)
+        self.assertEqual(result.stdout.count(' declared '), 9)
         # Both stores, once each, however many backends are listed.  (GLib
         # prints debug messages on the standard output.)
         reads = re.findall(r'verdict store (\S+) read: ', result.stdout + result.stderr)
