@@ -42,4 +42,11 @@ void            _reg_backend_info_set_declaration (RegBackendInfo     *self,
                                                    const char         *manifest_path,
                                                    const char * const *shadowed_manifests);
 
+/* Sets what the backend's state is, once, before @self is handed out:
+ * @verdict (nullable) is the one that governs it, @load_error (nullable)
+ * why its last load failed; the state follows from them and @loaded. */
+void            _reg_backend_info_set_state (RegBackendInfo     *self,
+                                             RegVerdict         *verdict,
+                                             const char         *load_error);
+
 G_END_DECLS

@@ -44,6 +44,9 @@ struct _RegBackendInfo
   char            **operators;  /* NULL: every operator */
   char             *manifest_path;
   char            **shadowed_manifests;
+  RegBackendState   state;
+  RegVerdict       *verdict;
+  char             *reason;
 };
 
 enum {
@@ -64,6 +67,9 @@ enum {
   PROP_OPERATORS,
   PROP_MANIFEST_PATH,
   PROP_SHADOWED_MANIFESTS,
+  PROP_STATE,
+  PROP_VERDICT,
+  PROP_REASON,
   N_PROPS
 };
 
@@ -88,6 +94,8 @@ reg_backend_info_finalize (GObject *object)
   g_strfreev (self->operators);
   g_free (self->manifest_path);
   g_strfreev (self->shadowed_manifests);
+  g_clear_object (&self->verdict);
+  g_free (self->reason);
 
   G_OBJECT_CLASS (reg_backend_info_parent_class)->finalize (object);
 }
@@ -150,85 +158,14 @@ reg_backend_info_get_property (GObject    *object,
     case PROP_SHADOWED_MANIFESTS:
       g_value_set_boxed (value, self->shadowed_manifests);
       break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-/* A list given at construction is copied into an option list, so that
- * the snapshot stays one: nobody can change it afterwards. */
-static void
-set_options (RegBackendInfo *self,
-             GListModel     *model)
-{
-  g_autoptr(GError) error = NULL;
-
-  g_clear_object (&self->options);
-  if (model == NULL)
-    return;
-
-  self->options = _reg_option_list_copy_checked (model, self->name != NULL ? self->name : "", &error);
-  if (self->options == NULL)
-    g_critical ("RegBackendInfo:options: %s", error->message);
-}
-
-static void
-reg_backend_info_set_property (GObject      *object,
-                               guint         prop_id,
-                               const GValue *value,
-                               GParamSpec   *pspec)
-{
-  RegBackendInfo *self = REG_BACKEND_INFO (object);
-
-  switch (prop_id)
-    {
-    case PROP_NAME:
-      self->name = g_value_dup_string (value);
+    case PROP_STATE:
+      g_value_set_enum (value, self->state);
       break;
-    case PROP_TAGS:
-      self->tags = g_value_dup_boxed (value);
+    case PROP_VERDICT:
+      g_value_set_object (value, self->verdict);
       break;
-    case PROP_DESCRIPTION:
-      self->description = g_value_dup_string (value);
-      break;
-    case PROP_MODULE_PATH:
-      self->module_path = g_value_dup_string (value);
-      break;
-    case PROP_LOADED:
-      self->loaded = g_value_get_boolean (value);
-      break;
-    case PROP_ORIGIN:
-      self->origin = g_value_get_enum (value);
-      break;
-    case PROP_IS_DEFAULT:
-      self->is_default = g_value_get_boolean (value);
-      break;
-    case PROP_OPTIONS:
-      set_options (self, g_value_get_object (value));
-      break;
-    case PROP_VERSION:
-      self->version = g_value_dup_string (value);
-      break;
-    case PROP_AUTHORS:
-      self->authors = g_value_dup_boxed (value);
-      break;
-    case PROP_WEBSITE:
-      self->website = g_value_dup_string (value);
-      break;
-    case PROP_LICENSE:
-      self->license = g_value_dup_string (value);
-      break;
-    case PROP_COMPILER_FLAGS:
-      self->compiler_flags = g_value_get_flags (value);
-      break;
-    case PROP_OPERATORS:
-      self->operators = g_value_dup_boxed (value);
-      break;
-    case PROP_MANIFEST_PATH:
-      self->manifest_path = g_value_dup_string (value);
-      break;
-    case PROP_SHADOWED_MANIFESTS:
-      self->shadowed_manifests = g_value_dup_boxed (value);
+    case PROP_REASON:
+      g_value_set_string (value, self->reason);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -239,11 +176,10 @@ static void
 reg_backend_info_class_init (RegBackendInfoClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
-  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS;
+  const GParamFlags flags = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
 
   object_class->finalize = reg_backend_info_finalize;
   object_class->get_property = reg_backend_info_get_property;
-  object_class->set_property = reg_backend_info_set_property;
 
   /**
    * RegBackendInfo:name:
@@ -369,7 +305,7 @@ reg_backend_info_class_init (RegBackendInfoClass *klass)
    * RegBackendInfo:operators:
    *
    * The names of the operators its manifest says the backend compiles
-   * (`Operators=`), in the order of [enum@Reg.Op], or %NULL for every
+   * (`Operators=`), in its order, or %NULL for every
    * operator (no `Operators=`, or a backend registered at run time).  A
    * compile of a graph that uses others runs them on other backends (see
    * [Partial backends](partial-backends.html)).
@@ -395,6 +331,36 @@ reg_backend_info_class_init (RegBackendInfoClass *klass)
    */
   properties[PROP_SHADOWED_MANIFESTS] =
     g_param_spec_boxed ("shadowed-manifests", NULL, NULL, G_TYPE_STRV, flags);
+
+  /**
+   * RegBackendInfo:state:
+   *
+   * Whether the backend can be used: declared, loaded, failed to load at
+   * its last lookup, or quarantined.  A [class@Reg.BackendList] replaces
+   * the info of a backend whose state changed, in its context.
+   */
+  properties[PROP_STATE] =
+    g_param_spec_enum ("state", NULL, NULL, REG_TYPE_BACKEND_STATE,
+                       REG_BACKEND_STATE_DECLARED, flags);
+
+  /**
+   * RegBackendInfo:verdict:
+   *
+   * The recorded verdict that governs a module backend as its module file
+   * is now (as [method@Reg.Registry.dup_verdict] finds it), or %NULL.
+   */
+  properties[PROP_VERDICT] =
+    g_param_spec_object ("verdict", NULL, NULL, REG_TYPE_VERDICT, flags);
+
+  /**
+   * RegBackendInfo:reason:
+   *
+   * Why the backend cannot be used: for %REG_BACKEND_STATE_FAILED, the
+   * message of its last lookup's error; for %REG_BACKEND_STATE_QUARANTINED,
+   * the verdict's reason; otherwise %NULL.
+   */
+  properties[PROP_REASON] =
+    g_param_spec_string ("reason", NULL, NULL, NULL, flags);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -448,16 +414,7 @@ _reg_backend_info_new (const char         *name,
       self->website = g_strdup (details->website);
       self->license = g_strdup (details->license);
       self->compiler_flags = details->compiler_flags;
-      if (details->operators != REG_OP_SET_ALL)
-        {
-          GStrvBuilder *names = g_strv_builder_new ();
-
-          for (guint op = 0; op < _REG_N_OPS; op++)
-            if (details->operators & REG_OP_SET_BIT (op))
-              g_strv_builder_add (names, reg_op_get_name (op));
-          self->operators = g_strv_builder_end (names);
-          g_strv_builder_unref (names);
-        }
+      self->operators = g_strdupv (details->operators);
     }
 
   return self;
@@ -506,7 +463,11 @@ _reg_backend_info_equal (RegBackendInfo *a,
          a->compiler_flags == b->compiler_flags &&
          strv_equal (a->operators, b->operators) &&
          g_strcmp0 (a->manifest_path, b->manifest_path) == 0 &&
-         strv_equal (a->shadowed_manifests, b->shadowed_manifests);
+         strv_equal (a->shadowed_manifests, b->shadowed_manifests) &&
+         a->state == b->state &&
+         g_strcmp0 (a->reason, b->reason) == 0 &&
+         (a->verdict == NULL) == (b->verdict == NULL) &&
+         (a->verdict == NULL || reg_verdict_get_time (a->verdict) == reg_verdict_get_time (b->verdict));
 }
 
 /**
@@ -826,4 +787,76 @@ reg_backend_info_get_shadowed_manifests (RegBackendInfo *self)
   g_return_val_if_fail (REG_IS_BACKEND_INFO (self), NULL);
 
   return self->shadowed_manifests != NULL ? (const char * const *) self->shadowed_manifests : none;
+}
+
+void
+_reg_backend_info_set_state (RegBackendInfo *self,
+                             RegVerdict     *verdict,
+                             const char     *load_error)
+{
+  g_assert (self->verdict == NULL && self->reason == NULL);
+
+  self->verdict = verdict != NULL ? g_object_ref (verdict) : NULL;
+  if (self->loaded)
+    self->state = REG_BACKEND_STATE_LOADED;
+  else if (verdict != NULL && reg_verdict_get_quarantines (verdict))
+    {
+      self->state = REG_BACKEND_STATE_QUARANTINED;
+      self->reason = g_strdup (reg_verdict_get_reason (verdict));
+    }
+  else if (load_error != NULL)
+    {
+      self->state = REG_BACKEND_STATE_FAILED;
+      self->reason = g_strdup (load_error);
+    }
+  else
+    self->state = REG_BACKEND_STATE_DECLARED;
+}
+
+/**
+ * reg_backend_info_get_state:
+ * @self: a [class@Reg.BackendInfo]
+ *
+ * Gets [property@Reg.BackendInfo:state].
+ *
+ * Returns: the state
+ */
+RegBackendState
+reg_backend_info_get_state (RegBackendInfo *self)
+{
+  g_return_val_if_fail (REG_IS_BACKEND_INFO (self), REG_BACKEND_STATE_DECLARED);
+
+  return self->state;
+}
+
+/**
+ * reg_backend_info_get_verdict:
+ * @self: a [class@Reg.BackendInfo]
+ *
+ * Gets [property@Reg.BackendInfo:verdict].
+ *
+ * Returns: (transfer none) (nullable): the verdict
+ */
+RegVerdict *
+reg_backend_info_get_verdict (RegBackendInfo *self)
+{
+  g_return_val_if_fail (REG_IS_BACKEND_INFO (self), NULL);
+
+  return self->verdict;
+}
+
+/**
+ * reg_backend_info_get_reason:
+ * @self: a [class@Reg.BackendInfo]
+ *
+ * Gets [property@Reg.BackendInfo:reason].
+ *
+ * Returns: (transfer none) (nullable): why the backend cannot be used
+ */
+const char *
+reg_backend_info_get_reason (RegBackendInfo *self)
+{
+  g_return_val_if_fail (REG_IS_BACKEND_INFO (self), NULL);
+
+  return self->reason;
 }

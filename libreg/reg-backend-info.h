@@ -12,6 +12,7 @@
 #include <gio/gio.h>
 
 #include "reg-compiler.h"
+#include "reg-verdict.h"
 #include "reg-version-macros.h"
 
 G_BEGIN_DECLS
@@ -27,6 +28,27 @@ typedef enum {
   REG_BACKEND_ORIGIN_RUNTIME,
   REG_BACKEND_ORIGIN_MODULE,
 } RegBackendOrigin;
+
+/**
+ * RegBackendState:
+ * @REG_BACKEND_STATE_DECLARED: a manifest declares it and its module is not
+ *   loaded yet
+ * @REG_BACKEND_STATE_LOADED: its compiler exists: registered at run time,
+ *   or made when its module was loaded
+ * @REG_BACKEND_STATE_FAILED: its last lookup could not load it
+ *   ([property@Reg.BackendInfo:reason] says why); the next lookup tries
+ *   again
+ * @REG_BACKEND_STATE_QUARANTINED: a recorded verdict keeps its module from
+ *   being opened ([property@Reg.BackendInfo:verdict])
+ *
+ * What a backend is, as far as using it goes.
+ */
+typedef enum {
+  REG_BACKEND_STATE_DECLARED,
+  REG_BACKEND_STATE_LOADED,
+  REG_BACKEND_STATE_FAILED,
+  REG_BACKEND_STATE_QUARANTINED,
+} RegBackendState;
 
 #define REG_TYPE_BACKEND_INFO (reg_backend_info_get_type ())
 
@@ -69,5 +91,11 @@ REG_AVAILABLE_IN_ALL
 const char         *reg_backend_info_get_manifest_path (RegBackendInfo *self);
 REG_AVAILABLE_IN_ALL
 const char * const *reg_backend_info_get_shadowed_manifests (RegBackendInfo *self);
+REG_AVAILABLE_IN_ALL
+RegBackendState     reg_backend_info_get_state       (RegBackendInfo *self);
+REG_AVAILABLE_IN_ALL
+RegVerdict         *reg_backend_info_get_verdict     (RegBackendInfo *self);
+REG_AVAILABLE_IN_ALL
+const char         *reg_backend_info_get_reason      (RegBackendInfo *self);
 
 G_END_DECLS

@@ -26,9 +26,10 @@
  *
  * It lists the backends [method@Reg.Registry.list_backends] lists with
  * the same excluded tags, in the same order (byte order of names), and
- * changes with the registry: registrations, declarations, loads,
- * unregistrations, rescans and changes of the default backend (each info
- * says whether it is the default).  An item whose backend changed is
+ * changes with the registry: registrations, declarations, loads and
+ * failed loads, recorded verdicts, unregistrations, rescans and changes of
+ * the default backend (each info says whether it is the default, and its
+ * [property@Reg.BackendInfo:state]).  An item whose backend changed is
  * replaced by a new info (infos are immutable snapshots); the others stay
  * the same objects.  Each change is signalled with
  * [signal@Gio.ListModel::items-changed] at its exact position.
@@ -72,7 +73,7 @@ struct _RegBackendList
   char       **exclude_tags;
   GPtrArray   *items;         /* RegBackendInfo, read in the context's thread only */
   Link        *link;
-  gulong       handlers[5];
+  gulong       handlers[6];
 
   /* An update in progress (items-changed handlers may change the registry
    * again), and a change heard meanwhile. */
@@ -378,6 +379,7 @@ reg_backend_list_constructed (GObject *object)
     "backend-declared",
     "backend-unregistered",
     "module-loaded",
+    "backend-changed",
     "notify::default-backend",
   };
 

@@ -46,32 +46,46 @@ gsize            _reg_compile_cache_cost             (RegGraph         *graph,
                                                       const RegShape   *shapes,
                                                       gsize             key_size);
 
+/* What a miss leaves its caller to settle. */
+typedef struct _RegCompileCacheMiss RegCompileCacheMiss;
+
 /* Starts a compile of @key (@key_size bytes) by @compiler.  A hit
- * returns the cached function (a new reference).  A miss returns NULL:
- * the caller compiles and then calls _reg_compile_cache_settle() with the
- * result, which it must do whenever *@must_settle is TRUE (also when the
- * compile failed).  While one caller compiles a key, the other callers of
- * that key wait for it when @wait is TRUE (never pass TRUE from a thread
- * the compile needs: see _reg_binding_is_thread_bound()); they compile
- * themselves if it fails.  A wait ends early, as a miss that needs no
- * settling, when @cancellable is cancelled.  With the cache disabled (0
- * entries) every call is a miss that needs no settling.  @by_default
- * marks compiles of the default backend, which
- * _reg_compile_cache_drop_default() drops. */
-RegCompiledFn   *_reg_compile_cache_begin            (RegCompileCache  *cache,
-                                                      RegCompiler      *compiler,
-                                                      const guint8     *key,
-                                                      gsize             key_size,
-                                                      gboolean          by_default,
-                                                      gboolean          wait,
-                                                      GCancellable     *cancellable,
-                                                      gboolean         *must_settle);
-void             _reg_compile_cache_settle           (RegCompileCache  *cache,
-                                                      RegCompiler      *compiler,
-                                                      const guint8     *key,
-                                                      gsize             key_size,
-                                                      RegCompiledFn    *fn,
-                                                      gsize             cost);
+ * returns the cached function (a new reference).  A miss returns NULL and
+ * sets *@miss: the caller compiles, then calls _reg_compile_cache_settle()
+ * with *@miss and the result, whatever the outcome (also when the compile
+ * failed or never ran).
+ *
+ * Pass @compiles_here when the caller compiles in this thread, to the
+ * end, with nothing else to wait for (a synchronous compile): then a miss
+ * claims the key, and the other callers of the key wait for its result
+ * (and compile themselves if it fails).  Any other compile (one that a
+ * main context finishes: a backend's own compile_async, a thread-bound
+ * backend's) is never waited for, so no caller ever blocks on work that
+ * needs its own thread.  Nor does a caller wait for a claim of its own
+ * thread, or of a thread that waits (through others) for it: it compiles
+ * itself.
+ *
+ * A wait ends early, as a miss that leaves nothing to settle (*@miss
+ * NULL), when @cancellable is cancelled.  With the cache disabled (0
+ * entries) every call is such a miss.  @by_default marks compiles of the
+ * default backend, which _reg_compile_cache_drop_default() drops. */
+RegCompiledFn   *_reg_compile_cache_begin            (RegCompileCache      *cache,
+                                                      RegCompiler          *compiler,
+                                                      const guint8         *key,
+                                                      gsize                 key_size,
+                                                      gboolean              by_default,
+                                                      gboolean              compiles_here,
+                                                      GCancellable         *cancellable,
+                                                      RegCompileCacheMiss **miss);
+/* Ends the compile of @miss with its function (@fn, nullable) of the
+ * estimated memory @cost; @miss is no longer the caller's.  The function
+ * is kept unless the compile was dropped meanwhile (see below) or @cost
+ * alone passes REG_COMPILE_CACHE_MAX_BYTES, which leaves the cache as it
+ * was. */
+void             _reg_compile_cache_settle           (RegCompileCache      *cache,
+                                                      RegCompileCacheMiss  *miss,
+                                                      RegCompiledFn        *fn,
+                                                      gsize                 cost);
 
 /* Drop entries: those of @compiler (unregistered), those compiled as the
  * default backend (the default changed), or all (a rescan). */

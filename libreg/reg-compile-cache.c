@@ -5,9 +5,16 @@
  * An entry is a (compiler object, key) pair: the key is what makes two
  * compiles equal (_reg_compile_cache_key()), the compiler object is held so
  * that an entry can never be taken for another compiler made at the same
- * address.  An entry is either in flight (one caller is compiling it, the
- * others of the same key wait on `settled`) or ready (it holds the
- * function, and sits in the least-recently-used queue).
+ * address.  An entry of `entries` is either claimed (one thread is
+ * compiling it, the others of the same key wait on `settled`) or ready (it
+ * holds the function, and sits in the least-recently-used queue).  A
+ * compile that nobody may wait for (see _reg_compile_cache_begin()) has an
+ * entry of its own in `unclaimed` until it settles.
+ *
+ * No wait depends on the waiter: only a compile that runs to its end in
+ * the thread that claimed it is waited for (never one that a main context
+ * must finish), and a thread waits for no compile whose thread waits,
+ * directly or through others, for it (`waiting`).
  *
  * Lock order: `mutex` is a leaf.  No compiler, module or signal handler
  * runs while it is held, and nothing else is locked under it.
@@ -26,6 +33,7 @@ typedef struct
   gsize          key_size;
   guint          hash;
   RegCompiledFn *fn;          /* NULL while in flight */
+  GThread       *owner;       /* the thread compiling a claimed entry, else NULL */
   gboolean       by_default;
   gboolean       doomed;      /* in flight, dropped: not kept when settled */
   gsize          cost;
@@ -36,7 +44,9 @@ struct _RegCompileCache
 {
   GMutex      mutex;
   GCond       settled;
-  GHashTable *entries;        /* Entry -> Entry */
+  GHashTable *entries;        /* Entry -> Entry: claimed and ready */
+  GHashTable *unclaimed;      /* set of Entry: compiles in flight nobody waits for */
+  GHashTable *waiting;        /* GThread -> GThread: who waits for whose compile */
   GQueue      lru;            /* ready entries, most recently used first */
   guint       max_entries;
   gsize       bytes;          /* the cost of the ready entries */
@@ -122,6 +132,8 @@ _reg_compile_cache_new (guint max_entries)
   g_mutex_init (&cache->mutex);
   g_cond_init (&cache->settled);
   cache->entries = g_hash_table_new_full (entry_hash, entry_equal, NULL, entry_free);
+  cache->unclaimed = g_hash_table_new (NULL, NULL);
+  cache->waiting = g_hash_table_new (NULL, NULL);
   g_queue_init (&cache->lru);
   cache->max_entries = max_entries;
 
@@ -131,6 +143,10 @@ _reg_compile_cache_new (guint max_entries)
 void
 _reg_compile_cache_free (RegCompileCache *cache)
 {
+  /* Every compile in flight holds the registry, hence the cache. */
+  g_assert (g_hash_table_size (cache->unclaimed) == 0);
+  g_hash_table_unref (cache->unclaimed);
+  g_hash_table_unref (cache->waiting);
   g_hash_table_unref (cache->entries);
   g_cond_clear (&cache->settled);
   g_mutex_clear (&cache->mutex);
@@ -475,21 +491,39 @@ entry_new (const Entry *probe,
   return entry;
 }
 
+/* Whether the calling thread may wait for the claimed @entry: not when its
+ * compile runs in this thread, nor when the thread that runs it waits,
+ * directly or through others, for this one.  The waits form no cycle
+ * (none is ever added), so the walk ends. */
+static gboolean
+may_wait_for_locked (RegCompileCache *cache,
+                     const Entry     *entry)
+{
+  GThread *self = g_thread_self ();
+
+  for (GThread *thread = entry->owner; thread != NULL;
+       thread = g_hash_table_lookup (cache->waiting, thread))
+    if (thread == self)
+      return FALSE;
+
+  return TRUE;
+}
+
 RegCompiledFn *
-_reg_compile_cache_begin (RegCompileCache *cache,
-                          RegCompiler     *compiler,
-                          const guint8    *key,
-                          gsize            key_size,
-                          gboolean         by_default,
-                          gboolean         wait,
-                          GCancellable    *cancellable,
-                          gboolean        *must_settle)
+_reg_compile_cache_begin (RegCompileCache      *cache,
+                          RegCompiler          *compiler,
+                          const guint8         *key,
+                          gsize                 key_size,
+                          gboolean              by_default,
+                          gboolean              compiles_here,
+                          GCancellable         *cancellable,
+                          RegCompileCacheMiss **miss)
 {
   Entry probe = probe_new (compiler, key, key_size);
   RegCompiledFn *fn = NULL;
   Entry *entry;
 
-  *must_settle = FALSE;
+  *miss = NULL;
 
   g_mutex_lock (&cache->mutex);
 
@@ -507,21 +541,32 @@ _reg_compile_cache_begin (RegCompileCache *cache,
           break;
         }
 
-      if (entry != NULL && wait)
+      if (entry != NULL && may_wait_for_locked (cache, entry))
         {
           /* Woken when an entry settles; a cancellation is noticed within
            * WAIT_SLICE_US without the canceller touching our lock. */
           if (g_cancellable_is_cancelled (cancellable))
             break;
+          g_hash_table_insert (cache->waiting, g_thread_self (), entry->owner);
           g_cond_wait_until (&cache->settled, &cache->mutex,
                              g_get_monotonic_time () + WAIT_SLICE_US);
+          g_hash_table_remove (cache->waiting, g_thread_self ());
           continue;
         }
 
+      /* A miss: claimed when nobody compiles the key yet and the compile
+       * runs here, to be waited for; otherwise a compile of its own. */
       cache->misses++;
-      *must_settle = TRUE;
-      if (entry == NULL && wait)
-        g_hash_table_add (cache->entries, entry_new (&probe, by_default));
+      *miss = (RegCompileCacheMiss *) entry_new (&probe, by_default);
+      if (entry == NULL && compiles_here)
+        {
+          ((Entry *) *miss)->owner = g_thread_self ();
+          g_hash_table_add (cache->entries, *miss);
+        }
+      else
+        {
+          g_hash_table_add (cache->unclaimed, *miss);
+        }
       break;
     }
 
@@ -531,56 +576,75 @@ _reg_compile_cache_begin (RegCompileCache *cache,
 }
 
 void
-_reg_compile_cache_settle (RegCompileCache *cache,
-                           RegCompiler     *compiler,
-                           const guint8    *key,
-                           gsize            key_size,
-                           RegCompiledFn   *fn,
-                           gsize            cost)
+_reg_compile_cache_settle (RegCompileCache     *cache,
+                           RegCompileCacheMiss *miss,
+                           RegCompiledFn       *fn,
+                           gsize                cost)
 {
-  Entry probe = probe_new (compiler, key, key_size);
   g_autoptr(GPtrArray) garbage = garbage_new ();
-  Entry *entry;
+  Entry *entry = (Entry *) miss;
+  gboolean keep;
 
   g_mutex_lock (&cache->mutex);
 
-  entry = g_hash_table_lookup (cache->entries, &probe);
-  if (entry != NULL && entry->fn == NULL)
+  /* Kept if it compiled, was not dropped meanwhile, and fits the budget
+   * alone (an entry that does not would evict every other, then itself). */
+  keep = fn != NULL && !entry->doomed && cache->max_entries > 0 &&
+         cost <= REG_COMPILE_CACHE_MAX_BYTES;
+
+  if (entry->owner != NULL)
     {
-      /* Ours, in flight: kept if it compiled and was not dropped
-       * meanwhile, forgotten otherwise (a waiter then compiles). */
-      if (fn != NULL && !entry->doomed && cache->max_entries > 0)
-        {
-          entry->fn = g_object_ref (fn);
-          entry->cost = cost;
-          cache->bytes += cost;
-          g_queue_push_head_link (&cache->lru, &entry->link);
-        }
-      else
+      /* Claimed: ready now, or forgotten (a waiter then compiles). */
+      entry->owner = NULL;
+      if (!keep)
         {
           g_ptr_array_add (garbage, g_object_ref (entry->compiler));
           g_hash_table_remove (cache->entries, entry);
+          entry = NULL;
         }
       g_cond_broadcast (&cache->settled);
     }
-  else if (entry == NULL && fn != NULL && cache->max_entries > 0)
+  else
     {
-      /* A compile that did not wait (a thread-bound compiler). */
-      entry = entry_new (&probe, FALSE);
-      entry->fn = g_object_ref (fn);
-      entry->cost = cost;
-      g_hash_table_add (cache->entries, entry);
-      cache->bytes += cost;
-      g_queue_push_head_link (&cache->lru, &entry->link);
+      /* Unclaimed: kept unless another compile of its key is there. */
+      g_hash_table_remove (cache->unclaimed, entry);
+      if (!keep || g_hash_table_contains (cache->entries, entry))
+        {
+          g_ptr_array_add (garbage, g_object_ref (entry->compiler));
+          entry_free (entry);
+          entry = NULL;
+        }
+      else
+        {
+          g_hash_table_add (cache->entries, entry);
+        }
     }
 
-  evict_locked (cache, garbage);
+  if (entry != NULL)
+    {
+      entry->fn = g_object_ref (fn);
+      entry->cost = cost;
+      cache->bytes += cost;
+      g_queue_push_head_link (&cache->lru, &entry->link);
+      evict_locked (cache, garbage);
+    }
+
   g_mutex_unlock (&cache->mutex);
+}
+
+/* Whether drop_where (@compiler, @default_only) drops @entry. */
+static gboolean
+entry_is_dropped (const Entry *entry,
+                  RegCompiler *compiler,
+                  gboolean     default_only)
+{
+  return (compiler == NULL || entry->compiler == compiler) &&
+         (!default_only || entry->by_default);
 }
 
 /* Drops the ready entries of @compiler (NULL: of every compiler), only
  * those compiled as the default backend when @default_only, and dooms the
- * matching ones in flight. */
+ * matching ones in flight, claimed or not. */
 static void
 drop_where (RegCompileCache *cache,
             RegCompiler     *compiler,
@@ -597,14 +661,17 @@ drop_where (RegCompileCache *cache,
     {
       Entry *entry = key;
 
-      if ((compiler != NULL && entry->compiler != compiler) ||
-          (default_only && !entry->by_default))
+      if (!entry_is_dropped (entry, compiler, default_only))
         continue;
       if (entry->fn != NULL)
         g_ptr_array_add (ready, entry);
       else
         entry->doomed = TRUE;
     }
+  g_hash_table_iter_init (&iter, cache->unclaimed);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    if (entry_is_dropped (key, compiler, default_only))
+      ((Entry *) key)->doomed = TRUE;
   for (guint i = 0; i < ready->len; i++)
     remove_ready_locked (cache, g_ptr_array_index (ready, i), garbage);
   g_mutex_unlock (&cache->mutex);

@@ -25,19 +25,26 @@
 #include "reg-partition-private.h"
 #include "reg-registry-private.h"
 
+/* What the message of a chain that failed holds at most: the reasons of
+ * this many fallbacks (the others are counted), each cut to about
+ * REASON_MAX bytes. */
+#define MAX_REASONS 8
+#define REASON_MAX  512
+
 /* The backends a compile tries: the one asked for (NULL: the default),
  * then the fallbacks that were not tried yet; and what each failure said. */
 typedef struct
 {
   char       *asked;         /* nullable: the default */
-  char      **fallbacks;
+  GPtrArray  *fallbacks;     /* the registry's, shared and never changed */
   guint       position;      /* 0: the backend asked for; else fallbacks[position - 1] */
   char       *default_name;  /* the default's name, once known, when asked is NULL */
   const char *name;          /* the name of the backend at position, once known: asked,
                               * default_name or a fallback */
-  const char *first_name;    /* the name of the backend asked for, once known */
+  GHashTable *tried;         /* nullable: the names tried (borrowed), once it falls back */
   GError     *first_error;   /* why the backend asked for failed */
-  GString    *reasons;       /* why each fallback failed, for the final message */
+  GString    *reasons;       /* why the first MAX_REASONS fallbacks failed */
+  guint       n_failed;      /* the fallbacks that failed */
   gboolean    strict;        /* no partition, no fallback */
   gboolean    nested;        /* a group of a partitioned compile: no partition, no
                               * cache, every failure falls back */
@@ -52,10 +59,8 @@ chain_init (Chain       *chain,
 {
   memset (chain, 0, sizeof *chain);
   chain->asked = g_strdup (backend);
-  g_rw_lock_reader_lock (&self->lock);
-  chain->fallbacks = g_strdupv (self->fallbacks);
-  chain->strict = self->strict;
-  g_rw_lock_reader_unlock (&self->lock);
+  chain->fallbacks = _reg_settings_ref_fallbacks (self);
+  chain->strict = reg_registry_get_strict (self);
 }
 
 /* Whether a compile at @chain's position has backends left for the nodes
@@ -64,7 +69,7 @@ static gboolean
 chain_has_rest (const Chain *chain)
 {
   return !chain->strict && !chain->nested &&
-         (chain->fallbacks[0] == NULL || chain->fallbacks[chain->position] != NULL);
+         (chain->fallbacks->len == 0 || chain->position < chain->fallbacks->len);
 }
 
 /* The chain of a group of a partitioned compile at @outer's position:
@@ -79,21 +84,18 @@ chain_init_group (Chain       *chain,
 {
   memset (chain, 0, sizeof *chain);
   chain->nested = TRUE;
+  chain->fallbacks = g_ptr_array_new_null_terminated (0, g_free, TRUE);
   if (compiler != NULL)
     {
       chain->only = g_object_ref (compiler);
       chain->asked = g_strdup (name);
-      chain->fallbacks = g_new0 (char *, 1);
     }
-  else if (outer->fallbacks[0] == NULL)
-    {
-      chain->fallbacks = g_new0 (char *, 1);
-    }
-  else
+  else if (outer->fallbacks->len > 0)
     {
       g_assert (chain_has_rest (outer));
-      chain->asked = g_strdup (outer->fallbacks[outer->position]);
-      chain->fallbacks = g_strdupv (outer->fallbacks + outer->position + 1);
+      chain->asked = g_strdup (g_ptr_array_index (outer->fallbacks, outer->position));
+      for (guint i = outer->position + 1; i < outer->fallbacks->len; i++)
+        g_ptr_array_add (chain->fallbacks, g_strdup (g_ptr_array_index (outer->fallbacks, i)));
     }
 }
 
@@ -102,10 +104,10 @@ chain_clear (Chain *chain)
 {
   g_clear_object (&chain->only);
   g_clear_pointer (&chain->asked, g_free);
-  g_clear_pointer (&chain->fallbacks, g_strfreev);
+  g_clear_pointer (&chain->fallbacks, g_ptr_array_unref);
   g_clear_pointer (&chain->default_name, g_free);
   chain->name = NULL;
-  chain->first_name = NULL;
+  g_clear_pointer (&chain->tried, g_hash_table_unref);
   g_clear_error (&chain->first_error);
   if (chain->reasons != NULL)
     g_string_free (g_steal_pointer (&chain->reasons), TRUE);
@@ -135,12 +137,11 @@ chain_resolve (Chain        *chain,
     }
   else
     {
-      chain->name = chain->position == 0 ? chain->asked : chain->fallbacks[chain->position - 1];
+      chain->name = chain->position == 0
+        ? chain->asked
+        : g_ptr_array_index (chain->fallbacks, chain->position - 1);
       compiler = reg_registry_lookup_backend (self, chain->name, error);
     }
-
-  if (chain->position == 0)
-    chain->first_name = chain->name;
 
   return compiler;
 }
@@ -157,24 +158,11 @@ falls_back (const GError *error)
          g_error_matches (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED);
 }
 
-static gboolean
-chain_tried (const Chain *chain,
-             const char  *name)
-{
-  if (g_strcmp0 (name, chain->first_name) == 0)
-    return TRUE;
-
-  for (guint i = 0; i + 1 < chain->position; i++)
-    if (g_str_equal (name, chain->fallbacks[i]))
-      return TRUE;
-
-  return FALSE;
-}
-
 /* Records why the backend at the chain's position failed (@error, taken
  * over) and moves to the next backend to try, announcing the fallback in
  * the calling thread.  Returns FALSE when there is none, or when @error
- * must not fall back. */
+ * must not fall back.  Each name is tried once: the set of those tried
+ * keeps a chain of n names O(n). */
 static gboolean
 chain_next (Chain       *chain,
             RegRegistry *self,
@@ -184,6 +172,7 @@ chain_next (Chain       *chain,
   g_autofree char *failed = g_strdup (chain->name != NULL ? chain->name : "the default backend");
   g_autofree char *failed_shown = NULL;
   g_autofree char *next_shown = NULL;
+  g_autofree char *why = NULL;
   const char *next;
 
   failed_shown = _reg_text_for_message (failed, -1, 255);
@@ -192,34 +181,45 @@ chain_next (Chain       *chain,
       chain->first_error = error;
       if (chain->strict || (!chain->nested && !falls_back (error)))
         return FALSE;
+      chain->tried = g_hash_table_new (g_str_hash, g_str_equal);
+      if (chain->name != NULL)
+        g_hash_table_add (chain->tried, (gpointer) chain->name);
     }
   else
     {
       fallback_error = error;
-      if (chain->reasons == NULL)
-        chain->reasons = g_string_new (NULL);
-      g_string_append_printf (chain->reasons, "; '%s': %s", failed_shown, error->message);
+      if (chain->n_failed++ < MAX_REASONS)
+        {
+          g_autofree char *cut = _reg_text_for_message (error->message, -1, REASON_MAX);
+          g_autofree char *reason = _reg_message_embed (cut);
+
+          if (chain->reasons == NULL)
+            chain->reasons = g_string_new (NULL);
+          g_string_append_printf (chain->reasons, "; '%s': %s", failed_shown, reason);
+        }
     }
 
   do
     {
-      next = chain->fallbacks[chain->position];
-      if (next == NULL)
+      if (chain->position >= chain->fallbacks->len)
         return FALSE;
+      next = g_ptr_array_index (chain->fallbacks, chain->position);
       chain->position++;
     }
-  while (chain_tried (chain, next));
+  while (!g_hash_table_add (chain->tried, (gpointer) next));
 
   next_shown = _reg_text_for_message (next, -1, 255);
+  why = _reg_message_embed (error->message);
   g_message ("backend '%s' cannot compile the graph (%s); falling back to '%s'",
-             failed_shown, error->message, next_shown);
+             failed_shown, why, next_shown);
   g_signal_emit (self, _reg_registry_signals[REG_REGISTRY_FALLBACK], 0, failed, next, error);
 
   return TRUE;
 }
 
 /* The error of a chain that failed: the backend asked for's, with the
- * fallbacks' reasons added to its message. */
+ * fallbacks' reasons added to its message (MAX_REASONS of them, and how
+ * many more failed). */
 static void
 chain_fail (Chain   *chain,
             GError **error)
@@ -228,8 +228,12 @@ chain_fail (Chain   *chain,
 
   if (chain->reasons != NULL)
     {
-      char *message = g_strconcat (first->message, " (and every fallback failed",
-                                   chain->reasons->str, ")", NULL);
+      g_autofree char *why = _reg_message_embed (first->message);
+      g_autofree char *more = chain->n_failed > MAX_REASONS
+        ? g_strdup_printf ("; and %u more", chain->n_failed - MAX_REASONS)
+        : NULL;
+      char *message = g_strconcat (why, " (and every fallback failed",
+                                   chain->reasons->str, more != NULL ? more : "", ")", NULL);
 
       g_free (first->message);
       first->message = message;
@@ -243,32 +247,29 @@ chain_fail (Chain   *chain,
  * consulted. */
 typedef struct
 {
-  RegRegistry   *registry;
-  RegCompiler   *compiler;
-  char          *name;
-  RegShape      *shapes;
-  GBytes        *key;          /* nullable: not cached */
-  gsize          cost;
-  gboolean       must_settle;
-  RegCompiledFn *hit;          /* nullable: the function, from the cache or compiled */
-  gboolean       selected;     /* attempt_select() ran */
-  GError        *refusal;      /* nullable: the operators the backend does not take */
-  RegPartition  *partition;    /* nullable: the groups to compile, when it takes some */
+  RegRegistry         *registry;
+  RegCompiler         *compiler;
+  char                *name;
+  RegShape            *shapes;
+  RegCompileCacheMiss *miss;   /* nullable: the cache's miss, to settle */
+  gsize                cost;
+  RegCompiledFn       *hit;    /* nullable: the function, from the cache or compiled */
+  gboolean             selected;   /* attempt_select() ran */
+  GError              *refusal;    /* nullable: the operators the backend does not take */
+  RegPartition        *partition;  /* nullable: the groups to compile, when it takes some */
 } Attempt;
 
 /* Ends an attempt with what its compile gave (@fn, nullable): settles its
- * claim on the cache, which must happen whatever the outcome. */
+ * miss in the cache, which must happen whatever the outcome. */
 static void
 attempt_end (Attempt       *attempt,
              RegCompiledFn *fn)
 {
-  if (!attempt->must_settle)
+  if (attempt->miss == NULL)
     return;
 
-  _reg_compile_cache_settle (attempt->registry->cache, attempt->compiler,
-                             g_bytes_get_data (attempt->key, NULL), g_bytes_get_size (attempt->key),
+  _reg_compile_cache_settle (attempt->registry->cache, g_steal_pointer (&attempt->miss),
                              fn, attempt->cost);
-  attempt->must_settle = FALSE;
 }
 
 /* An attempt dropped (a compile that failed, or was cancelled while a
@@ -282,7 +283,6 @@ attempt_free (Attempt *attempt)
   g_clear_object (&attempt->compiler);
   g_free (attempt->name);
   g_free (attempt->shapes);
-  g_clear_pointer (&attempt->key, g_bytes_unref);
   g_clear_object (&attempt->hit);
   g_clear_error (&attempt->refusal);
   g_clear_pointer (&attempt->partition, _reg_partition_free);
@@ -311,19 +311,23 @@ may_look_up_first (RegGraph  *graph,
 
 /* Resolves the chain's current backend, looks in the cache when its
  * functions are shareable (a hit is attempt->hit), and otherwise checks
- * the graph for it.  May block: a lookup may load a module, and the cache
- * waits for another compile of the same key. */
+ * the graph for it.  @synchronous: the caller compiles in this thread if
+ * this misses (see _reg_compile_cache_begin()).  May block: a lookup may
+ * load a module, and the cache waits for another compile of the same
+ * key. */
 static Attempt *
 attempt_begin (Chain         *chain,
                RegRegistry   *self,
                RegGraph      *graph,
                GPtrArray     *example_inputs,
                GVariant      *options,
+               gboolean       synchronous,
                GCancellable  *cancellable,
                GError       **error)
 {
   g_autoptr(Attempt) attempt = g_new0 (Attempt, 1);
   gboolean by_default = chain->position == 0 && chain->asked == NULL;
+  gsize key_size = 0;
 
   attempt->registry = g_object_ref (self);
   attempt->compiler = chain_resolve (chain, self, error);
@@ -336,39 +340,28 @@ attempt_begin (Chain         *chain,
       (_reg_compiler_get_effective_flags (attempt->compiler) & REG_COMPILER_FLAGS_SHAREABLE) &&
       may_look_up_first (graph, example_inputs, options))
     {
-      gboolean wait = !_reg_binding_is_thread_bound (G_OBJECT_TYPE (attempt->compiler));
-      gsize key_size;
+      gboolean compiles_here = synchronous || _reg_compiler_compiles_in_worker (attempt->compiler);
       const guint8 *key = _reg_compile_cache_key (graph, example_inputs, options, &key_size);
 
       if (key != NULL)
         {
           attempt->hit = _reg_compile_cache_begin (self->cache, attempt->compiler, key, key_size,
-                                                   by_default, wait, cancellable,
-                                                   &attempt->must_settle);
+                                                   by_default, compiles_here, cancellable,
+                                                   &attempt->miss);
           if (attempt->hit != NULL)
             return g_steal_pointer (&attempt);
-          /* The key outlives this thread's next one: the compile may run
-           * in another thread. */
-          attempt->key = g_bytes_new (key, key_size);
         }
     }
 
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
-    {
-      attempt_end (attempt, NULL);
-      return NULL;
-    }
+    return NULL;
 
   attempt->shapes = _reg_compiler_prepare (attempt->compiler, attempt->name, graph,
                                            example_inputs, options, error);
   if (attempt->shapes == NULL)
-    {
-      attempt_end (attempt, NULL);
-      return NULL;
-    }
-  if (attempt->key != NULL)
-    attempt->cost = _reg_compile_cache_cost (graph, attempt->shapes,
-                                             g_bytes_get_size (attempt->key));
+    return NULL;
+  if (attempt->miss != NULL)
+    attempt->cost = _reg_compile_cache_cost (graph, attempt->shapes, key_size);
 
   return g_steal_pointer (&attempt);
 }
@@ -389,9 +382,9 @@ attempt_select (Attempt      *attempt,
 {
   guint n_nodes = reg_graph_get_n_nodes (graph);
   g_autofree guint8 *taken = g_new (guint8, MAX (n_nodes, 1));
-  g_autoptr(GString) names = g_string_new (NULL);
+  g_autoptr(GPtrArray) refused = g_ptr_array_new ();
+  g_autofree char *names = NULL;
   g_autofree char *who = NULL;
-  RegOpSet refused = 0;
   guint n_taken = 0;
 
   /* A group of nodes its backend took: it was asked of the whole graph
@@ -403,20 +396,24 @@ attempt_select (Attempt      *attempt,
                                    taken, error))
     return FALSE;
 
+  /* Operator names are interned (reg_op_get_name()). */
   for (guint i = 0; i < n_nodes; i++)
-    if (taken[i])
-      n_taken++;
-    else if (reg_graph_get_node_kind (graph, i) == REG_NODE_OP)
-      refused |= REG_OP_SET_BIT (reg_graph_get_node_operator (graph, i));
-  if (refused == 0)
+    {
+      const char *op = reg_graph_get_node_op (graph, i);
+
+      if (taken[i])
+        n_taken++;
+      else if (op != NULL && !g_ptr_array_find (refused, op, NULL))
+        g_ptr_array_add (refused, (gpointer) op);
+    }
+  if (refused->len == 0)
     return TRUE;
 
-  for (guint op = 0; op < _REG_N_OPS; op++)
-    if (refused & REG_OP_SET_BIT (op))
-      g_string_append_printf (names, "%s%s", names->len > 0 ? ", " : "", reg_op_get_name (op));
+  g_ptr_array_add (refused, NULL);
+  names = g_strjoinv (", ", (char **) refused->pdata);
   who = _reg_text_for_message (attempt->name, -1, 255);
   attempt->refusal = g_error_new (REG_COMPILER_ERROR, REG_COMPILER_ERROR_UNSUPPORTED_OP,
-                                  "backend '%s' does not take %s%s", who, names->str,
+                                  "backend '%s' does not take %s%s", who, names,
                                   chain->strict ? " (the registry is strict: nothing else "
                                                   "runs them)" : "");
   if (n_taken == 0 || !chain_has_rest (chain))
@@ -591,7 +588,7 @@ compile_on_chain (Chain        *chain,
       RegCompiledFn *fn = NULL;
 
       attempt = attempt_begin (chain, self, graph, example_inputs, attempt_options,
-                               NULL, &local_error);
+                               TRUE, NULL, &local_error);
       if (attempt != NULL && attempt->hit != NULL)
         return g_steal_pointer (&attempt->hit);
       if (attempt != NULL &&
@@ -951,7 +948,7 @@ attempt_begin_in_worker (GTask        *step,
 
   attempt = attempt_begin (&ac->chain, source_object, ac->graph, ac->example_inputs,
                            ac->chain.position == 0 ? ac->options : NULL,
-                           cancellable, &error);
+                           FALSE, cancellable, &error);
   /* A backend whose code runs in one thread is asked in the caller's
    * context (attempt_begun()). */
   if (attempt != NULL && attempt->hit == NULL &&

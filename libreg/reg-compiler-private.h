@@ -7,7 +7,6 @@
 
 #include "reg-compiler.h"
 #include "reg-graph-private.h"
-#include "reg-op-private.h"
 
 G_BEGIN_DECLS
 
@@ -63,7 +62,7 @@ gboolean       _reg_compiler_set_options             (RegCompiler          *self
  * @self; the first call wins. */
 void           _reg_compiler_set_declared            (RegCompiler          *self,
                                                       RegCompilerFlags      flags,
-                                                      RegOpSet              operators);
+                                                      char                **operators);
 
 /* The flags the registry goes by: reg_compiler_get_flags() ORed with those
  * of _reg_compiler_set_declared().  The manifest is the module author's

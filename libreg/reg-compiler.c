@@ -453,7 +453,7 @@ typedef struct
 {
   RegOnce          once;
   RegCompilerFlags flags;
-  RegOpSet         operators;
+  char           **operators;  /* NULL: every operator */
 } Declared;
 
 /* Atomic for the reason given in reg-compiled-fn.c's signature_quark(). */
@@ -472,21 +472,30 @@ declared_quark (void)
   return value;
 }
 
+static void
+declared_free (gpointer data)
+{
+  Declared *declared = data;
+
+  g_strfreev (declared->operators);
+  g_free (declared);
+}
+
 void
 _reg_compiler_set_declared (RegCompiler      *self,
                             RegCompilerFlags  flags,
-                            RegOpSet          operators)
+                            char            **operators)
 {
   Declared *declared;
 
-  if (flags == REG_COMPILER_FLAGS_NONE && operators == REG_OP_SET_ALL)
+  if (flags == REG_COMPILER_FLAGS_NONE && operators == NULL)
     return;
 
   declared = g_new0 (Declared, 1);
   declared->flags = flags;
-  declared->operators = operators;
-  if (!_reg_once_set (G_OBJECT (self), declared_quark (), declared, g_free))
-    g_free (declared);
+  declared->operators = g_strdupv (operators);
+  if (!_reg_once_set (G_OBJECT (self), declared_quark (), declared, declared_free))
+    declared_free (declared);
 }
 
 RegCompilerFlags
@@ -508,7 +517,7 @@ _reg_compiler_select_nodes (RegCompiler  *self,
 {
   RegCompilerInterface *iface = REG_COMPILER_GET_IFACE (self);
   const Declared *declared = _reg_once_get (G_OBJECT (self), declared_quark ());
-  RegOpSet operators = declared != NULL ? declared->operators : REG_OP_SET_ALL;
+  char **operators = declared != NULL ? declared->operators : NULL;
   guint n_nodes = reg_graph_get_n_nodes (graph);
   g_autoptr(GVariant) named = NULL;
   g_autofree guint8 *claimed = NULL;
@@ -519,7 +528,8 @@ _reg_compiler_select_nodes (RegCompiler  *self,
 
   for (guint i = 0; i < n_nodes; i++)
     taken[i] = reg_graph_get_node_kind (graph, i) == REG_NODE_OP &&
-               (operators & REG_OP_SET_BIT (reg_graph_get_node_operator (graph, i))) != 0;
+               (operators == NULL ||
+                g_strv_contains ((const char * const *) operators, reg_graph_get_node_op (graph, i)));
   if (iface->dup_supported_nodes == NULL)
     return TRUE;
 

@@ -443,9 +443,9 @@ reg_registry_dup_skipped_manifests (RegRegistry *self)
   while (g_hash_table_iter_next (&iter, NULL, &value))
     {
       const RegManifestSkip *skip = value;
+      g_autofree char *why = _reg_message_embed (skip->reason);
 
-      g_hash_table_insert (skipped, g_strdup (skip->path),
-                           g_strdup_printf ("%s. %s", skip->reason, skip->hint));
+      g_hash_table_insert (skipped, g_strdup (skip->path), g_strdup_printf ("%s. %s", why, skip->hint));
     }
   g_rw_lock_reader_unlock (&self->lock);
 

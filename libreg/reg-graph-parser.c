@@ -4,8 +4,9 @@
  *
  * A hand-written lexer and a recursive-descent parser of one statement at
  * a time, building the graph with the internal builder of
- * reg-graph-private.h once each statement is known to be good.  The
- * grammar is documented with RegGraph (reg-graph.c).
+ * reg-graph-private.h.  A failure drops the whole graph, so nodes are added
+ * as soon as they are read.  The grammar is documented with RegGraph
+ * (reg-graph.c).
  */
 
 #include <math.h>
@@ -14,9 +15,8 @@
 
 #include "reg-graph-private.h"
 #include "reg-message-private.h"
-#include "reg-op-private.h"
 
-/* ---- Names -------------------------------------------------------------- */
+#define DIGITS "0123456789"
 
 static inline gboolean
 is_name_start (char c)
@@ -30,6 +30,16 @@ is_name_char (char c)
   return g_ascii_isalnum (c) || c == '_';
 }
 
+static gsize
+name_length (const char *p)
+{
+  const char *q = p;
+
+  while (is_name_char (*q))
+    q++;
+  return q - p;
+}
+
 /* `inf` and `nan` are numbers in the text form, so they cannot be names. */
 static gboolean
 is_number_word (const char *word,
@@ -41,74 +51,64 @@ is_number_word (const char *word,
 gboolean
 _reg_graph_is_valid_name (const char *name)
 {
-  gsize len;
+  gsize len = name_length (name);
 
-  if (!is_name_start (name[0]))
-    return FALSE;
-  for (len = 1; name[len] != '\0'; len++)
-    if (!is_name_char (name[len]))
-      return FALSE;
-
-  return !is_number_word (name, len);
+  return is_name_start (name[0]) && name[len] == '\0' && !is_number_word (name, len);
 }
 
-/* ---- Tokens ------------------------------------------------------------- */
+/* A token's type is its character for punctuation, line breaks and the end
+ * of the text (NUL). */
+enum {
+  TOKEN_END = '\0',
+  TOKEN_NEWLINE = '\n',
+  TOKEN_NAME = 'a',
+  TOKEN_NUMBER = '0',
+};
 
-typedef enum {
-  TOKEN_NAME,
-  TOKEN_NUMBER,
-  TOKEN_LPAREN,
-  TOKEN_RPAREN,
-  TOKEN_COMMA,
-  TOKEN_COLON,
-  TOKEN_EQUALS,
-  TOKEN_NEWLINE,
-  TOKEN_END,
-} TokenType;
-
-/* Where something is in the text, for messages. */
 typedef struct
 {
+  char        type;
   const char *pos;
-  const char *line_start;
-  guint       line;
-} Location;
-
-typedef struct
-{
-  TokenType   type;
-  Location    loc;
   gsize       len;
-  double      value;   /* TOKEN_NUMBER */
+  const char *line_start;   /* where the line of @pos starts, for messages */
+  guint       line;
+  double      value;        /* TOKEN_NUMBER */
 } Token;
 
 typedef struct
 {
-  RegGraph   *graph;
-  const char *p;             /* the next byte to read */
-  const char *line_start;
-  guint       line;
-  guint       depth;         /* of parentheses: line breaks inside are space */
-  Token       tok;           /* the current token */
-  GArray     *args;          /* Arg: the arguments of the current call */
+  RegGraph     *graph;
+  const char   *p;            /* the next byte to read */
+  const char   *line_start;
+  guint         line;
+  guint         depth;        /* of parentheses: line breaks inside are space */
+  Token         tok;          /* the current token */
+  GArray       *ids;          /* guint: the operands of the current statement */
+  GStringChunk *strings;      /* token texts and quotes, freed with the parser */
 } Parser;
 
-/* An argument or output before its nodes are made: constants become nodes
- * only once the whole statement is known to be good, right before the
- * node that uses them. */
-typedef struct
+static const char *
+text (Parser      *parser,
+      const Token *tok)
 {
-  gboolean is_constant;
-  guint    id;
-  double   value;
-} Arg;
+  return g_string_chunk_insert_len (parser->strings, tok->pos, tok->len);
+}
+
+static const char *
+quote (Parser      *parser,
+       const Token *tok)
+{
+  g_autofree char *quoted = _reg_quote_for_message (tok->pos, tok->len);
+
+  return g_string_chunk_insert (parser->strings, quoted);
+}
 
 G_GNUC_PRINTF (4, 5)
 static gboolean
-set_parse_error (GError         **error,
-                 const Location  *loc,
-                 RegGraphError    code,
-                 const char      *format,
+set_parse_error (GError      **error,
+                 const Token  *tok,
+                 RegGraphError code,
+                 const char   *format,
                  ...)
 {
   g_autofree char *message = NULL;
@@ -118,7 +118,7 @@ set_parse_error (GError         **error,
   /* Columns count characters: only comments may hold non-ASCII text, and
    * counting the bytes that start a UTF-8 sequence is right for the valid
    * prefix that precedes any error. */
-  for (const char *p = loc->line_start; p < loc->pos; p++)
+  for (const char *p = tok->line_start; p < tok->pos; p++)
     if (((guchar) *p & 0xC0) != 0x80)
       column++;
 
@@ -126,164 +126,127 @@ set_parse_error (GError         **error,
   message = g_strdup_vprintf (format, args);
   va_end (args);
 
-  g_set_error (error, REG_GRAPH_ERROR, code, "%u:%u: %s", loc->line, column, message);
+  g_set_error (error, REG_GRAPH_ERROR, code, "%u:%u: %s", tok->line, column, message);
 
   return FALSE;
 }
 
-static char *
-describe_token (const Token *tok)
-{
-  static const char * const punctuation[] = {
-    [TOKEN_LPAREN] = "'('", [TOKEN_RPAREN] = "')'", [TOKEN_COMMA] = "','",
-    [TOKEN_COLON] = "':'", [TOKEN_EQUALS] = "'='", [TOKEN_NEWLINE] = "end of line",
-    [TOKEN_END] = "end of text",
-  };
-  g_autofree char *quoted = NULL;
-
-  if (tok->type != TOKEN_NAME && tok->type != TOKEN_NUMBER)
-    return g_strdup (punctuation[tok->type]);
-
-  quoted = _reg_quote_for_message (tok->loc.pos, tok->len);
-  return g_strdup_printf ("%s %s", tok->type == TOKEN_NAME ? "name" : "number", quoted);
-}
-
 /* Fails with "expected WHAT, got TOKEN" at the current token. */
+G_GNUC_PRINTF (3, 4)
 static gboolean
 unexpected (Parser      *parser,
-            const char  *what,
-            GError     **error)
+            GError     **error,
+            const char  *format,
+            ...)
 {
-  g_autofree char *got = describe_token (&parser->tok);
+  const Token *tok = &parser->tok;
+  g_autofree char *what = NULL;
+  g_autofree char *got = NULL;
+  va_list args;
 
-  return set_parse_error (error, &parser->tok.loc, REG_GRAPH_ERROR_PARSE,
-                          "expected %s, got %s", what, got);
+  va_start (args, format);
+  what = g_strdup_vprintf (format, args);
+  va_end (args);
+
+  if (tok->type == TOKEN_NAME || tok->type == TOKEN_NUMBER)
+    got = g_strdup_printf ("%s %s", tok->type == TOKEN_NAME ? "name" : "number", quote (parser, tok));
+  else if (tok->type == TOKEN_NEWLINE || tok->type == TOKEN_END)
+    got = g_strdup (tok->type == TOKEN_END ? "end of text" : "end of line");
+  else
+    got = g_strdup_printf ("'%c'", tok->type);
+
+  return set_parse_error (error, tok, REG_GRAPH_ERROR_PARSE, "expected %s, got %s", what, got);
 }
 
 static gboolean
-token_is_word (const Token *tok,
-               const char  *word)
+is_word (const Token *tok,
+         const char  *word)
 {
   return tok->type == TOKEN_NAME && tok->len == strlen (word) &&
-         memcmp (tok->loc.pos, word, tok->len) == 0;
+         memcmp (tok->pos, word, tok->len) == 0;
 }
 
-static Location
-location_here (Parser     *parser,
-               const char *pos)
-{
-  Location loc = { pos, parser->line_start, parser->line };
-
-  return loc;
-}
-
+/* Fails at parser->p, which does not start a token. */
 static gboolean
-bad_character (Parser      *parser,
-               GError     **error)
+bad_character (Parser  *parser,
+               GError **error)
 {
-  Location loc = location_here (parser, parser->p);
   gunichar c = g_utf8_get_char_validated (parser->p, -1);
+  char utf8[7] = { 0 };
 
+  parser->tok.pos = parser->p;
   if (c == (gunichar) -1 || c == (gunichar) -2)
-    return set_parse_error (error, &loc, REG_GRAPH_ERROR_PARSE,
+    return set_parse_error (error, &parser->tok, REG_GRAPH_ERROR_PARSE,
                             "invalid UTF-8 (byte 0x%02X)", (guchar) *parser->p);
+  if (!g_unichar_isgraph (c))
+    return set_parse_error (error, &parser->tok, REG_GRAPH_ERROR_PARSE,
+                            "unexpected character U+%04X", c);
 
-  if (g_unichar_isgraph (c))
-    {
-      char utf8[7] = { 0 };
-
-      g_unichar_to_utf8 (c, utf8);
-      return set_parse_error (error, &loc, REG_GRAPH_ERROR_PARSE,
-                              "unexpected character '%s'", utf8);
-    }
-
-  return set_parse_error (error, &loc, REG_GRAPH_ERROR_PARSE,
-                          "unexpected character U+%04X", c);
+  g_unichar_to_utf8 (c, utf8);
+  return set_parse_error (error, &parser->tok, REG_GRAPH_ERROR_PARSE,
+                          "unexpected character '%s'", utf8);
 }
 
 /* Reads a number at parser->p: [+-]? (digits [. digits] | . digits)
  * ([eE] [+-]? digits)?, or [+-]? (inf | nan). */
 static gboolean
 lex_number (Parser  *parser,
-            Token   *tok,
             GError **error)
 {
-  const char *start = parser->p;
-  const char *q = start;
-  gsize n_digits = 0;
-  gboolean is_word = FALSE;
-  g_autofree char *copy = NULL;
+  Token *tok = &parser->tok;
+  const char *q = parser->p + (*parser->p == '+' || *parser->p == '-');
+  gboolean is_word = is_name_start (*q);
 
-  if (*q == '+' || *q == '-')
-    q++;
-
-  if (is_name_start (*q))
+  if (is_word)
     {
-      const char *word = q;
-
-      while (is_name_char (*q))
-        q++;
-      if (!is_number_word (word, q - word))
+      if (!is_number_word (q, name_length (q)))
         return bad_character (parser, error);
-      is_word = TRUE;
+      q += 3;
     }
   else if (!g_ascii_isdigit (*q) && *q != '.')
     return bad_character (parser, error);
   else
     {
-      while (g_ascii_isdigit (*q))
-        q++, n_digits++;
+      gsize n_digits = strspn (q, DIGITS);
+
+      q += n_digits;
       if (*q == '.')
         {
-          q++;
-          while (g_ascii_isdigit (*q))
-            q++, n_digits++;
+          gsize n = strspn (q + 1, DIGITS);
+
+          n_digits += n;
+          q += 1 + n;
         }
       if (n_digits > 0 && (*q == 'e' || *q == 'E'))
         {
-          const char *r = q + 1;
+          const char *r = q + 1 + (q[1] == '+' || q[1] == '-');
 
-          if (*r == '+' || *r == '-')
-            r++;
           if (g_ascii_isdigit (*r))
-            {
-              while (g_ascii_isdigit (*r))
-                r++;
-              q = r;
-            }
+            q = r + strspn (r, DIGITS);
         }
 
       /* A number may not run into a name or another number: `1.5x`, `1e`,
        * `1.2.3` and a lone `.` are one bad token, not two good ones. */
       if (n_digits == 0 || is_name_char (*q) || *q == '.')
         {
-          Location loc = location_here (parser, start);
-          g_autofree char *quoted = NULL;
-
           while (is_name_char (*q) || *q == '.')
             q++;
-          quoted = _reg_quote_for_message (start, q - start);
-          return set_parse_error (error, &loc, REG_GRAPH_ERROR_PARSE,
-                                  "invalid number %s", quoted);
+          tok->len = q - tok->pos;
+          return set_parse_error (error, tok, REG_GRAPH_ERROR_PARSE,
+                                  "invalid number %s", quote (parser, tok));
         }
     }
 
   tok->type = TOKEN_NUMBER;
-  tok->len = q - start;
-
-  copy = g_strndup (start, tok->len);
-  tok->value = g_ascii_strtod (copy, NULL);
+  tok->len = q - tok->pos;
+  tok->value = g_ascii_strtod (text (parser, tok), NULL);
 
   /* Underflow is no error: it reads as the nearest double (a subnormal or
    * zero), as Python's float() does.  Overflow would silently make an
    * infinity of a finite number. */
   if (isinf (tok->value) && !is_word)
-    {
-      g_autofree char *quoted = _reg_quote_for_message (start, tok->len);
-
-      return set_parse_error (error, &tok->loc, REG_GRAPH_ERROR_PARSE,
-                              "number out of range: %s", quoted);
-    }
+    return set_parse_error (error, tok, REG_GRAPH_ERROR_PARSE,
+                            "number out of range: %s", quote (parser, tok));
 
   parser->p = q;
   return TRUE;
@@ -300,263 +263,201 @@ advance (Parser  *parser,
     {
       char c = *parser->p;
 
-      tok->loc = location_here (parser, parser->p);
+      tok->pos = parser->p;
+      tok->line_start = parser->line_start;
+      tok->line = parser->line;
       tok->len = 1;
 
-      switch (c)
+      if (c == '#')
         {
-        case ' ': case '\t': case '\r': case '\f': case '\v':
-          parser->p++;
-          continue;
+          const char *end;
 
-        case '#':
-          {
-            const char *start = parser->p;
-            const char *end;
-
-            while (*parser->p != '\n' && *parser->p != '\0')
-              parser->p++;
-            /* Comments may hold any text, but text it must be. */
-            if (!g_utf8_validate (start, parser->p - start, &end))
-              {
-                parser->p = end;
-                return bad_character (parser, error);
-              }
-            continue;
-          }
-
-        case '\n':
+          parser->p += strcspn (parser->p, "\n");
+          /* Comments may hold any text, but text it must be. */
+          if (!g_utf8_validate (tok->pos, parser->p - tok->pos, &end))
+            {
+              parser->p = end;
+              return bad_character (parser, error);
+            }
+        }
+      else if (c == '\n')
+        {
           parser->p++;
           parser->line++;
           parser->line_start = parser->p;
-          if (parser->depth > 0)
-            continue;
-          tok->type = TOKEN_NEWLINE;
-          return TRUE;
-
-        case '\0':
+          if (parser->depth == 0)
+            {
+              tok->type = TOKEN_NEWLINE;
+              return TRUE;
+            }
+        }
+      else if (c == '\0')
+        {
           tok->type = TOKEN_END;
           tok->len = 0;
           return TRUE;
-
-        case '(':
-          parser->depth++;
-          tok->type = TOKEN_LPAREN;
-          break;
-
-        case ')':
-          if (parser->depth > 0)
-            parser->depth--;
-          tok->type = TOKEN_RPAREN;
-          break;
-
-        case ',':
-          tok->type = TOKEN_COMMA;
-          break;
-
-        case ':':
-          tok->type = TOKEN_COLON;
-          break;
-
-        case '=':
-          tok->type = TOKEN_EQUALS;
-          break;
-
-        case '+': case '-': case '.':
-          return lex_number (parser, tok, error);
-
-        default:
-          if (g_ascii_isdigit (c))
-            return lex_number (parser, tok, error);
-
-          if (is_name_start (c))
-            {
-              const char *q = parser->p;
-
-              while (is_name_char (*q))
-                q++;
-              if (is_number_word (parser->p, q - parser->p))
-                return lex_number (parser, tok, error);
-
-              tok->type = TOKEN_NAME;
-              tok->len = q - parser->p;
-              parser->p = q;
-              return TRUE;
-            }
-
-          return bad_character (parser, error);
         }
-
-      /* The one-character tokens */
-      parser->p++;
-      return TRUE;
+      else if (strchr (" \t\r\f\v", c) != NULL)
+        parser->p++;
+      else if (strchr ("(),:=", c) != NULL)
+        {
+          if (c == '(')
+            parser->depth++;
+          else if (c == ')' && parser->depth > 0)
+            parser->depth--;
+          tok->type = c;
+          parser->p++;
+          return TRUE;
+        }
+      else if (g_ascii_isdigit (c) || strchr ("+-.", c) != NULL ||
+               is_number_word (parser->p, name_length (parser->p)))
+        return lex_number (parser, error);
+      else if (is_name_start (c))
+        {
+          tok->type = TOKEN_NAME;
+          tok->len = name_length (parser->p);
+          parser->p += tok->len;
+          return TRUE;
+        }
+      else
+        return bad_character (parser, error);
     }
 }
 
 static gboolean
 expect (Parser      *parser,
-        TokenType    type,
+        char         type,
         const char  *what,
         GError     **error)
 {
   if (parser->tok.type != type)
-    return unexpected (parser, what, error);
+    return unexpected (parser, error, "%s", what);
 
   return advance (parser, error);
 }
 
-/* Reads a name or a number (a call's argument, or an output) into @arg and
- * moves past it. */
+static gboolean
+skip_newlines (Parser  *parser,
+               GError **error)
+{
+  while (parser->tok.type == TOKEN_NEWLINE)
+    if (!advance (parser, error))
+      return FALSE;
+
+  return TRUE;
+}
+
+static gboolean
+at_end_of_line (Parser *parser)
+{
+  return parser->tok.type == TOKEN_NEWLINE || parser->tok.type == TOKEN_END;
+}
+
+static gboolean
+at_end_of_list (Parser   *parser,
+                gboolean  in_parens)
+{
+  return in_parens ? parser->tok.type == ')' : at_end_of_line (parser);
+}
+
+/* An input of the header: a new name. */
+static gboolean
+parse_input (Parser  *parser,
+             GError **error)
+{
+  const char *name;
+
+  if (parser->tok.type != TOKEN_NAME)
+    return unexpected (parser, error, "an input name");
+
+  name = text (parser, &parser->tok);
+  if (g_hash_table_contains (parser->graph->names, name))
+    return set_parse_error (error, &parser->tok, REG_GRAPH_ERROR_REDEFINED,
+                            "input %s is defined twice", quote (parser, &parser->tok));
+  _reg_graph_append (parser->graph, REG_NODE_INPUT, 0, NULL, 0.0, g_strdup (name));
+
+  return advance (parser, error);
+}
+
+/* A call's argument or an output: a name defined before, or a number,
+ * which becomes a constant node; its id goes to parser->ids. */
 static gboolean
 parse_operand (Parser  *parser,
-               Arg     *arg,
                GError **error)
 {
   Token tok = parser->tok;
-  g_autofree char *name = NULL;
   gpointer id;
+  guint node;
 
   if (tok.type == TOKEN_NUMBER)
     {
-      arg->is_constant = TRUE;
-      arg->value = tok.value;
+      node = _reg_graph_append (parser->graph, REG_NODE_CONSTANT, 0, NULL, tok.value, NULL);
+      g_array_append_val (parser->ids, node);
       return advance (parser, error);
     }
 
   if (tok.type != TOKEN_NAME)
-    return unexpected (parser, "a name or a number", error);
-
+    return unexpected (parser, error, "a name or a number");
   if (!advance (parser, error))
     return FALSE;
+  if (parser->tok.type == '(')
+    return set_parse_error (error, &tok, REG_GRAPH_ERROR_PARSE, "calls do not nest: assign "
+                            "the call of %s to a name first", quote (parser, &tok));
+  if (!g_hash_table_lookup_extended (parser->graph->names, text (parser, &tok), NULL, &id))
+    return set_parse_error (error, &tok, REG_GRAPH_ERROR_UNDEFINED,
+                            "undefined name %s", quote (parser, &tok));
 
-  if (parser->tok.type == TOKEN_LPAREN)
-    {
-      g_autofree char *quoted = _reg_quote_for_message (tok.loc.pos, tok.len);
-
-      return set_parse_error (error, &tok.loc, REG_GRAPH_ERROR_PARSE,
-                              "calls do not nest: assign the call of %s to a "
-                              "name first", quoted);
-    }
-
-  name = g_strndup (tok.loc.pos, tok.len);
-  if (!g_hash_table_lookup_extended (parser->graph->names, name, NULL, &id))
-    {
-      g_autofree char *quoted = _reg_quote_for_message (name, -1);
-
-      return set_parse_error (error, &tok.loc, REG_GRAPH_ERROR_UNDEFINED,
-                              "undefined name %s", quoted);
-    }
-
-  arg->is_constant = FALSE;
-  arg->id = GPOINTER_TO_UINT (id);
+  node = GPOINTER_TO_UINT (id);
+  g_array_append_val (parser->ids, node);
   return TRUE;
 }
 
+/* Reads inputs (@inputs) or operands separated by commas, a trailing comma
+ * allowed, up to (not past) the ')' when @in_parens, else the end of the
+ * line. */
 static gboolean
-ends_operands (Parser   *parser,
-               gboolean  in_parens)
+parse_list (Parser    *parser,
+            gboolean   in_parens,
+            gboolean   inputs,
+            GError   **error)
 {
-  if (in_parens)
-    return parser->tok.type == TOKEN_RPAREN;
+  g_array_set_size (parser->ids, 0);
 
-  return parser->tok.type == TOKEN_NEWLINE || parser->tok.type == TOKEN_END;
-}
-
-/* Reads operands separated by commas, a trailing comma allowed, into
- * parser->args, up to (not past) the ')' when @in_parens, else the end of
- * the line. */
-static gboolean
-parse_operands (Parser    *parser,
-                gboolean   in_parens,
-                GError   **error)
-{
-  g_array_set_size (parser->args, 0);
-
-  while (!ends_operands (parser, in_parens))
+  while (!at_end_of_list (parser, in_parens))
     {
-      Arg arg;
-
-      if (!parse_operand (parser, &arg, error))
+      if (!(inputs ? parse_input (parser, error) : parse_operand (parser, error)))
         return FALSE;
-      g_array_append_val (parser->args, arg);
 
-      if (parser->tok.type == TOKEN_COMMA)
+      if (parser->tok.type == ',')
         {
           if (!advance (parser, error))
             return FALSE;
         }
-      else if (!ends_operands (parser, in_parens))
-        return unexpected (parser, in_parens ? "',' or ')'" : "',' or end of line", error);
+      else if (!at_end_of_list (parser, in_parens))
+        return unexpected (parser, error, in_parens ? "',' or ')'" : "',' or end of line");
     }
 
   return TRUE;
-}
-
-/* Turns parser->args into node ids in @ids, making the constants nodes. */
-static void
-resolve_operands (Parser *parser,
-                  guint  *ids)
-{
-  for (guint i = 0; i < parser->args->len; i++)
-    {
-      Arg *arg = &g_array_index (parser->args, Arg, i);
-
-      ids[i] = arg->is_constant
-        ? _reg_graph_append (parser->graph, REG_NODE_CONSTANT, 0, NULL, arg->value, NULL)
-        : arg->id;
-    }
 }
 
 static gboolean
 parse_header (Parser  *parser,
               GError **error)
 {
-  while (parser->tok.type == TOKEN_NEWLINE)
-    if (!advance (parser, error))
-      return FALSE;
-
-  if (!token_is_word (&parser->tok, "graph"))
-    return unexpected (parser, "the header 'graph(...):'", error);
-  if (!advance (parser, error) ||
-      !expect (parser, TOKEN_LPAREN, "'(' after 'graph'", error))
+  if (!skip_newlines (parser, error))
     return FALSE;
-
-  while (parser->tok.type != TOKEN_RPAREN)
-    {
-      Token tok = parser->tok;
-      g_autofree char *name = NULL;
-
-      if (tok.type != TOKEN_NAME)
-        return unexpected (parser, "an input name", error);
-
-      name = g_strndup (tok.loc.pos, tok.len);
-      if (g_hash_table_contains (parser->graph->names, name))
-        {
-          g_autofree char *quoted = _reg_quote_for_message (name, -1);
-
-          return set_parse_error (error, &tok.loc, REG_GRAPH_ERROR_REDEFINED,
-                                  "input %s is defined twice", quoted);
-        }
-      _reg_graph_append (parser->graph, REG_NODE_INPUT, 0, NULL, 0.0, g_steal_pointer (&name));
-
-      if (!advance (parser, error))
-        return FALSE;
-      if (parser->tok.type == TOKEN_COMMA)
-        {
-          if (!advance (parser, error))
-            return FALSE;
-        }
-      else if (parser->tok.type != TOKEN_RPAREN)
-        return unexpected (parser, "',' or ')'", error);
-    }
+  if (!is_word (&parser->tok, "graph"))
+    return unexpected (parser, error, "the header 'graph(...):'");
 
   if (!advance (parser, error) ||
-      !expect (parser, TOKEN_COLON, "':' after the inputs", error))
+      !expect (parser, '(', "'(' after 'graph'", error) ||
+      !parse_list (parser, TRUE, TRUE, error) ||
+      !advance (parser, error) ||
+      !expect (parser, ':', "':' after the inputs", error))
     return FALSE;
 
-  if (parser->tok.type == TOKEN_END)
-    return TRUE;
-  return expect (parser, TOKEN_NEWLINE, "end of line after 'graph(...):'", error);
+  return parser->tok.type == TOKEN_END ||
+         expect (parser, TOKEN_NEWLINE, "end of line after 'graph(...):'", error);
 }
 
 /* NAME = OP(ARGS) */
@@ -566,74 +467,53 @@ parse_assignment (Parser  *parser,
 {
   Token target = parser->tok;
   Token op_tok;
-  g_autofree char *name = NULL;
   gpointer previous;
   RegOp op;
-  guint ids[REG_GRAPH_MAX_ARITY];
 
   if (!advance (parser, error))
     return FALSE;
-  if (parser->tok.type != TOKEN_EQUALS)
-    {
-      g_autofree char *quoted = _reg_quote_for_message (target.loc.pos, target.len);
-      g_autofree char *what = g_strdup_printf ("'=' after %s", quoted);
-
-      return unexpected (parser, what, error);
-    }
-
-  name = g_strndup (target.loc.pos, target.len);
-  if (g_hash_table_lookup_extended (parser->graph->names, name, NULL, &previous))
+  if (parser->tok.type != '=')
+    return unexpected (parser, error, "'=' after %s", quote (parser, &target));
+  if (g_hash_table_lookup_extended (parser->graph->names, text (parser, &target), NULL, &previous))
     {
       const RegNode *node = _reg_graph_get_node (parser->graph, GPOINTER_TO_UINT (previous));
-      gboolean is_input = node->kind == REG_NODE_INPUT;
-      g_autofree char *quoted = _reg_quote_for_message (name, -1);
 
-      return set_parse_error (error, &target.loc, REG_GRAPH_ERROR_REDEFINED,
-                              "%s is already defined%s", quoted,
-                              is_input ? " as an input" : "");
+      return set_parse_error (error, &target, REG_GRAPH_ERROR_REDEFINED,
+                              "%s is already defined%s", quote (parser, &target),
+                              node->kind == REG_NODE_INPUT ? " as an input" : "");
     }
 
   if (!advance (parser, error))
     return FALSE;
   op_tok = parser->tok;
   if (op_tok.type != TOKEN_NAME)
-    return unexpected (parser, "an operator name", error);
+    return unexpected (parser, error, "an operator name");
   if (!advance (parser, error))
     return FALSE;
-  if (parser->tok.type != TOKEN_LPAREN)
-    {
-      g_autofree char *quoted = _reg_quote_for_message (op_tok.loc.pos, op_tok.len);
-      g_autofree char *what = g_strdup_printf ("'(' after %s", quoted);
-
-      return unexpected (parser, what, error);
-    }
-  if (!_reg_op_lookup (op_tok.loc.pos, op_tok.len, &op))
-    {
-      g_autofree char *quoted = _reg_quote_for_message (op_tok.loc.pos, op_tok.len);
-
-      return set_parse_error (error, &op_tok.loc, REG_GRAPH_ERROR_UNKNOWN_OP,
-                              "unknown operator %s", quoted);
-    }
+  if (parser->tok.type != '(')
+    return unexpected (parser, error, "'(' after %s", quote (parser, &op_tok));
+  if (!reg_op_from_name (text (parser, &op_tok), &op))
+    return set_parse_error (error, &op_tok, REG_GRAPH_ERROR_UNKNOWN_OP,
+                            "unknown operator %s", quote (parser, &op_tok));
 
   if (!advance (parser, error) ||
-      !parse_operands (parser, TRUE, error))
+      !parse_list (parser, TRUE, FALSE, error))
     return FALSE;
-
-  if (parser->args->len != reg_op_get_arity (op))
+  if (parser->ids->len != reg_op_get_arity (op))
     {
-      g_autofree char *message = _reg_graph_arity_message (op, parser->args->len);
+      g_autofree char *message = _reg_graph_arity_message (op, parser->ids->len);
 
-      return set_parse_error (error, &op_tok.loc, REG_GRAPH_ERROR_ARITY, "%s", message);
+      return set_parse_error (error, &op_tok, REG_GRAPH_ERROR_ARITY, "%s", message);
     }
 
   /* Past ')' */
   if (!advance (parser, error))
     return FALSE;
-  if (parser->tok.type != TOKEN_NEWLINE && parser->tok.type != TOKEN_END)
-    return unexpected (parser, "end of line after ')'", error);
+  if (!at_end_of_line (parser))
+    return unexpected (parser, error, "end of line after ')'");
 
-  resolve_operands (parser, ids);
-  _reg_graph_append (parser->graph, REG_NODE_OP, op, ids, 0.0, g_steal_pointer (&name));
+  _reg_graph_append (parser->graph, REG_NODE_OP, op, (const guint *) parser->ids->data, 0.0,
+                     g_strdup (text (parser, &target)));
 
   return parser->tok.type == TOKEN_END || advance (parser, error);
 }
@@ -643,34 +523,51 @@ static gboolean
 parse_return (Parser  *parser,
               GError **error)
 {
-  g_autofree guint *ids = NULL;
-
   if (!advance (parser, error))
     return FALSE;
 
-  if (parser->tok.type == TOKEN_LPAREN)
+  if (parser->tok.type == '(')
     {
       if (!advance (parser, error) ||
-          !parse_operands (parser, TRUE, error) ||
+          !parse_list (parser, TRUE, FALSE, error) ||
           !advance (parser, error))
         return FALSE;
     }
-  else if (parser->tok.type == TOKEN_NEWLINE || parser->tok.type == TOKEN_END)
-    return unexpected (parser, "the outputs after 'return' (use 'return ()' for none)", error);
-  else if (!parse_operands (parser, FALSE, error))
+  else if (at_end_of_line (parser))
+    return unexpected (parser, error, "the outputs after 'return' (use 'return ()' for none)");
+  else if (!parse_list (parser, FALSE, FALSE, error))
     return FALSE;
 
-  while (parser->tok.type == TOKEN_NEWLINE)
-    if (!advance (parser, error))
-      return FALSE;
+  if (!skip_newlines (parser, error))
+    return FALSE;
   if (parser->tok.type != TOKEN_END)
-    return unexpected (parser, "end of text after the return statement", error);
+    return unexpected (parser, error, "end of text after the return statement");
 
-  ids = g_new (guint, MAX (parser->args->len, 1));
-  resolve_operands (parser, ids);
-  _reg_graph_set_outputs (parser->graph, ids, parser->args->len);
-
+  _reg_graph_set_outputs (parser->graph, (const guint *) parser->ids->data, parser->ids->len);
   return TRUE;
+}
+
+static gboolean
+parse_graph (Parser  *parser,
+             GError **error)
+{
+  if (!advance (parser, error) || !parse_header (parser, error))
+    return FALSE;
+
+  for (;;)
+    {
+      if (!skip_newlines (parser, error))
+        return FALSE;
+      if (parser->tok.type == TOKEN_END)
+        return set_parse_error (error, &parser->tok, REG_GRAPH_ERROR_PARSE,
+                                "missing return statement");
+      if (is_word (&parser->tok, "return"))
+        return parse_return (parser, error);
+      if (parser->tok.type != TOKEN_NAME)
+        return unexpected (parser, error, "a statement 'NAME = OP(ARGS)' or 'return'");
+      if (!parse_assignment (parser, error))
+        return FALSE;
+    }
 }
 
 /**
@@ -699,50 +596,20 @@ reg_graph_new_from_string (const char  *text,
                            GError     **error)
 {
   g_autoptr(RegGraph) graph = NULL;
-  g_autoptr(GArray) args = NULL;
-  Parser parser = { 0 };
+  g_autoptr(GArray) ids = NULL;
+  g_autoptr(GStringChunk) strings = NULL;
+  Parser parser;
 
   g_return_val_if_fail (text != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   graph = reg_graph_new ();
-  args = g_array_new (FALSE, FALSE, sizeof (Arg));
-  parser.graph = graph;
-  parser.p = text;
-  parser.line_start = text;
-  parser.line = 1;
-  parser.args = args;
+  ids = g_array_new (FALSE, FALSE, sizeof (guint));
+  strings = g_string_chunk_new (256);
+  parser = (Parser) { .graph = graph, .p = text, .line_start = text, .line = 1,
+                      .ids = ids, .strings = strings };
 
-  if (!advance (&parser, error) || !parse_header (&parser, error))
-    return NULL;
-
-  for (;;)
-    {
-      while (parser.tok.type == TOKEN_NEWLINE)
-        if (!advance (&parser, error))
-          return NULL;
-
-      if (parser.tok.type == TOKEN_END)
-        {
-          set_parse_error (error, &parser.tok.loc, REG_GRAPH_ERROR_PARSE,
-                           "missing return statement");
-          return NULL;
-        }
-
-      if (token_is_word (&parser.tok, "return"))
-        break;
-
-      if (parser.tok.type != TOKEN_NAME)
-        {
-          unexpected (&parser, "a statement 'NAME = OP(ARGS)' or 'return'", error);
-          return NULL;
-        }
-
-      if (!parse_assignment (&parser, error))
-        return NULL;
-    }
-
-  if (!parse_return (&parser, error))
+  if (!parse_graph (&parser, error))
     return NULL;
 
   return g_steal_pointer (&graph);

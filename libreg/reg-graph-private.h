@@ -10,8 +10,7 @@
 
 G_BEGIN_DECLS
 
-/* Every operator takes one or two arguments (reg_op_get_arity()), so a
- * node stores its arguments inline. */
+/* Every operator takes one or two arguments, so they are stored inline. */
 #define REG_GRAPH_MAX_ARITY 2
 
 typedef struct
@@ -21,7 +20,7 @@ typedef struct
   guint       n_args;
   guint       args[REG_GRAPH_MAX_ARITY];
   double      value;        /* REG_NODE_CONSTANT */
-  char       *name;         /* inputs, named calls; else NULL */
+  const char *name;         /* inputs, named calls; else NULL.  Owned by names */
 } RegNode;
 
 struct _RegGraph
@@ -32,9 +31,7 @@ struct _RegGraph
   GArray     *inputs;        /* guint: the input nodes, in order */
   GArray     *outputs;       /* guint */
   gboolean    has_outputs;   /* set_outputs() or a `return` happened */
-
-  /* name -> node id (GUINT_TO_POINTER); the keys belong to the nodes */
-  GHashTable *names;
+  GHashTable *names;         /* name (owned) -> node id (GUINT_TO_POINTER) */
 
   /* The first failure of a builder call that has no GError of its own
    * (add_input, set_outputs), reported by reg_graph_validate(). */
@@ -68,24 +65,19 @@ void         _reg_graph_set_outputs   (RegGraph     *self,
 char        *_reg_graph_arity_message (RegOp         op,
                                        guint         n_args);
 
-/* Whether @name may name a node: an identifier other than `inf` and
- * `nan` (the lexical rule of the text form, in reg-graph-parser.c). */
+/* Whether @name may name a node (the lexical rule, in the parser). */
 gboolean     _reg_graph_is_valid_name (const char   *name);
 
-/* Checks @graph (sticky builder error included, see reg_graph_validate())
- * against @example_inputs (count, then the shape of every node under the
- * operator rules) and, on success, returns in @shapes (optional) a newly
- * allocated array of reg_graph_get_n_nodes() shapes, one per node.
- * Errors: REG_GRAPH_ERROR_SHAPE naming the node and both shapes, or the
- * graph's own validation error. */
+/* reg_graph_infer_shapes() without its guards: @example_inputs (NULL for
+ * none) must hold tensors; @shapes (optional) gets a g_new()ed array of
+ * one shape per node. */
 gboolean     _reg_graph_infer_shapes  (RegGraph     *graph,
                                        GPtrArray    *example_inputs,
                                        RegShape    **shapes,
                                        GError      **error);
 
 /* A graph equal to @self that never changes, for a backend to keep: @self
- * (a new reference) when it is frozen already, else a frozen copy.
- * Builder calls on a frozen graph are programmer errors. */
+ * (a new reference) when it is frozen already, else a frozen copy. */
 RegGraph    *_reg_graph_dup_frozen    (RegGraph     *self);
 
 G_END_DECLS

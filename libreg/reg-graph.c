@@ -13,20 +13,10 @@
  * RegGraph:
  *
  * A computation graph in the manner of torch.fx: named inputs, scalar
- * constants and calls of operators on earlier nodes, plus an ordered list
- * of outputs.
- *
- * Nodes are numbered densely in the order they are defined, from 0; a
- * node's arguments are always earlier nodes, so definition order is a
- * valid evaluation order.
- *
- * The operators are the values of [enum@Reg.Op]: the elementwise `add`,
- * `sub`, `mul`, `div`, `maximum` and `minimum` (two tensors of the same
- * shape, or a tensor and a constant), the elementwise `neg`, `relu`, `exp`,
- * `log`, `sqrt`, `tanh`, `sigmoid` and `abs`, `sum` (all elements, to a 0-d
- * tensor) and `matmul` (two 2-D tensors).  [func@Reg.Op.get_name],
- * [func@Reg.Op.get_arity] and [func@Reg.Op.get_kind] give each one's name
- * in the text form, number of arguments and shape rule.
+ * constants and calls of operators ([enum@Reg.Op]) on earlier nodes, plus
+ * an ordered list of outputs.  Nodes are numbered densely from 0 in the
+ * order they are defined; arguments are always earlier nodes, so that
+ * order is a valid evaluation order.
  *
  * A graph is built with [method@Reg.Graph.add_input],
  * [method@Reg.Graph.add_constant], [method@Reg.Graph.add_op] (which may be
@@ -52,7 +42,8 @@
  * `return a`.  [method@Reg.Graph.to_string] prints the canonical form of
  * this text.
  *
- * A graph is not locked: build it in one thread.  Once built, any number of
+ * A graph is not locked: build it in one thread; the builder calls change
+ * it, and no other thread may use it meanwhile.  Once built, any number of
  * threads may read it (inspect, print, compile it) at the same time.
  * Compiling never depends on the graph staying as it is: a backend is
  * given a copy that never changes (see [vfunc@Reg.Compiler.compile]), so
@@ -62,19 +53,10 @@
 G_DEFINE_FINAL_TYPE (RegGraph, reg_graph, G_TYPE_OBJECT)
 
 static void
-node_clear (gpointer data)
-{
-  RegNode *node = data;
-
-  g_clear_pointer (&node->name, g_free);
-}
-
-static void
 reg_graph_finalize (GObject *object)
 {
   RegGraph *self = REG_GRAPH (object);
 
-  /* The table borrows its keys from the nodes: free it first. */
   g_clear_pointer (&self->names, g_hash_table_unref);
   g_clear_pointer (&self->nodes, g_array_unref);
   g_clear_pointer (&self->inputs, g_array_unref);
@@ -96,13 +78,12 @@ static void
 reg_graph_init (RegGraph *self)
 {
   self->nodes = g_array_new (FALSE, FALSE, sizeof (RegNode));
-  g_array_set_clear_func (self->nodes, node_clear);
   self->inputs = g_array_new (FALSE, FALSE, sizeof (guint));
   self->outputs = g_array_new (FALSE, FALSE, sizeof (guint));
-  self->names = g_hash_table_new (g_str_hash, g_str_equal);
+  self->names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 }
 
-/* ---- Nodes -------------------------------------------------------------- */
+/* ---- Builder ------------------------------------------------------------ */
 
 char *
 _reg_graph_arity_message (RegOp op,
@@ -113,7 +94,6 @@ _reg_graph_arity_message (RegOp op,
   return g_strdup_printf ("%s takes %u argument%s, %u given", reg_op_get_name (op),
                           arity, arity == 1 ? "" : "s", n_args);
 }
-
 
 guint
 _reg_graph_append (RegGraph    *self,
@@ -156,19 +136,10 @@ _reg_graph_set_outputs (RegGraph    *self,
   self->has_outputs = TRUE;
 }
 
-/* ---- Builder ------------------------------------------------------------ */
-
-/* Keeps @error (taken) for reg_graph_validate() unless @self has one:
- * the first error is the one to report, later ones often follow from it. */
-static void
-keep_builder_error (RegGraph *self,
-                    GError   *error)
-{
-  if (self->builder_error == NULL)
-    self->builder_error = error;
-  else
-    g_error_free (error);
-}
+/* Where a failed builder call without a GError of its own keeps its error
+ * for reg_graph_validate(): only the first one is kept, as later ones
+ * often follow from it. */
+#define BUILDER_ERROR(self) ((self)->builder_error == NULL ? &(self)->builder_error : NULL)
 
 /* Fails with REG_GRAPH_ERROR_PARSE or _REDEFINED when @name may not name a
  * new node of @self; @what says what it would name, for the message. */
@@ -182,13 +153,10 @@ check_new_name (RegGraph    *self,
 
   if (!_reg_graph_is_valid_name (name))
     {
-      g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_PARSE,
-                   "invalid %s %s: names are identifiers "
-                   "([A-Za-z_][A-Za-z0-9_]*) other than inf and nan",
-                   what, quoted);
+      g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_PARSE, "invalid %s %s: names are "
+                   "identifiers ([A-Za-z_][A-Za-z0-9_]*) other than inf and nan", what, quoted);
       return FALSE;
     }
-
   if (g_hash_table_contains (self->names, name))
     {
       g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_REDEFINED,
@@ -202,9 +170,7 @@ check_new_name (RegGraph    *self,
 /**
  * reg_graph_new:
  *
- * Creates an empty graph, to be filled with [method@Reg.Graph.add_input],
- * [method@Reg.Graph.add_constant], [method@Reg.Graph.add_op] and
- * [method@Reg.Graph.set_outputs].
+ * Creates an empty graph.
  *
  * Returns: (transfer full): a new graph
  */
@@ -219,16 +185,12 @@ reg_graph_new (void)
  * @self: a [class@Reg.Graph]
  * @name: the name of the input
  *
- * Adds an input to @self, after the inputs already there.
- *
- * A name that is not an identifier (`[A-Za-z_][A-Za-z0-9_]*`), or is `inf`
- * or `nan`, is a %REG_GRAPH_ERROR_PARSE error; a name already defined in
- * @self is a %REG_GRAPH_ERROR_REDEFINED error.  The call then adds nothing
- * and returns %REG_GRAPH_INVALID_NODE, and @self keeps the error for
- * [method@Reg.Graph.validate] (the first one, when there are several).
- *
- * Like every builder call, this changes @self: no other thread may use
- * @self at the same time.
+ * Adds an input to @self, after the inputs already there.  A @name that is
+ * not an identifier (`[A-Za-z_][A-Za-z0-9_]*`), or is `inf` or `nan`, is a
+ * %REG_GRAPH_ERROR_PARSE error, one defined already in @self a
+ * %REG_GRAPH_ERROR_REDEFINED error: the call then adds nothing, and @self
+ * keeps the first such error for [method@Reg.Graph.validate].  No other
+ * thread may use @self meanwhile.
  *
  * Returns: the id of the new node, or %REG_GRAPH_INVALID_NODE
  */
@@ -236,17 +198,12 @@ guint
 reg_graph_add_input (RegGraph   *self,
                      const char *name)
 {
-  GError *error = NULL;
-
   g_return_val_if_fail (REG_IS_GRAPH (self), REG_GRAPH_INVALID_NODE);
   g_return_val_if_fail (!self->frozen, REG_GRAPH_INVALID_NODE);
   g_return_val_if_fail (name != NULL, REG_GRAPH_INVALID_NODE);
 
-  if (!check_new_name (self, name, "input name", &error))
-    {
-      keep_builder_error (self, error);
-      return REG_GRAPH_INVALID_NODE;
-    }
+  if (!check_new_name (self, name, "input name", BUILDER_ERROR (self)))
+    return REG_GRAPH_INVALID_NODE;
 
   return _reg_graph_append (self, REG_NODE_INPUT, 0, NULL, 0.0, g_strdup (name));
 }
@@ -257,7 +214,7 @@ reg_graph_add_input (RegGraph   *self,
  * @value: the value of the constant
  *
  * Adds a scalar constant to @self.  Any double is a constant, infinities
- * and NaN included.  No other thread may use @self at the same time.
+ * and NaN included.  No other thread may use @self meanwhile.
  *
  * Returns: the id of the new node
  */
@@ -280,18 +237,15 @@ reg_graph_add_constant (RegGraph *self,
  * @n_args: the number of arguments, [func@Reg.Op.get_arity] of the operator
  * @error: return location for a #GError
  *
- * Adds a call of the operator named @op (see [func@Reg.Op.from_name]) on
- * earlier nodes to @self.  The call has no name: it gets one that no other
- * node has when @self is printed (see [method@Reg.Graph.to_string]), unless
- * [method@Reg.Graph.set_node_name] gives it one.
+ * Adds a call of the operator named @op on earlier nodes to @self.  The
+ * call has no name: it gets one that no other node has when @self is
+ * printed, unless [method@Reg.Graph.set_node_name] gives it one.
  *
  * Fails with %REG_GRAPH_ERROR_UNKNOWN_OP for an operator libreg does not
  * know, %REG_GRAPH_ERROR_ARITY for the wrong number of arguments and
  * %REG_GRAPH_ERROR_UNDEFINED for an argument that is not a node of @self
- * (%REG_GRAPH_INVALID_NODE included).  A failure adds nothing and, unlike
- * the errors of [method@Reg.Graph.add_input], does not stay with @self.
- *
- * No other thread may use @self at the same time.
+ * (%REG_GRAPH_INVALID_NODE included); the call then adds nothing, and the
+ * error does not stay with @self.  No other thread may use @self meanwhile.
  *
  * Returns: the id of the new node, or %REG_GRAPH_INVALID_NODE with @error
  *   set
@@ -315,8 +269,7 @@ reg_graph_add_op (RegGraph     *self,
     {
       g_autofree char *quoted = _reg_quote_for_message (op, strlen (op));
 
-      g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_UNKNOWN_OP,
-                   "unknown operator %s", quoted);
+      g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_UNKNOWN_OP, "unknown operator %s", quoted);
       return REG_GRAPH_INVALID_NODE;
     }
 
@@ -330,20 +283,15 @@ reg_graph_add_op (RegGraph     *self,
 
   for (guint i = 0; i < n_args; i++)
     {
+      if (args[i] < self->nodes->len)
+        continue;
       if (args[i] == REG_GRAPH_INVALID_NODE)
-        {
-          g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_UNDEFINED,
-                       "argument %u of %s is REG_GRAPH_INVALID_NODE, the "
-                       "result of a failed call", i, op);
-          return REG_GRAPH_INVALID_NODE;
-        }
-      if (args[i] >= self->nodes->len)
-        {
-          g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_UNDEFINED,
-                       "argument %u of %s: node %u does not exist (the graph "
-                       "has %u nodes)", i, op, args[i], self->nodes->len);
-          return REG_GRAPH_INVALID_NODE;
-        }
+        g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_UNDEFINED, "argument %u of %s is "
+                     "REG_GRAPH_INVALID_NODE, the result of a failed call", i, op);
+      else
+        g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_UNDEFINED, "argument %u of %s: node "
+                     "%u does not exist (the graph has %u nodes)", i, op, args[i], self->nodes->len);
+      return REG_GRAPH_INVALID_NODE;
     }
 
   return _reg_graph_append (self, REG_NODE_OP, value, args, 0.0, NULL);
@@ -356,16 +304,10 @@ reg_graph_add_op (RegGraph     *self,
  * @name: the name of its result, as in `NAME = OP(ARGS)` in the text form
  * @error: return location for a #GError
  *
- * Names the result of an operator call added by [method@Reg.Graph.add_op],
- * for the text form and for [method@Reg.Graph.get_node_name].  @node must
- * be a %REG_NODE_OP node of @self without a name.
- *
- * Fails with %REG_GRAPH_ERROR_PARSE for a @name that is not an identifier
- * (`[A-Za-z_][A-Za-z0-9_]*`) or is `inf` or `nan`, and with
- * %REG_GRAPH_ERROR_REDEFINED for a @name already defined in @self; the
- * node then stays unnamed, and the error does not stay with @self.
- *
- * No other thread may use @self at the same time.
+ * Names the result of an operator call added by [method@Reg.Graph.add_op].
+ * Fails as [method@Reg.Graph.add_input] does for a bad or taken @name; the
+ * node then stays unnamed, and the error does not stay with @self.  No
+ * other thread may use @self meanwhile.
  *
  * Returns: %TRUE if @node is named @name, %FALSE with @error set otherwise
  */
@@ -376,6 +318,7 @@ reg_graph_set_node_name (RegGraph    *self,
                          GError     **error)
 {
   RegNode *n;
+  char *copy;
 
   g_return_val_if_fail (REG_IS_GRAPH (self), FALSE);
   g_return_val_if_fail (!self->frozen, FALSE);
@@ -389,8 +332,8 @@ reg_graph_set_node_name (RegGraph    *self,
   if (!check_new_name (self, name, "name", error))
     return FALSE;
 
-  n->name = g_strdup (name);
-  g_hash_table_insert (self->names, n->name, GUINT_TO_POINTER (node));
+  n->name = copy = g_strdup (name);
+  g_hash_table_insert (self->names, copy, GUINT_TO_POINTER (node));
 
   return TRUE;
 }
@@ -404,13 +347,11 @@ reg_graph_set_node_name (RegGraph    *self,
  *
  * Sets the outputs of @self, replacing those set before.  A node may be an
  * output more than once, and a graph may have no output at all (@n 0), but
- * a graph whose outputs were never set does not validate.
- *
- * An id that is not a node of @self (%REG_GRAPH_INVALID_NODE included) is a
- * %REG_GRAPH_ERROR_UNDEFINED error: the call then changes nothing and @self
- * keeps the error for [method@Reg.Graph.validate].
- *
- * No other thread may use @self at the same time.
+ * a graph whose outputs were never set does not validate.  An id that is
+ * not a node of @self (%REG_GRAPH_INVALID_NODE included) is a
+ * %REG_GRAPH_ERROR_UNDEFINED error: the call then changes nothing, and
+ * @self keeps the error as [method@Reg.Graph.add_input] does.  No other
+ * thread may use @self meanwhile.
  */
 void
 reg_graph_set_outputs (RegGraph    *self,
@@ -425,10 +366,9 @@ reg_graph_set_outputs (RegGraph    *self,
     {
       if (nodes[i] >= self->nodes->len)
         {
-          keep_builder_error (self, g_error_new (REG_GRAPH_ERROR, REG_GRAPH_ERROR_UNDEFINED,
-                                                 "output %u: node %u does not exist (the "
-                                                 "graph has %u nodes)",
-                                                 i, nodes[i], self->nodes->len));
+          g_set_error (BUILDER_ERROR (self), REG_GRAPH_ERROR, REG_GRAPH_ERROR_UNDEFINED,
+                       "output %u: node %u does not exist (the graph has %u nodes)",
+                       i, nodes[i], self->nodes->len);
           return;
         }
     }
@@ -443,12 +383,9 @@ reg_graph_set_outputs (RegGraph    *self,
  *
  * Checks that @self is a complete graph: no builder call failed (the first
  * error of [method@Reg.Graph.add_input] or [method@Reg.Graph.set_outputs]
- * is reported here), and its outputs were set (a graph without them fails
- * with %REG_GRAPH_ERROR_PARSE, as a text without `return` does).
- *
- * Shapes are checked later, against example inputs, when the graph is
- * compiled.  This function only reads @self: several threads may call it
- * at once.
+ * is reported here), and its outputs were set (else
+ * %REG_GRAPH_ERROR_PARSE, as for a text without `return`).  Several threads
+ * may call it at once.
  *
  * Returns: %TRUE if @self is valid, %FALSE with @error set otherwise
  */
@@ -475,14 +412,13 @@ reg_graph_validate (RegGraph  *self,
   return TRUE;
 }
 
-/* ---- Inspection --------------------------------------------------------- */
+/* ---- Inspection: the getters only read ---------------------------------- */
 
 /**
  * reg_graph_get_n_nodes:
  * @self: a [class@Reg.Graph]
  *
- * Gets the number of nodes of @self; their ids run from 0 to this number
- * minus 1.
+ * Gets the number of nodes of @self; their ids run from 0 to this minus 1.
  *
  * Returns: the number of nodes
  */
@@ -518,10 +454,9 @@ reg_graph_get_node_kind (RegGraph *self,
  * @self: a [class@Reg.Graph]
  * @node: a node id
  *
- * Gets the name of @node: the name of an input, or the name of an operator
- * call's result (in the text the graph was parsed from, or given by
- * [method@Reg.Graph.set_node_name]).  Constants and the operator calls
- * added by [method@Reg.Graph.add_op] and never named have none.
+ * Gets the name of an input, or of an operator call's result (from the
+ * text or [method@Reg.Graph.set_node_name]).  Constants and unnamed calls
+ * have none.
  *
  * Returns: (nullable): the name of @node, or %NULL
  */
@@ -556,17 +491,15 @@ reg_graph_get_node_op (RegGraph *self,
   g_return_val_if_fail (node < self->nodes->len, NULL);
 
   n = _reg_graph_get_node (self, node);
-
   return n->kind == REG_NODE_OP ? reg_op_get_name (n->op) : NULL;
 }
 
 /**
  * reg_graph_get_node_operator:
  * @self: a [class@Reg.Graph]
- * @node: the id of an operator call
+ * @node: the id of a %REG_NODE_OP node
  *
- * Gets the operator @node calls.  @node must be a %REG_NODE_OP node (see
- * [method@Reg.Graph.get_node_kind]).
+ * Gets the operator @node calls.
  *
  * Returns: the operator of @node
  */
@@ -613,9 +546,9 @@ reg_graph_get_node_args (RegGraph *self,
 /**
  * reg_graph_get_node_value:
  * @self: a [class@Reg.Graph]
- * @node: the id of a constant node
+ * @node: the id of a %REG_NODE_CONSTANT node
  *
- * Gets the value of a constant.  @node must be a %REG_NODE_CONSTANT node.
+ * Gets the value of a constant.
  *
  * Returns: the value of @node
  */
@@ -628,6 +561,16 @@ reg_graph_get_node_value (RegGraph *self,
   g_return_val_if_fail (_reg_graph_get_node (self, node)->kind == REG_NODE_CONSTANT, 0.0);
 
   return _reg_graph_get_node (self, node)->value;
+}
+
+static const guint *
+get_ids (GArray *array,
+         guint  *n)
+{
+  if (n != NULL)
+    *n = array->len;
+
+  return array->len > 0 ? (const guint *) array->data : NULL;
 }
 
 /**
@@ -648,10 +591,7 @@ reg_graph_get_inputs (RegGraph *self,
 {
   g_return_val_if_fail (REG_IS_GRAPH (self), NULL);
 
-  if (n_inputs != NULL)
-    *n_inputs = self->inputs->len;
-
-  return self->inputs->len > 0 ? (const guint *) self->inputs->data : NULL;
+  return get_ids (self->inputs, n_inputs);
 }
 
 /**
@@ -671,10 +611,7 @@ reg_graph_get_outputs (RegGraph *self,
 {
   g_return_val_if_fail (REG_IS_GRAPH (self), NULL);
 
-  if (n_outputs != NULL)
-    *n_outputs = self->outputs->len;
-
-  return self->outputs->len > 0 ? (const guint *) self->outputs->data : NULL;
+  return get_ids (self->outputs, n_outputs);
 }
 
 /* ---- Printing ----------------------------------------------------------- */
@@ -687,23 +624,18 @@ static int
 shortest_digits (double  value,
                  char    digits[18])
 {
-  for (int precision = 0; precision < 17; precision++)
+  for (int precision = 0;; precision++)
     {
-      char format[8];
-      char buf[G_ASCII_DTOSTR_BUF_SIZE];
+      char format[8], buf[G_ASCII_DTOSTR_BUF_SIZE];
+      const char *e;
       double back;
-      int n = 0;
-      int exponent;
-      char *e;
+      int n = 0, exponent, i;
 
       /* The correctly rounded candidate with precision + 1 digits, in the
        * C locale whatever the process locale is. */
       g_snprintf (format, sizeof format, "%%.%de", precision);
-      g_ascii_formatd (buf, sizeof buf, format, value);
-      back = g_ascii_strtod (buf, NULL);
-
+      back = g_ascii_strtod (g_ascii_formatd (buf, sizeof buf, format, value), NULL);
       e = strchr (buf, 'e');
-      g_assert (e != NULL);
       exponent = (int) g_ascii_strtoll (e + 1, NULL, 10);
       for (const char *p = buf; p < e; p++)
         if (g_ascii_isdigit (*p))
@@ -716,32 +648,24 @@ shortest_digits (double  value,
        * misses, the next one up may still hit: try it, as repr() would. */
       if (back < value)
         {
-          int i;
-
           for (i = n - 1; i >= 0 && digits[i] == '9'; i--)
             digits[i] = '0';
           if (i >= 0)
             digits[i]++;
           else
-            {
-              digits[0] = '1';
-              exponent++;
-            }
-
+            digits[0] = '1', exponent++;
           g_snprintf (buf, sizeof buf, "%c.%se%d", digits[0], digits + 1, exponent);
           back = g_ascii_strtod (buf, NULL);
         }
 
+      /* 17 digits always read back; a carry may leave zeros behind. */
       if (back == value || precision == 16)
         {
-          /* 17 digits always read back; a carry may leave zeros behind. */
           while (n > 1 && digits[n - 1] == '0')
             digits[--n] = '\0';
           return exponent;
         }
     }
-
-  g_assert_not_reached ();
 }
 
 /* Appends @value as Python's repr() prints a float. */
@@ -750,119 +674,86 @@ append_double (GString *out,
                double   value)
 {
   char digits[18];
-  int exponent;
-  int n_digits;
-  int point;
+  int exponent, n, point;
 
   if (isnan (value))
     {
       g_string_append (out, "nan");
       return;
     }
-
   if (signbit (value))
     {
       g_string_append_c (out, '-');
       value = -value;
     }
-
-  if (isinf (value))
+  if (isinf (value) || value == 0.0)
     {
-      g_string_append (out, "inf");
-      return;
-    }
-
-  if (value == 0.0)
-    {
-      g_string_append (out, "0.0");
+      g_string_append (out, isinf (value) ? "inf" : "0.0");
       return;
     }
 
   exponent = shortest_digits (value, digits);
-  n_digits = (int) strlen (digits);
-  point = exponent + 1;   /* digits before the decimal point */
+  n = (int) strlen (digits);
+  point = exponent + 1;   /* digits before the decimal point, -3 to 16 below */
 
   if (exponent < -4 || exponent >= 16)
-    {
-      g_string_append_c (out, digits[0]);
-      if (n_digits > 1)
-        {
-          g_string_append_c (out, '.');
-          g_string_append (out, digits + 1);
-        }
-      g_string_append_printf (out, "e%c%02d", exponent < 0 ? '-' : '+', ABS (exponent));
-    }
+    g_string_append_printf (out, "%c%s%se%c%02d", digits[0], n > 1 ? "." : "", digits + 1,
+                            exponent < 0 ? '-' : '+', ABS (exponent));
   else if (point <= 0)
-    {
-      g_string_append (out, "0.");
-      for (int i = 0; i < -point; i++)
-        g_string_append_c (out, '0');
-      g_string_append (out, digits);
-    }
-  else if (point >= n_digits)
-    {
-      g_string_append (out, digits);
-      for (int i = n_digits; i < point; i++)
-        g_string_append_c (out, '0');
-      g_string_append (out, ".0");
-    }
+    g_string_append_printf (out, "0.%.*s%s", -point, "000", digits);
+  else if (point >= n)
+    g_string_append_printf (out, "%s%.*s.0", digits, point - n, "000000000000000");
   else
-    {
-      g_string_append_len (out, digits, point);
-      g_string_append_c (out, '.');
-      g_string_append (out, digits + point);
-    }
+    g_string_append_printf (out, "%.*s.%s", point, digits, digits + point);
 }
 
-/* The name each node has in the text form.  Constants are printed inline
- * and get none; the unnamed operator calls get `vN` (node N), with `_`
- * appended until the name is free.  The generated names are kept in
- * @chunk. */
+/* The name each node has in the text form: constants are printed inline
+ * and get none; an unnamed call gets `vN` (node N), with `_` appended
+ * until no name of @self is the same.  Such a name can only come from
+ * node N, so generated names never clash.  They are kept in @chunk. */
 static const char **
 name_nodes (RegGraph     *self,
             GStringChunk *chunk)
 {
   const char **names = g_new0 (const char *, MAX (self->nodes->len, 1));
-  g_autoptr(GHashTable) generated = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr(GString) candidate = g_string_new (NULL);
 
   for (guint i = 0; i < self->nodes->len; i++)
     {
       const RegNode *node = _reg_graph_get_node (self, i);
 
-      if (node->kind == REG_NODE_CONSTANT)
+      names[i] = node->name;
+      if (node->name != NULL || node->kind == REG_NODE_CONSTANT)
         continue;
 
-      if (node->name != NULL)
-        {
-          names[i] = node->name;
-          continue;
-        }
-
       g_string_printf (candidate, "v%u", i);
-      while (g_hash_table_contains (self->names, candidate->str) ||
-             g_hash_table_contains (generated, candidate->str))
+      while (g_hash_table_contains (self->names, candidate->str))
         g_string_append_c (candidate, '_');
-
       names[i] = g_string_chunk_insert_len (chunk, candidate->str, candidate->len);
-      g_hash_table_add (generated, (gpointer) names[i]);
     }
 
   return names;
 }
 
+/* Appends the nodes @ids separated by commas, constants as their value. */
 static void
-append_operand (GString     *out,
-                RegGraph    *self,
-                const char **names,
-                guint        id)
+append_operands (GString      *out,
+                 RegGraph     *self,
+                 const char  **names,
+                 const guint  *ids,
+                 guint         n)
 {
-  const RegNode *node = _reg_graph_get_node (self, id);
+  for (guint i = 0; i < n; i++)
+    {
+      const RegNode *node = _reg_graph_get_node (self, ids[i]);
 
-  if (node->kind == REG_NODE_CONSTANT)
-    append_double (out, node->value);
-  else
-    g_string_append (out, names[id]);
+      if (i > 0)
+        g_string_append (out, ", ");
+      if (node->kind == REG_NODE_CONSTANT)
+        append_double (out, node->value);
+      else
+        g_string_append (out, names[ids[i]]);
+    }
 }
 
 /**
@@ -879,11 +770,9 @@ append_operand (GString     *out,
  * Constants are printed inline where they are used, in the shortest form
  * that reads back as the same double, as Python's repr() prints floats
  * (`1.5`, `2.0`, `1e-05`, `inf`, `nan`); a constant that is used nowhere is
- * not printed.  Operator calls without a name (see
- * [method@Reg.Graph.add_op]) get names that no other node of @self has.
- *
- * Parsing the text and printing the graph again gives the same text.
- * This function only reads @self: several threads may call it at once.
+ * not printed.  Operator calls without a name get names that no other node
+ * of @self has.  Parsing the text and printing the graph again gives the
+ * same text.  Several threads may call it at once.
  *
  * Returns: (transfer full): the text of @self
  */
@@ -900,12 +789,7 @@ reg_graph_to_string (RegGraph *self)
   chunk = g_string_chunk_new (64);
   names = name_nodes (self, chunk);
 
-  for (guint i = 0; i < self->inputs->len; i++)
-    {
-      if (i > 0)
-        g_string_append (out, ", ");
-      g_string_append (out, names[g_array_index (self->inputs, guint, i)]);
-    }
+  append_operands (out, self, names, (const guint *) self->inputs->data, self->inputs->len);
   g_string_append (out, "):\n");
 
   for (guint i = 0; i < self->nodes->len; i++)
@@ -914,40 +798,19 @@ reg_graph_to_string (RegGraph *self)
 
       if (node->kind != REG_NODE_OP)
         continue;
-
       g_string_append_printf (out, "  %s = %s(", names[i], reg_op_get_name (node->op));
-      for (guint j = 0; j < node->n_args; j++)
-        {
-          if (j > 0)
-            g_string_append (out, ", ");
-          append_operand (out, self, names, node->args[j]);
-        }
+      append_operands (out, self, names, node->args, node->n_args);
       g_string_append (out, ")\n");
     }
 
   g_string_append (out, "  return (");
-  for (guint i = 0; i < self->outputs->len; i++)
-    {
-      if (i > 0)
-        g_string_append (out, ", ");
-      append_operand (out, self, names, g_array_index (self->outputs, guint, i));
-    }
+  append_operands (out, self, names, (const guint *) self->outputs->data, self->outputs->len);
   g_string_append (out, self->outputs->len == 1 ? ",)\n" : ")\n");
 
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
 
 /* ---- Shapes ------------------------------------------------------------- */
-
-static char *
-describe_node (RegGraph *self,
-               guint     id)
-{
-  const char *name = _reg_graph_get_node (self, id)->name;
-
-  return name != NULL ? g_strdup_printf ("node '%s'", name)
-                      : g_strdup_printf ("node %u", id);
-}
 
 G_GNUC_PRINTF (6, 7)
 static gboolean
@@ -959,7 +822,9 @@ set_shape_error (GError        **error,
                  const char     *format,
                  ...)
 {
-  g_autofree char *node = describe_node (self, id);
+  const RegNode *node = _reg_graph_get_node (self, id);
+  g_autofree char *where = node->name != NULL ? g_strdup_printf ("node '%s'", node->name)
+                                              : g_strdup_printf ("node %u", id);
   g_autofree char *a_str = _reg_shape_to_string (a->dims, a->n_dims);
   g_autofree char *b_str = _reg_shape_to_string (b->dims, b->n_dims);
   g_autofree char *reason = NULL;
@@ -969,9 +834,8 @@ set_shape_error (GError        **error,
   reason = g_strdup_vprintf (format, args);
   va_end (args);
 
-  g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_SHAPE,
-               "%s: %s of %s and %s: %s", node,
-               reg_op_get_name (_reg_graph_get_node (self, id)->op), a_str, b_str, reason);
+  g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_SHAPE, "%s: %s of %s and %s: %s",
+               where, reg_op_get_name (node->op), a_str, b_str, reason);
 
   return FALSE;
 }
@@ -998,6 +862,7 @@ _reg_graph_infer_shapes (RegGraph   *graph,
       return FALSE;
     }
 
+  /* Zeroed: every shape starts 0-d, the shape of constants and sums. */
   result = g_new0 (RegShape, MAX (graph->nodes->len, 1));
 
   for (guint i = 0; i < graph->nodes->len; i++)
@@ -1006,25 +871,15 @@ _reg_graph_infer_shapes (RegGraph   *graph,
       RegShape *shape = &result[i];
       const RegShape *a, *b;
 
-      switch (node->kind)
+      if (node->kind == REG_NODE_INPUT)
         {
-        case REG_NODE_INPUT:
-          {
-            RegTensor *example = g_ptr_array_index (example_inputs, next_input++);
-            const gint64 *dims = reg_tensor_get_shape (example, &shape->n_dims);
+          RegTensor *example = g_ptr_array_index (example_inputs, next_input++);
+          const gint64 *dims = reg_tensor_get_shape (example, &shape->n_dims);
 
-            memcpy (shape->dims, dims, shape->n_dims * sizeof (gint64));
-          }
-          continue;
-
-        case REG_NODE_CONSTANT:
-          shape->n_dims = 0;
-          continue;
-
-        case REG_NODE_OP:
-        default:
-          break;
+          memcpy (shape->dims, dims, shape->n_dims * sizeof (gint64));
         }
+      if (node->kind != REG_NODE_OP)
+        continue;
 
       a = &result[node->args[0]];
       b = node->n_args > 1 ? &result[node->args[1]] : NULL;
@@ -1048,25 +903,19 @@ _reg_graph_infer_shapes (RegGraph   *graph,
           break;
 
         case REG_OP_KIND_REDUCTION:
-          shape->n_dims = 0;
           break;
 
         case REG_OP_KIND_MATMUL:
           if (a->n_dims != 2 || b->n_dims != 2)
-            return set_shape_error (error, graph, i, a, b,
-                                    "both must have 2 dimensions");
+            return set_shape_error (error, graph, i, a, b, "both must have 2 dimensions");
           if (a->dims[1] != b->dims[0])
-            return set_shape_error (error, graph, i, a, b,
-                                    "inner dimensions differ (%" G_GINT64_FORMAT
-                                    " and %" G_GINT64_FORMAT ")",
+            return set_shape_error (error, graph, i, a, b, "inner dimensions differ (%"
+                                    G_GINT64_FORMAT " and %" G_GINT64_FORMAT ")",
                                     a->dims[1], b->dims[0]);
-          shape->n_dims = 2;
-          shape->dims[0] = a->dims[0];
-          shape->dims[1] = b->dims[1];
-          /* Empty operands make a result that may not be: [N, 0] by [0, M]
-           * is N by M.  A result no tensor can hold is refused here, before
-           * any backend computes sizes from it.  (The other rules give a
-           * result the shape of an operand, or none.) */
+          *shape = (RegShape) { 2, { a->dims[0], b->dims[1] } };
+          /* [N, 0] by [0, M] is N by M, which may be more than a tensor can
+           * hold: refused here, before any backend computes sizes from it.
+           * The other rules give the shape of an operand, or none. */
           if (!_reg_shape_count (shape->dims, shape->n_dims, NULL))
             {
               g_autofree char *str = _reg_shape_to_string (shape->dims, shape->n_dims);
@@ -1095,17 +944,16 @@ _reg_graph_infer_shapes (RegGraph   *graph,
  * @error: return location for a #GError
  *
  * Computes the shape of every node of @self for inputs shaped like
- * @example_inputs, under the rules of the operators (see
- * [class@Reg.Graph]): what compiling @self checks before any backend runs.
+ * @example_inputs, under the shape rules of the operators
+ * ([enum@Reg.OpKind]): what compiling @self checks before any backend runs.
  *
  * Fails with the error of [method@Reg.Graph.validate] when @self is not
  * valid, and with %REG_GRAPH_ERROR_SHAPE when the number of example inputs
  * differs from the number of inputs of @self, when shapes do not fit, or
  * when a node's result would have more elements than memory can address
  * (`matmul` of a 2147483647x0 by a 0x2147483649 matrix); the message then
- * names the node, the operator and the shapes.
- *
- * This function only reads @self: several threads may call it at once.
+ * names the node, the operator and the shapes.  Several threads may call
+ * it at once.
  *
  * Returns: (transfer full): the shapes, one per node, indexed by node id
  *   ([method@Reg.ShapeList.get_shape]); or %NULL with @error set
@@ -1129,8 +977,6 @@ reg_graph_infer_shapes (RegGraph   *self,
 
   return _reg_shape_list_new_take (shapes, self->nodes->len);
 }
-
-/* ---- Frozen copies ------------------------------------------------------ */
 
 RegGraph *
 _reg_graph_dup_frozen (RegGraph *self)

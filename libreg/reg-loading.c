@@ -188,11 +188,38 @@ clear_compiler (gpointer data)
   g_clear_object ((RegCompiler **) data);
 }
 
+/* Records why loading @name from @manifest failed, for its infos to
+ * tell; TRUE when that is news. */
+static gboolean
+record_failure (RegRegistry  *self,
+                RegManifest  *manifest,
+                const char   *name,
+                const GError *failure)
+{
+  gboolean changed = FALSE;
+  RegEntry *entry;
+
+  g_rw_lock_writer_lock (&self->lock);
+  entry = g_hash_table_lookup (self->backends, name);
+  if (entry != NULL && entry->manifest == manifest && entry->compiler == NULL &&
+      g_strcmp0 (entry->load_error, failure->message) != 0)
+    {
+      g_free (entry->load_error);
+      entry->load_error = g_strdup (failure->message);
+      changed = TRUE;
+    }
+  g_rw_lock_writer_unlock (&self->lock);
+
+  return changed;
+}
+
 RegCompiler *
 _reg_loading_load (RegRegistry  *self,
                    const char   *name,
-                   GError      **error)
+                   GError      **error_out)
 {
+  GError *failure = NULL;
+  GError **error = &failure;
   g_autoptr(RegManifest) manifest = NULL;
   g_autoptr(GArray) wanted = g_array_new (FALSE, FALSE, sizeof (guint));  /* backend indexes */
   g_autoptr(GArray) made = g_array_new (FALSE, TRUE, sizeof (RegCompiler *));
@@ -304,6 +331,7 @@ _reg_loading_load (RegRegistry  *self,
           target->compiler == NULL)
         {
           target->compiler = g_steal_pointer (compiler);
+          g_clear_pointer (&target->load_error, g_free);
           g_ptr_array_add (registered, g_strdup (target->name));
         }
     }
@@ -329,7 +357,12 @@ out:
   if (first_load && REG_IS_MODULE (loaded))
     g_signal_emit (self, _reg_registry_signals[REG_REGISTRY_MODULE_LOADED], 0, loaded);
   _reg_registry_emit_names (self, _reg_registry_signals[REG_REGISTRY_BACKEND_REGISTERED], registered);
+  if (failure != NULL && manifest != NULL && record_failure (self, manifest, name, failure))
+    g_signal_emit (self, _reg_registry_signals[REG_REGISTRY_BACKEND_CHANGED],
+                   g_quark_try_string (name), name);
 
+  if (failure != NULL)
+    g_propagate_error (error_out, failure);
   return result;
 }
 
@@ -412,6 +445,7 @@ reg_registry_verify_backend (RegRegistry   *self,
   g_autoptr(RegManifest) manifest = NULL;
   g_autofree char *source = NULL;
   g_auto(GStrv) search_path = NULL;
+  RegVerdict *verdict;
   RegVerifyOptions parsed;
 
   g_return_val_if_fail (REG_IS_REGISTRY (self), NULL);
@@ -429,8 +463,13 @@ reg_registry_verify_backend (RegRegistry   *self,
 
   source = _reg_manifest_dup_source_path (manifest);
   search_path = reg_registry_get_search_paths (self);
-  return _reg_verify_run ((const char * const *) search_path, name, source, manifest->dir,
-                          &parsed, cancellable, error);
+  verdict = _reg_verify_run ((const char * const *) search_path, name, source, manifest->dir,
+                             &parsed, cancellable, error);
+  if (verdict != NULL)
+    g_signal_emit (self, _reg_registry_signals[REG_REGISTRY_BACKEND_CHANGED],
+                   g_quark_try_string (name), name);
+
+  return verdict;
 }
 
 /**

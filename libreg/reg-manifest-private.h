@@ -9,7 +9,6 @@
 
 #include "reg-compiler.h"
 #include "reg-loader-private.h"
-#include "reg-op-private.h"
 
 G_BEGIN_DECLS
 
@@ -55,7 +54,7 @@ typedef struct
   char             *website;
   char             *license;
   RegCompilerFlags  compiler_flags;  /* within REG_BACKEND_MANIFEST_FLAGS */
-  RegOpSet          operators;       /* Operators=; REG_OP_SET_ALL when not given */
+  char            **operators;       /* Operators=, names of RegOp; NULL when not given */
 } RegBackendDetails;
 
 RegBackendDetails *_reg_backend_details_ref          (RegBackendDetails  *details);

@@ -126,6 +126,7 @@ _reg_backend_details_unref (RegBackendDetails *details)
   g_clear_object (&details->options);
   g_free (details->version);
   g_strfreev (details->authors);
+  g_strfreev (details->operators);
   g_free (details->website);
   g_free (details->license);
   g_free (details);
@@ -346,29 +347,25 @@ clear_if_empty (char **value)
 
 /* Operators=: operator names, each once. */
 static gboolean
-parse_operators (char     **names,
-                 RegOpSet  *operators,
-                 GError   **error)
+check_operators (char   **names,
+                 GError **error)
 {
-  *operators = 0;
   for (guint i = 0; names[i] != NULL; i++)
     {
       g_autofree char *shown = _reg_quote_for_message (names[i], -1);
-      RegOp op;
+      const char *problem = NULL;
 
-      if (!reg_op_from_name (names[i], &op))
+      if (!reg_op_from_name (names[i], NULL))
+        problem = "is not an operator libreg knows";
+      for (guint j = 0; j < i && problem == NULL; j++)
+        if (g_str_equal (names[i], names[j]))
+          problem = "is listed twice";
+      if (problem != NULL)
         {
           g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
-                       "Operators: %s is not an operator libreg knows", shown);
+                       "Operators: %s %s", shown, problem);
           return FALSE;
         }
-      if (*operators & REG_OP_SET_BIT (op))
-        {
-          g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
-                       "Operators: %s is listed twice", shown);
-          return FALSE;
-        }
-      *operators |= REG_OP_SET_BIT (op);
     }
 
   return TRUE;
@@ -387,7 +384,6 @@ parse_details (RegKeyGroup        *group,
   g_autoptr(GPtrArray) options = NULL;
   g_autoptr(GError) local_error = NULL;
   g_auto(GStrv) names = NULL;
-  g_auto(GStrv) operators = NULL;
   gboolean shareable = FALSE;
   guint n;
 
@@ -398,7 +394,7 @@ parse_details (RegKeyGroup        *group,
       !_reg_key_group_get_string (group, "Website", &made->website, error) ||
       !_reg_key_group_get_string (group, "License", &made->license, error) ||
       !_reg_key_group_get_boolean (group, "Shareable", &shareable, error) ||
-      !_reg_key_group_get_string_list (group, "Operators", &operators, error) ||
+      !_reg_key_group_get_string_list (group, "Operators", &made->operators, error) ||
       !_reg_key_group_get_string_list (group, "Options", &names, error))
     return FALSE;
   clear_if_empty (&made->version);
@@ -407,8 +403,7 @@ parse_details (RegKeyGroup        *group,
   if (made->authors != NULL && made->authors[0] == NULL)
     g_clear_pointer (&made->authors, g_strfreev);
   made->compiler_flags = shareable ? REG_COMPILER_FLAGS_SHAREABLE : REG_COMPILER_FLAGS_NONE;
-  made->operators = REG_OP_SET_ALL;
-  if (operators != NULL && !parse_operators (operators, &made->operators, &local_error))
+  if (made->operators != NULL && !check_operators (made->operators, &local_error))
     goto failed;
 
   /* The list first, then the groups it names. */
@@ -451,7 +446,7 @@ parse_details (RegKeyGroup        *group,
 
   if (made->version != NULL || made->authors != NULL || made->website != NULL ||
       made->license != NULL || made->options != NULL || made->compiler_flags != 0 ||
-      made->operators != REG_OP_SET_ALL)
+      made->operators != NULL)
     *details = g_steal_pointer (&made);
   return TRUE;
 
@@ -482,7 +477,7 @@ _reg_backend_details_equal (RegBackendDetails *a,
          g_strcmp0 (a->website, b->website) == 0 &&
          g_strcmp0 (a->license, b->license) == 0 &&
          a->compiler_flags == b->compiler_flags &&
-         a->operators == b->operators &&
+         strv_equal (a->operators, b->operators) &&
          _reg_option_list_equal (a->options, b->options);
 }
 
@@ -1043,6 +1038,7 @@ _reg_manifest_scan_dir (const char *dir,
       g_autoptr(GBytes) contents = NULL;
       g_autoptr(GError) local_error = NULL;
       g_autofree char *shown_path = NULL;
+      g_autofree char *escaped = NULL;
       g_autofree char *why = NULL;
       RegManifestSkip *skip;
       RegManifest *manifest;
@@ -1056,7 +1052,8 @@ _reg_manifest_scan_dir (const char *dir,
         }
 
       shown_path = _reg_escape (path);
-      why = _reg_escape (local_error->message);
+      escaped = _reg_escape (local_error->message);
+      why = _reg_message_embed (escaped);
       g_warning ("manifest %s skipped: %s. %s", shown_path, why, hint);
 
       skip = g_new0 (RegManifestSkip, 1);

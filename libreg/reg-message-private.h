@@ -32,4 +32,12 @@ char *_reg_escape            (const char *text);
 char *_reg_quote_for_message (const char *text,
                               gssize      len);
 
+/* @message (another error's message, a reason) to go inside a sentence
+ * of a message that goes on after it: without the white space and the
+ * period that end it, so that the whole reads as one sentence
+ * ("REG_DEFAULT_BACKEND is ignored: %s; the default backend is ...").  The
+ * dots of a cut ("...") stay.  Every message that embeds another takes it
+ * through this. */
+char *_reg_message_embed     (const char *message);
+
 G_END_DECLS

@@ -78,3 +78,16 @@ _reg_quote_for_message (const char *text,
 
   return g_strdup_printf ("'%s'", safe);
 }
+
+char *
+_reg_message_embed (const char *message)
+{
+  gsize length = strlen (message);
+
+  while (length > 0 && g_ascii_isspace (message[length - 1]))
+    length--;
+  if (length > 0 && message[length - 1] == '.' && (length < 2 || message[length - 2] != '.'))
+    length--;
+
+  return g_strndup (message, length);
+}

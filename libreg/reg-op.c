@@ -6,19 +6,16 @@
 #include <string.h>
 
 #include "reg-op.h"
-#include "reg-op-private.h"
 
 /* The one table of operators: the parser, the printer, shape inference and
  * the backends (through the accessors below) all read it.  A new operator
  * is a new RegOp value and a row here; the compilers then warn (-Wswitch)
  * wherever a backend switches on RegOp without handling it. */
-typedef struct
+static const struct
 {
   const char *name;   /* the text form's name, also the GEnum nick */
   RegOpKind   kind;   /* the shape rule, which fixes the arity */
-} OpInfo;
-
-static const OpInfo op_table[] = {
+} op_table[] = {
   [REG_OP_ADD]     = { "add",     REG_OP_KIND_ELEMENTWISE_BINARY },
   [REG_OP_SUB]     = { "sub",     REG_OP_KIND_ELEMENTWISE_BINARY },
   [REG_OP_MUL]     = { "mul",     REG_OP_KIND_ELEMENTWISE_BINARY },
@@ -37,23 +34,14 @@ static const OpInfo op_table[] = {
   [REG_OP_MATMUL]  = { "matmul",  REG_OP_KIND_MATMUL },
 };
 
-G_STATIC_ASSERT (G_N_ELEMENTS (op_table) == _REG_N_OPS);
+#define N_OPS G_N_ELEMENTS (op_table)
+G_STATIC_ASSERT (N_OPS == REG_OP_MATMUL + 1);
 
-/* The names, interned once so that callers may compare them by pointer
- * with g_intern_static_string ("relu"). */
-static const char *op_interned[_REG_N_OPS];
-
-static void
-ensure_interned (void)
+/* A binding may pass any integer as a RegOp. */
+static inline gboolean
+_reg_op_is_valid (RegOp op)
 {
-  static gsize interned;
-
-  if (g_once_init_enter (&interned))
-    {
-      for (guint i = 0; i < _REG_N_OPS; i++)
-        op_interned[i] = g_intern_static_string (op_table[i].name);
-      g_once_init_leave (&interned, 1);
-    }
+  return (guint) op < N_OPS;
 }
 
 /**
@@ -70,29 +58,19 @@ ensure_interned (void)
 const char *
 reg_op_get_name (RegOp op)
 {
+  static const char *interned[N_OPS];
+  static gsize done;
+
   g_return_val_if_fail (_reg_op_is_valid (op), NULL);
 
-  ensure_interned ();
-
-  return op_interned[op];
-}
-
-gboolean
-_reg_op_lookup (const char *name,
-                gsize       len,
-                RegOp      *op)
-{
-  for (guint i = 0; i < _REG_N_OPS; i++)
+  if (g_once_init_enter (&done))
     {
-      if (strlen (op_table[i].name) == len && memcmp (op_table[i].name, name, len) == 0)
-        {
-          if (op != NULL)
-            *op = (RegOp) i;
-          return TRUE;
-        }
+      for (guint i = 0; i < N_OPS; i++)
+        interned[i] = g_intern_static_string (op_table[i].name);
+      g_once_init_leave (&done, 1);
     }
 
-  return FALSE;
+  return interned[op];
 }
 
 /**
@@ -112,7 +90,17 @@ reg_op_from_name (const char *name,
 {
   g_return_val_if_fail (name != NULL, FALSE);
 
-  return _reg_op_lookup (name, strlen (name), op);
+  for (guint i = 0; i < N_OPS; i++)
+    {
+      if (strcmp (op_table[i].name, name) == 0)
+        {
+          if (op != NULL)
+            *op = (RegOp) i;
+          return TRUE;
+        }
+    }
+
+  return FALSE;
 }
 
 /**
@@ -120,7 +108,7 @@ reg_op_from_name (const char *name,
  * @op: a [enum@Reg.Op]
  *
  * Gets the shape rule of @op, which also fixes how many arguments it
- * takes (see [func@Reg.Op.get_arity]).  This function is thread-safe.
+ * takes.  This function is thread-safe.
  *
  * Returns: the kind of @op
  */
@@ -145,19 +133,10 @@ reg_op_get_kind (RegOp op)
 guint
 reg_op_get_arity (RegOp op)
 {
+  RegOpKind kind;
+
   g_return_val_if_fail (_reg_op_is_valid (op), 0);
 
-  switch (op_table[op].kind)
-    {
-    case REG_OP_KIND_ELEMENTWISE_UNARY:
-    case REG_OP_KIND_REDUCTION:
-      return 1;
-
-    case REG_OP_KIND_ELEMENTWISE_BINARY:
-    case REG_OP_KIND_MATMUL:
-      return 2;
-
-    default:
-      g_assert_not_reached ();
-    }
+  kind = op_table[op].kind;
+  return kind == REG_OP_KIND_ELEMENTWISE_UNARY || kind == REG_OP_KIND_REDUCTION ? 1 : 2;
 }

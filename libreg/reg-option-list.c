@@ -315,6 +315,7 @@ parse_assigned (GListModel  *schema,
   g_autoptr(GError) local_error = NULL;
   g_autofree char *what = NULL;
   g_autofree char *shown = NULL;
+  g_autofree char *cut = NULL;
   g_autofree char *why = NULL;
   GVariant *value;
   RegOption *option;
@@ -334,7 +335,8 @@ parse_assigned (GListModel  *schema,
 
   what = _reg_option_describe (key, backend);
   shown = _reg_text_for_message (text, -1, 80);
-  why = _reg_text_for_message (local_error->message, -1, 80);
+  cut = _reg_text_for_message (local_error->message, -1, 80);
+  why = _reg_message_embed (cut);
   g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
                "%s: '%s' is not GVariant text (%s), and the backend declares no options "
                "to read it by; write booleans as true or false, unsigned numbers as "

@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "reg-message-private.h"
-#include "reg-op-private.h"
 #include "reg-partition-private.h"
 #include "reg-tensor.h"
 
@@ -545,8 +544,8 @@ describe_placement (RegPartitionedFn *self,
   for (guint b = 0; b < backends->len; b++)
     {
       g_autofree char *shown = _reg_escape (backends->pdata[b]);
-      g_autoptr(GString) names = g_string_new (NULL);
-      RegOpSet ops = 0;
+      g_autoptr(GPtrArray) ops = g_ptr_array_new ();
+      g_autofree char *names = NULL;
       guint n = 0;
 
       for (guint g = 0; g < self->partition->groups->len; g++)
@@ -558,18 +557,20 @@ describe_placement (RegPartitionedFn *self,
           n += nodes->len;
           for (guint k = 0; k < nodes->len; k++)
             {
-              RegOp op = _reg_graph_get_node (graph, g_array_index (nodes, guint, k))->op;
+              /* Interned (reg_op_get_name()). */
+              const char *op = reg_op_get_name (_reg_graph_get_node (graph, g_array_index (nodes, guint, k))->op);
 
-              if (!(ops & REG_OP_SET_BIT (op)))
-                g_string_append_printf (names, "%s%s", ops != 0 ? ", " : "", reg_op_get_name (op));
-              ops |= REG_OP_SET_BIT (op);
+              if (!g_ptr_array_find (ops, op, NULL))
+                g_ptr_array_add (ops, (gpointer) op);
             }
         }
+      g_ptr_array_add (ops, NULL);
+      names = g_strjoinv (", ", (char **) ops->pdata);
 
       if (b == 0)
-        g_string_append_printf (out, "%u of %u nodes on '%s': %s", n, n_total, shown, names->str);
+        g_string_append_printf (out, "%u of %u nodes on '%s': %s", n, n_total, shown, names);
       else
-        g_string_append_printf (out, "; %u on '%s': %s", n, shown, names->str);
+        g_string_append_printf (out, "; %u on '%s': %s", n, shown, names);
     }
 
   return g_string_free (out, FALSE);

@@ -39,6 +39,7 @@ typedef struct
   const RegManifestBackend *declaration;  /* in manifest, or NULL */
   GPtrArray                *hidden;       /* nullable: the other manifests declaring its
                                            * name, in search order (refs) */
+  char                     *load_error;   /* why its last load failed, or NULL */
 } RegEntry;
 
 RegEntry   *_reg_entry_new_declared (RegManifest *manifest,
@@ -75,7 +76,8 @@ struct _RegRegistry
   char             *default_name;   /* NULL while default_compiler is set */
   RegCompiler      *default_compiler;
   RegSettingSource  default_source;
-  char            **fallbacks;      /* never NULL */
+  GPtrArray        *fallbacks;      /* never NULL: names, NULL-terminated, never
+                                     * changed (a new array replaces it) */
   gboolean          strict;         /* no partition, no fallback */
 
   /* The loaded backends, read by lookups without any lock (hazard
@@ -110,6 +112,7 @@ enum {
   REG_REGISTRY_BACKEND_UNREGISTERED,
   REG_REGISTRY_MODULE_LOADED,
   REG_REGISTRY_FALLBACK,
+  REG_REGISTRY_BACKEND_CHANGED,
   REG_REGISTRY_N_SIGNALS
 };
 
@@ -146,6 +149,8 @@ GPtrArray  *_reg_registry_dup_infos         (RegRegistry        *self,
 
 void         _reg_settings_init             (RegRegistry  *self);
 void         _reg_settings_clear            (RegRegistry  *self);
+/* The fallback backends, a reference to an array nobody changes. */
+GPtrArray   *_reg_settings_ref_fallbacks    (RegRegistry  *self);
 /* The default resolved to a compiler, and in *@name the name to bind its
  * functions to (the default backend's, or a default object's own). */
 RegCompiler *_reg_settings_resolve_default  (RegRegistry  *self,

@@ -20,6 +20,7 @@
 #include "reg-module.h"
 #include "reg-name-private.h"
 #include "reg-registry-private.h"
+#include "reg-verify-private.h"
 
 /**
  * RegRegistry:
@@ -74,7 +75,8 @@
  * fallback is emitted as [signal@Reg.Registry::fallback] and logged with
  * g_message(); [method@Reg.CompiledFn.get_backend] tells which backend
  * compiled a function.  When the whole chain fails, the error is the first
- * backend's, with the reasons of the others added to its message.
+ * backend's, with the reasons of the others (of the first eight, and how
+ * many more failed) added to its message.
  *
  * Compiled functions of backends that may share them are kept in a
  * compile cache: those whose compiler says %REG_COMPILER_FLAGS_SHAREABLE
@@ -87,14 +89,16 @@
  * inputs of the same shapes, with equal options, on the same backend
  * object returns the same function instead of compiling again, whether
  * the graph is the same object or not.
- * Concurrent compiles of one key compile once.  The cache keeps
- * [property@Reg.Registry:compile-cache-size] functions (0 disables it;
- * `REG_COMPILE_CACHE_SIZE` sets it from the environment) and at most
- * 256 MiB of estimated memory (the bytes of every node's value in the
- * compiled graphs), evicting the least recently used; a compile whose
- * graph and options alone would pass that is not cached.  It drops a
- * backend's functions when the backend is unregistered, everything on a
- * rescan, and the default backend's compiles when the default changes.
+ * Concurrent compiles of one key compile once, unless waiting for the
+ * first could block what it needs (see "Threads and signals").  The
+ * cache keeps [property@Reg.Registry:compile-cache-size] functions (0
+ * disables it; `REG_COMPILE_CACHE_SIZE` sets it from the environment) and
+ * at most 256 MiB of estimated memory (the bytes of every node's value in
+ * the compiled graphs), evicting the least recently used; a compile whose
+ * estimate alone would pass that is not cached, and evicts nothing.  It
+ * drops a backend's functions when the backend is unregistered,
+ * everything on a rescan, and the default backend's compiles when the
+ * default changes.
  * [method@Reg.Registry.get_compile_cache_counters] counts its hits, misses
  * and evictions.
  *
@@ -173,6 +177,7 @@ _reg_entry_free (RegEntry *entry)
   g_clear_object (&entry->compiler);
   g_clear_pointer (&entry->manifest, _reg_manifest_unref);
   g_clear_pointer (&entry->hidden, g_ptr_array_unref);
+  g_free (entry->load_error);
   g_free (entry);
 }
 
@@ -349,10 +354,11 @@ set_invalid_backend_error_locked (RegRegistry  *self,
   if (skip != NULL)
     {
       g_autofree char *path = _reg_text_for_message (skip->path, -1, 4096);
+      g_autofree char *why = _reg_message_embed (skip->reason);
 
       g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_INVALID_BACKEND,
                    "Invalid backend: '%s'. The manifest %s declares it but was skipped: %s. %s",
-                   name, path, skip->reason, skip->hint);
+                   name, path, why, skip->hint);
       return;
     }
 
@@ -528,7 +534,8 @@ reg_registry_class_init (RegRegistryClass *klass)
    * graph (see the class description).  Empty by default, which keeps the
    * error of the backend asked for; `REG_FALLBACK_BACKENDS=a:b` sets it for
    * every registry made while it is in the environment.  Names need not be
-   * known yet: they are resolved when a compile falls back.
+   * known yet: they are resolved when a compile falls back.  They must
+   * follow the naming rules (see [method@Reg.Registry.set_fallback_backends]).
    */
   _reg_registry_properties[REG_REGISTRY_PROP_FALLBACK_BACKENDS] =
     g_param_spec_boxed ("fallback-backends", NULL, NULL,
@@ -647,6 +654,24 @@ reg_registry_class_init (RegRegistryClass *klass)
                   G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL,
                   G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_STRING, G_TYPE_ERROR);
+
+  /**
+   * RegRegistry::backend-changed:
+   * @self: the registry
+   * @name: the backend's name
+   *
+   * What [method@Reg.Registry.get_backend_info] says of the backend @name
+   * changed while it kept its name: a lookup failed to load it, or
+   * [method@Reg.Registry.verify_backend] recorded a verdict about it.
+   * (Registering, declaring and loading have signals of their own.)
+   * Detailed with the name.
+   */
+  _reg_registry_signals[REG_REGISTRY_BACKEND_CHANGED] =
+    g_signal_new ("backend-changed",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST | G_SIGNAL_DETAILED,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_STRING);
 }
 
 static void
@@ -1012,7 +1037,8 @@ reg_registry_list_backends (RegRegistry        *self,
 typedef struct
 {
   RegBackendInfo *info;
-  RegCompiler    *compiler;  /* loaded backends only */
+  RegCompiler    *compiler;    /* loaded backends only */
+  char           *load_error;  /* why its last load failed, or NULL */
 } InfoRequest;
 
 static void
@@ -1043,12 +1069,22 @@ info_request_start_locked (RegRegistry    *self,
   _reg_backend_info_set_declaration (request->info, manifest_path,
                                      (const char * const *) hidden->pdata);
   request->compiler = entry->compiler != NULL ? g_object_ref (entry->compiler) : NULL;
+  request->load_error = g_strdup (entry->load_error);
 }
 
-/* Call without the lock.  Returns the info (transfer full). */
+/* Call without the lock: reads the verdict stores, and asks the
+ * compiler.  Returns the info (transfer full). */
 static RegBackendInfo *
 info_request_finish (InfoRequest *request)
 {
+  const char *module_path = reg_backend_info_get_module_path (request->info);
+  g_autoptr(RegVerdict) verdict = NULL;
+
+  if (module_path != NULL)
+    verdict = _reg_verify_dup_verdict (reg_backend_info_get_name (request->info), module_path);
+  _reg_backend_info_set_state (request->info, verdict, request->load_error);
+  g_clear_pointer (&request->load_error, g_free);
+
   if (request->compiler != NULL)
     {
       /* A module backend's schema is its manifest's, in the info already. */

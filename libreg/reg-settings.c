@@ -10,22 +10,33 @@
 
 #include "reg-environment-private.h"
 #include "reg-message-private.h"
+#include "reg-name-private.h"
 #include "reg-registry-private.h"
 
-/* Removes the empty strings of @strv, in place. */
-static void
-drop_empty_strings (char **strv)
+/* The non-empty strings of @names (NULL: none) that follow the naming
+ * rules, a new NULL-terminated array of copies.  Those that break them
+ * are left out and counted in *@n_invalid, the first one's error in
+ * @error. */
+static GPtrArray *
+fallbacks_new (const char * const  *names,
+               guint               *n_invalid,
+               GError             **error)
 {
-  guint j = 0;
+  /* Reserved, so that pdata is a NULL-terminated array even when empty. */
+  GPtrArray *fallbacks = g_ptr_array_new_null_terminated (1, g_free, TRUE);
 
-  for (guint i = 0; strv[i] != NULL; i++)
+  *n_invalid = 0;
+  for (guint i = 0; names != NULL && names[i] != NULL; i++)
     {
-      if (strv[i][0] == '\0')
-        g_free (strv[i]);
+      if (names[i][0] == '\0')
+        continue;
+      if (_reg_name_validate (names[i], "backend name", *n_invalid == 0 ? error : NULL))
+        g_ptr_array_add (fallbacks, g_strdup (names[i]));
       else
-        strv[j++] = strv[i];
+        (*n_invalid)++;
     }
-  strv[j] = NULL;
+
+  return fallbacks;
 }
 
 /* REG_DEFAULT_BACKEND, REG_FALLBACK_BACKENDS, REG_COMPILE_CACHE_SIZE,
@@ -67,10 +78,23 @@ _reg_settings_init (RegRegistry *self)
       self->default_source = REG_SETTING_SOURCE_BUILT_IN;
     }
 
-  self->fallbacks = fallbacks != NULL
-    ? g_strsplit (fallbacks, G_SEARCHPATH_SEPARATOR_S, -1)
-    : g_new0 (char *, 1);
-  drop_empty_strings (self->fallbacks);
+  {
+    g_auto(GStrv) names = fallbacks != NULL ? g_strsplit (fallbacks, G_SEARCHPATH_SEPARATOR_S, -1) : NULL;
+    g_autoptr(GError) error = NULL;
+    guint n_invalid;
+
+    self->fallbacks = fallbacks_new ((const char * const *) names, &n_invalid, &error);
+    if (n_invalid > 0)
+      {
+        g_autofree char *why = _reg_message_embed (error->message);
+
+        if (n_invalid == 1)
+          g_warning ("REG_FALLBACK_BACKENDS: %s; the name is left out", why);
+        else
+          g_warning ("REG_FALLBACK_BACKENDS: %u names break the naming rules and are left "
+                     "out, the first: %s", n_invalid, why);
+      }
+  }
 
   if (cache_size != NULL &&
       !g_ascii_string_to_unsigned (cache_size, 10, 0, G_MAXUINT, &size, NULL))
@@ -89,7 +113,7 @@ _reg_settings_clear (RegRegistry *self)
 {
   g_free (self->default_name);
   g_clear_object (&self->default_compiler);
-  g_strfreev (self->fallbacks);
+  g_ptr_array_unref (self->fallbacks);
   _reg_compile_cache_free (self->cache);
 }
 
@@ -233,8 +257,10 @@ _reg_settings_resolve_default (RegRegistry  *self,
       g_rw_lock_writer_unlock (&self->lock);
       if (replaced)
         {
+          g_autofree char *why = _reg_message_embed (local_error->message);
+
           g_warning ("REG_DEFAULT_BACKEND is ignored: %s; the default backend is '%s'",
-                     local_error->message, REG_DEFAULT_BACKEND);
+                     why, REG_DEFAULT_BACKEND);
           set_default (self, NULL, NULL, REG_SETTING_SOURCE_BUILT_IN);
         }
       g_clear_error (&local_error);
@@ -312,24 +338,43 @@ reg_registry_get_default_backend_source (RegRegistry *self)
  *
  * Sets [property@Reg.Registry:fallback-backends]: the backends a compile
  * tries, in order, when the backend asked for cannot compile the graph.
- * Empty strings are ignored.  This function is thread-safe.
+ * Empty strings are ignored.  A name need not be a backend yet (it is
+ * looked up when a compile falls back to it), but it must follow the
+ * naming rules (see "Backend names and tags"): names that break them are a
+ * programmer error, refused with a critical warning that names the first
+ * one, and the fallback backends stay as they were.  This function is
+ * thread-safe.
  */
 void
 reg_registry_set_fallback_backends (RegRegistry        *self,
                                     const char * const *names)
 {
-  char **fallbacks;
+  g_autoptr(GPtrArray) old = NULL;
+  g_autoptr(GError) error = NULL;
+  GPtrArray *fallbacks;
   gboolean changed;
+  guint n_invalid;
 
   g_return_if_fail (REG_IS_REGISTRY (self));
 
-  fallbacks = names != NULL ? g_strdupv ((char **) names) : g_new0 (char *, 1);
-  drop_empty_strings (fallbacks);
+  fallbacks = fallbacks_new (names, &n_invalid, &error);
+  if (n_invalid > 0)
+    {
+      g_autofree char *why = _reg_message_embed (error->message);
+      g_autofree char *count = n_invalid > 1
+        ? g_strdup_printf ("%u names break the naming rules, the first: ", n_invalid)
+        : NULL;
+
+      g_critical ("%s: %s%s; the fallback backends are unchanged", G_STRFUNC,
+                  count != NULL ? count : "", why);
+      g_ptr_array_unref (fallbacks);
+      return;
+    }
 
   g_rw_lock_writer_lock (&self->lock);
-  changed = !g_strv_equal ((const char * const *) self->fallbacks,
-                           (const char * const *) fallbacks);
-  g_strfreev (self->fallbacks);
+  old = g_steal_pointer (&self->fallbacks);
+  changed = !g_strv_equal ((const char * const *) old->pdata,
+                           (const char * const *) fallbacks->pdata);
   self->fallbacks = fallbacks;
   g_rw_lock_writer_unlock (&self->lock);
 
@@ -355,15 +400,27 @@ reg_registry_set_fallback_backends (RegRegistry        *self,
 char **
 reg_registry_dup_fallback_backends (RegRegistry *self)
 {
-  char **names;
+  g_autoptr(GPtrArray) fallbacks = NULL;
 
   g_return_val_if_fail (REG_IS_REGISTRY (self), NULL);
 
+  fallbacks = _reg_settings_ref_fallbacks (self);
+
+  return g_strdupv ((char **) fallbacks->pdata);
+}
+
+/* A compile reads the chain without copying it: a chain of n names costs
+ * a compile nothing until it falls back. */
+GPtrArray *
+_reg_settings_ref_fallbacks (RegRegistry *self)
+{
+  GPtrArray *fallbacks;
+
   g_rw_lock_reader_lock (&self->lock);
-  names = g_strdupv (self->fallbacks);
+  fallbacks = g_ptr_array_ref (self->fallbacks);
   g_rw_lock_reader_unlock (&self->lock);
 
-  return names;
+  return fallbacks;
 }
 
 /**

@@ -13,10 +13,8 @@ G_BEGIN_DECLS
  * the widest SIMD register (AVX-512), so no loop needs a scalar prologue. */
 #define REG_STORAGE_ALIGNMENT 64
 
-/* Returns @n_bytes (at least 1) of REG_STORAGE_ALIGNMENT-aligned memory,
- * zero-filled when @zeroed, or NULL when that much cannot be had (the
- * system refuses it, or rounding it up to whole pages would overflow).
- * Thread-safe. */
+/* @n_bytes (at least 1) of REG_STORAGE_ALIGNMENT-aligned memory, zeroed
+ * when @zeroed, or NULL when the system refuses it.  Thread-safe. */
 gpointer _reg_storage_try_alloc (gsize    n_bytes,
                                  gboolean zeroed);
 

@@ -34,21 +34,6 @@ static Mapping cache[CACHE_SLOTS];  /* free mappings, oldest first */
 static guint   cache_len;
 static gsize   cache_bytes;
 
-/* Rounds @n_bytes up to whole huge pages; FALSE when that overflows (a
- * size within a huge page of G_MAXSIZE would round to 0). */
-static gboolean
-mapped_length (gsize  n_bytes,
-               gsize *length)
-{
-  gsize padded;
-
-  if (!g_size_checked_add (&padded, n_bytes, HUGE_PAGE - 1))
-    return FALSE;
-
-  *length = padded & ~(HUGE_PAGE - 1);
-  return TRUE;
-}
-
 /* Maps @length bytes aligned to HUGE_PAGE, so that the kernel may back
  * them with transparent huge pages (a fault per 2 MiB, not per 4 KiB).
  * NULL when the system refuses. */
@@ -56,24 +41,21 @@ static gpointer
 map_aligned (gsize length)
 {
   guint8 *raw, *aligned;
-  gsize head, tail, raw_length;
+  gsize head, raw_length;
 
   /* The extra huge page leaves room to align the start. */
   if (!g_size_checked_add (&raw_length, length, HUGE_PAGE))
     return NULL;
 
-  raw = mmap (NULL, raw_length, PROT_READ | PROT_WRITE,
-              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  raw = mmap (NULL, raw_length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (raw == MAP_FAILED)
     return NULL;
 
   aligned = (guint8 *) (((guintptr) raw + HUGE_PAGE - 1) & ~(guintptr) (HUGE_PAGE - 1));
   head = aligned - raw;
-  tail = HUGE_PAGE - head;
   if (head > 0)
     munmap (raw, head);
-  if (tail > 0)
-    munmap (aligned + length, tail);
+  munmap (aligned + length, HUGE_PAGE - head);
 
 #if HAVE_MADV_HUGEPAGE
   madvise (aligned, length, MADV_HUGEPAGE);
@@ -82,30 +64,34 @@ map_aligned (gsize length)
   return aligned;
 }
 
+static Mapping
+cache_remove_locked (guint i)
+{
+  Mapping mapping = cache[i];
+
+  cache_bytes -= mapping.length;
+  cache_len--;
+  memmove (&cache[i], &cache[i + 1], (cache_len - i) * sizeof (Mapping));
+
+  return mapping;
+}
+
 static gpointer
 cache_take (gsize length)
 {
   gpointer data = NULL;
 
   g_rw_lock_writer_lock (&cache_lock);
-  for (guint i = 0; i < cache_len; i++)
-    {
-      if (cache[i].length == length)
-        {
-          data = cache[i].data;
-          cache_bytes -= length;
-          memmove (&cache[i], &cache[i + 1], (cache_len - i - 1) * sizeof (Mapping));
-          cache_len--;
-          break;
-        }
-    }
+  for (guint i = 0; i < cache_len && data == NULL; i++)
+    if (cache[i].length == length)
+      data = cache_remove_locked (i).data;
   g_rw_lock_writer_unlock (&cache_lock);
 
   return data;
 }
 
 /* Keeps a mapping for reuse, evicting the oldest ones to stay within
- * bounds; what does not fit is unmapped. */
+ * bounds; what does not fit is unmapped, outside the lock. */
 static void
 cache_give (gpointer data,
             gsize    length)
@@ -119,12 +105,7 @@ cache_give (gpointer data,
   else
     {
       while (cache_len == CACHE_SLOTS || cache_bytes + length > CACHE_MAX_BYTES)
-        {
-          evicted[n_evicted++] = cache[0];
-          cache_bytes -= cache[0].length;
-          memmove (&cache[0], &cache[1], (cache_len - 1) * sizeof (Mapping));
-          cache_len--;
-        }
+        evicted[n_evicted++] = cache_remove_locked (0);
       cache[cache_len++] = (Mapping) { data, length };
       cache_bytes += length;
     }
@@ -154,12 +135,14 @@ _reg_storage_try_alloc (gsize    n_bytes,
       return data;
     }
 
-  if (!mapped_length (n_bytes, &length))
+  /* Whole huge pages; a size within one of G_MAXSIZE would round to 0. */
+  if (!g_size_checked_add (&length, n_bytes, HUGE_PAGE - 1))
     return NULL;
+  length &= ~(HUGE_PAGE - 1);
+
   data = cache_take (length);
   if (data == NULL)
     return map_aligned (length);  /* fresh anonymous pages read as zero */
-
   if (zeroed)
     memset (data, 0, n_bytes);
 
@@ -170,18 +153,10 @@ void
 _reg_storage_free (gpointer data,
                    gsize    n_bytes)
 {
-  gsize length;
-
   n_bytes = MAX (n_bytes, 1);
 
   if (n_bytes < LARGE_MIN)
-    {
-      free (data);
-      return;
-    }
-
-  /* It was rounded once already, when it was allocated. */
-  if (!mapped_length (n_bytes, &length))
-    g_assert_not_reached ();
-  cache_give (data, length);
+    free (data);
+  else  /* rounded as when it was allocated, which did not overflow */
+    cache_give (data, (n_bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1));
 }

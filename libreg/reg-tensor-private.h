@@ -18,7 +18,6 @@ typedef struct
   gint64 dims[REG_TENSOR_MAX_DIMS];
 } RegShape;
 
-/* Whether @shape has the @n_dims dimensions @dims. */
 static inline gboolean
 _reg_shape_is (const RegShape *shape,
                const gint64   *dims,
@@ -27,16 +26,15 @@ _reg_shape_is (const RegShape *shape,
   return shape->n_dims == n_dims && memcmp (shape->dims, dims, n_dims * sizeof (gint64)) == 0;
 }
 
-/* Whether a tensor of shape @dims can be addressed: no negative dimension,
- * and an element count whose size in bytes (4 per element) is at most
- * G_MAXSSIZE.  A zero dimension empties it, however large the others.
- * Sets @n_elements (optional) when it can.  The one rule for tensors and
- * for the shapes that shape inference computes. */
+/* The one rule for tensors and for inferred shapes: whether a tensor of
+ * shape @dims can be addressed, with no negative dimension and at most
+ * G_MAXSSIZE bytes (4 per element; a zero dimension empties it, however
+ * large the others).  Sets @n_elements (optional) when it can. */
 gboolean      _reg_shape_count          (const gint64 *dims,
                                          guint         n_dims,
                                          gsize        *n_elements);
 
-/* Formats a shape as "[4, 3]" ("[]" for 0-d). */
+/* "[4, 3]", "[]" for 0-d */
 char         *_reg_shape_to_string      (const gint64 *dims,
                                          guint         n_dims);
 

@@ -13,21 +13,19 @@
  * RegTensor:
  *
  * A dense tensor of 32-bit floats in row-major order, with 0 to
- * %REG_TENSOR_MAX_DIMS dimensions.
- *
- * A tensor with no dimension is a scalar (one element); a tensor with a
- * dimension of 0 holds no element.  The data is 64-byte aligned and
- * writable in place through [method@Reg.Tensor.get_data]; the shape never
- * changes.
+ * %REG_TENSOR_MAX_DIMS dimensions, outermost first.  A tensor with no
+ * dimension is a scalar (one element); a tensor with a dimension of 0 holds
+ * no element.  The data is 64-byte aligned and writable in place through
+ * [method@Reg.Tensor.get_data]; the shape never changes.
  *
  * Shapes are checked the same way for tensors as for graphs: a shape that
  * is not one (a negative dimension, more than %REG_TENSOR_MAX_DIMS
  * dimensions, more elements than memory can address) is
  * %REG_GRAPH_ERROR_SHAPE.  A valid shape whose memory cannot be allocated
- * is %REG_TENSOR_ERROR_NO_MEMORY from the `try` constructors
- * ([ctor@Reg.Tensor.try_new]), which are the ones to use for a shape that
- * comes from outside the program; the other constructors abort then, as
- * g_malloc() does.
+ * is %REG_TENSOR_ERROR_NO_MEMORY, naming the shape and its size in bytes,
+ * from the `try` constructors ([ctor@Reg.Tensor.try_new]), which are the
+ * ones to use for a shape that comes from outside the program; the other
+ * constructors abort then, as g_malloc() does.
  *
  * A tensor is not locked: it may be read from several threads at once, but
  * writing its data while another thread reads it is a data race.
@@ -77,50 +75,42 @@ reg_tensor_init (RegTensor *self)
     g_error ("%s: failed to allocate %" G_GSIZE_FORMAT " bytes", G_STRLOC, sizeof (float));
 }
 
-/* Checks a shape and computes its element count.  The count must also fit
- * in bytes (4 per element, at most G_MAXSSIZE: see _reg_shape_count()), so
- * that no size computation downstream can overflow. */
+/* Checks a shape from outside and computes its element count. */
 static gboolean
 check_shape (const gint64  *shape,
              guint          n_dims,
              gsize         *n_elements,
              GError       **error)
 {
+  g_autofree char *str = NULL;
+
   if (n_dims > REG_TENSOR_MAX_DIMS)
     {
       g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_SHAPE,
-                   "a tensor has at most %d dimensions, %u given",
-                   REG_TENSOR_MAX_DIMS, n_dims);
+                   "a tensor has at most %d dimensions, %u given", REG_TENSOR_MAX_DIMS, n_dims);
       return FALSE;
     }
+  if (_reg_shape_count (shape, n_dims, n_elements))
+    return TRUE;
 
+  str = _reg_shape_to_string (shape, n_dims);
   for (guint i = 0; i < n_dims; i++)
     {
       if (shape[i] < 0)
         {
-          g_autofree char *str = _reg_shape_to_string (shape, n_dims);
-
           g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_SHAPE,
                        "shape %s: dimension %u is negative", str, i);
           return FALSE;
         }
     }
-
-  if (!_reg_shape_count (shape, n_dims, n_elements))
-    {
-      g_autofree char *str = _reg_shape_to_string (shape, n_dims);
-
-      g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_SHAPE,
-                   "shape %s has more elements than memory can address",
-                   str);
-      return FALSE;
-    }
-
-  return TRUE;
+  g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_SHAPE,
+               "shape %s has more elements than memory can address", str);
+  return FALSE;
 }
 
-/* Takes a checked shape.  NULL with REG_TENSOR_ERROR_NO_MEMORY when its
- * memory cannot be allocated. */
+/* Takes a checked shape, whose size in bytes _reg_shape_count() made sure
+ * fits.  NULL with REG_TENSOR_ERROR_NO_MEMORY when the memory cannot be
+ * had. */
 static RegTensor *
 reg_tensor_try_alloc (const gint64  *shape,
                       guint          n_dims,
@@ -128,33 +118,23 @@ reg_tensor_try_alloc (const gint64  *shape,
                       gboolean       zeroed,
                       GError       **error)
 {
+  gsize n_bytes = n_elements * sizeof (float);
+  float *data = _reg_storage_try_alloc (n_bytes, zeroed);
   RegTensor *self;
-  gsize n_bytes;
-  float *data;
 
-  /* check_shape() made sure of it; checked again, as it is what decides
-   * how much memory the tensor gets. */
-  if (!g_size_checked_mul (&n_bytes, n_elements, sizeof (float)))
-    g_assert_not_reached ();
-
-  data = _reg_storage_try_alloc (n_bytes, zeroed);
   if (data == NULL)
     {
       g_autofree char *str = _reg_shape_to_string (shape, n_dims);
-      g_autofree char *size = g_format_size_full (n_bytes, G_FORMAT_SIZE_IEC_UNITS);
-      char *nbsp;
-
-      /* g_format_size() puts a no-break space before the unit: messages
-       * are plain text. */
-      while ((nbsp = strstr (size, "\xc2\xa0")) != NULL)
-        {
-          *nbsp = ' ';
-          memmove (nbsp + 1, nbsp + 2, strlen (nbsp + 2) + 1);
-        }
+      /* Value and unit apart: g_format_size() joins them with a no-break
+       * space, and messages are plain text. */
+      g_autofree char *value = g_format_size_full (n_bytes, G_FORMAT_SIZE_IEC_UNITS |
+                                                   G_FORMAT_SIZE_ONLY_VALUE);
+      g_autofree char *unit = g_format_size_full (n_bytes, G_FORMAT_SIZE_IEC_UNITS |
+                                                  G_FORMAT_SIZE_ONLY_UNIT);
 
       g_set_error (error, REG_TENSOR_ERROR, REG_TENSOR_ERROR_NO_MEMORY,
                    "not enough memory for a tensor of shape %s: %" G_GSIZE_FORMAT
-                   " bytes (%s)", str, n_bytes, size);
+                   " bytes (%s %s)", str, n_bytes, value, unit);
       return NULL;
     }
 
@@ -169,8 +149,8 @@ reg_tensor_try_alloc (const gint64  *shape,
   return self;
 }
 
-/* The same, for the constructors that abort when memory is short, as
- * g_malloc() does, naming the public function that failed. */
+/* The same for the constructors that abort when memory is short, as
+ * g_malloc() does, naming the public @function that failed. */
 static RegTensor *
 reg_tensor_alloc (const char   *function,
                   const gint64 *shape,
@@ -205,15 +185,11 @@ reg_tensor_alloc (const char   *function,
  *   outermost first; %NULL when @n_dims is 0
  * @n_dims: the number of dimensions, at most %REG_TENSOR_MAX_DIMS
  *
- * Creates a tensor of the given shape filled with zeros.  A dimension may be
- * 0 (the tensor then holds no element); an empty shape makes a scalar.
- *
- * More than %REG_TENSOR_MAX_DIMS dimensions, a negative dimension or a shape
- * with more elements than memory can address are programmer errors, and
- * when the memory cannot be allocated the program aborts, as with
- * g_malloc().  For a shape that comes from outside the program (a file, a
- * command line, a graph's inputs), use [ctor@Reg.Tensor.try_new], which
- * reports both as errors.
+ * Creates a tensor of the given shape filled with zeros.  A shape that is
+ * not one (see [class@Reg.Tensor]) is a programmer error, and the program
+ * aborts when the memory cannot be allocated, as with g_malloc(); use
+ * [ctor@Reg.Tensor.try_new] for a shape that comes from outside the
+ * program (a file, a command line, a graph's inputs).
  *
  * Returns: (transfer full): a new tensor
  */
@@ -234,9 +210,9 @@ reg_tensor_new (const gint64 *shape,
  *   outermost first; %NULL when @n_dims is 0
  * @n_dims: the number of dimensions, at most %REG_TENSOR_MAX_DIMS
  *
- * Creates a tensor of the given shape whose elements are unspecified, for
- * a backend that is about to write every one of them: it saves filling a
- * large output with zeros first.  Otherwise as [ctor@Reg.Tensor.new].
+ * Creates a tensor as [ctor@Reg.Tensor.new] does, but with unspecified
+ * elements, for a backend that is about to write every one of them: it
+ * saves filling a large output with zeros first.
  *
  * Returns: (transfer full): a new tensor
  */
@@ -258,17 +234,11 @@ reg_tensor_new_uninitialized (const gint64 *shape,
  * @n_dims: the number of dimensions
  * @error: return location for a #GError
  *
- * Creates a tensor of the given shape filled with zeros, as
- * [ctor@Reg.Tensor.new] does, for a shape that comes from outside the
- * program: nothing about @shape is a programmer error, and a tensor too
- * large for the memory the system grants is an error rather than an abort.
- * Backends make their outputs with it.
- *
- * Fails with %REG_GRAPH_ERROR_SHAPE when @shape has more than
- * %REG_TENSOR_MAX_DIMS dimensions, a negative dimension or more elements
- * than memory can address, and with %REG_TENSOR_ERROR_NO_MEMORY, naming
- * the shape and its size in bytes, when its memory cannot be allocated.
- * This function is thread-safe.
+ * Creates a tensor of the given shape filled with zeros, for a shape that
+ * comes from outside the program.  Fails with %REG_GRAPH_ERROR_SHAPE when
+ * @shape is not a shape, and with %REG_TENSOR_ERROR_NO_MEMORY when its
+ * memory cannot be allocated (see [class@Reg.Tensor]).  This function is
+ * thread-safe.
  *
  * Returns: (transfer full): a new tensor, or %NULL with @error set
  */
@@ -295,10 +265,9 @@ reg_tensor_try_new (const gint64  *shape,
  * @n_dims: the number of dimensions
  * @error: return location for a #GError
  *
- * Creates a tensor whose elements are unspecified, as
- * [ctor@Reg.Tensor.new_uninitialized] does, with the errors of
- * [ctor@Reg.Tensor.try_new]: for a backend's outputs, which it is about to
- * write whole.  This function is thread-safe.
+ * Creates a tensor as [ctor@Reg.Tensor.try_new] does, but with unspecified
+ * elements, for a backend that is about to write every one of them.  This
+ * function is thread-safe.
  *
  * Returns: (transfer full): a new tensor, or %NULL with @error set
  */
@@ -328,13 +297,9 @@ reg_tensor_try_new_uninitialized (const gint64  *shape,
  * @n_dims: the number of dimensions
  * @error: return location for a #GError
  *
- * Creates a tensor holding a copy of @data.
- *
- * Fails with %REG_GRAPH_ERROR_SHAPE when @shape has more than
- * %REG_TENSOR_MAX_DIMS dimensions, a negative dimension, more elements than
- * memory can address, or holds another number of elements than
- * @n_elements; and with %REG_TENSOR_ERROR_NO_MEMORY when the copy cannot
- * be allocated.
+ * Creates a tensor holding a copy of @data.  Fails as
+ * [ctor@Reg.Tensor.try_new] does, and with %REG_GRAPH_ERROR_SHAPE when
+ * @shape holds another number of elements than @n_elements.
  *
  * Returns: (transfer full): a new tensor, or %NULL with @error set
  */
@@ -360,16 +325,13 @@ reg_tensor_new_from_data (const float   *data,
       g_autofree char *str = _reg_shape_to_string (shape, n_dims);
 
       g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_SHAPE,
-                   "shape %s holds %" G_GSIZE_FORMAT " element%s, %"
-                   G_GSIZE_FORMAT " given",
+                   "shape %s holds %" G_GSIZE_FORMAT " element%s, %" G_GSIZE_FORMAT " given",
                    str, expected, expected == 1 ? "" : "s", n_elements);
       return NULL;
     }
 
   self = reg_tensor_try_alloc (shape, n_dims, n_elements, FALSE, error);
-  if (self == NULL)
-    return NULL;
-  if (n_elements > 0)
+  if (self != NULL && n_elements > 0)
     memcpy (self->data, data, n_elements * sizeof (float));
 
   return self;
@@ -407,16 +369,14 @@ reg_tensor_new_from_bytes (GBytes        *bytes,
   data = g_bytes_get_data (bytes, &size);
   if (size % sizeof (float) != 0)
     {
-      g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_SHAPE,
-                   "%" G_GSIZE_FORMAT " bytes of data are not a whole number "
-                   "of float32 values (4 bytes each)", size);
+      g_set_error (error, REG_GRAPH_ERROR, REG_GRAPH_ERROR_SHAPE, "%" G_GSIZE_FORMAT " bytes of "
+                   "data are not a whole number of float32 values (4 bytes each)", size);
       return NULL;
     }
 
-  /* The data of a GBytes carries no alignment guarantee, hence the copy
-   * through memcpy() rather than a float pointer. */
-  return reg_tensor_new_from_data (data, size / sizeof (float), shape, n_dims,
-                                   error);
+  /* The data of a GBytes carries no alignment guarantee: copied by
+   * memcpy(), never read through a float pointer. */
+  return reg_tensor_new_from_data (data, size / sizeof (float), shape, n_dims, error);
 }
 
 /**
@@ -425,8 +385,7 @@ reg_tensor_new_from_bytes (GBytes        *bytes,
  * @n_elements: (out) (optional): return location for the number of elements
  *
  * Gets the elements of @self in row-major order.  The buffer belongs to
- * @self and may be written in place; it is 64-byte aligned and never %NULL.
- * Writing it while another thread reads @self is a data race.
+ * @self and may be written in place; it is never %NULL.
  *
  * Returns: (array length=n_elements) (transfer none): the elements
  */
@@ -499,10 +458,8 @@ reg_tensor_get_n_elements (RegTensor *self)
  * reg_tensor_copy:
  * @self: a [class@Reg.Tensor]
  *
- * Makes a new tensor of the same shape holding a copy of the elements of
- * @self.  A backend returns such a copy for an output that would otherwise
- * be one of its inputs: outputs are new tensors the caller owns and may
- * change.
+ * Makes a new tensor holding a copy of @self: what a backend returns for an
+ * output that would otherwise be one of its inputs.
  *
  * Returns: (transfer full): the copy
  */
@@ -537,20 +494,6 @@ reg_tensor_dup_bytes (RegTensor *self)
   return g_bytes_new (self->data, self->n_elements * sizeof (float));
 }
 
-static gboolean
-is_close (double a,
-          double b,
-          double rtol,
-          double atol)
-{
-  /* As numpy.isclose(): infinities only equal themselves (the difference
-   * would be NaN or infinite), and NaN equals nothing. */
-  if (isinf (a) || isinf (b))
-    return a == b;
-
-  return fabs (a - b) <= atol + rtol * fabs (b);
-}
-
 /**
  * reg_tensor_allclose:
  * @a: a [class@Reg.Tensor]
@@ -579,8 +522,14 @@ reg_tensor_allclose (RegTensor *a,
     return FALSE;
 
   for (gsize i = 0; i < a->n_elements; i++)
-    if (!is_close (a->data[i], b->data[i], rtol, atol))
-      return FALSE;
+    {
+      double x = a->data[i], y = b->data[i];
+
+      /* As numpy.isclose(): an infinity is close only to itself (the
+       * difference would be NaN or infinite), NaN to nothing. */
+      if (isinf (x) || isinf (y) ? x != y : !(fabs (x - y) <= atol + rtol * fabs (y)))
+        return FALSE;
+    }
 
   return TRUE;
 }
@@ -605,19 +554,18 @@ _reg_shape_count (const gint64 *dims,
                   guint         n_dims,
                   gsize        *n_elements)
 {
+  gboolean empty = FALSE;
   gsize count = 1;
 
   for (guint d = 0; d < n_dims; d++)
-    if (dims[d] == 0)
-      {
-        if (n_elements != NULL)
-          *n_elements = 0;
-        return TRUE;
-      }
+    {
+      if (dims[d] < 0)
+        return FALSE;
+      empty |= dims[d] == 0;
+    }
 
-  for (guint d = 0; d < n_dims; d++)
-    if (dims[d] < 0 || (guint64) dims[d] > G_MAXSIZE ||
-        !g_size_checked_mul (&count, count, (gsize) dims[d]))
+  for (guint d = 0; d < n_dims && !empty; d++)
+    if ((guint64) dims[d] > G_MAXSIZE || !g_size_checked_mul (&count, count, (gsize) dims[d]))
       return FALSE;
 
   /* At most G_MAXSSIZE bytes: the largest object C allows, and the largest
@@ -626,15 +574,15 @@ _reg_shape_count (const gint64 *dims,
     return FALSE;
 
   if (n_elements != NULL)
-    *n_elements = count;
+    *n_elements = empty ? 0 : count;
   return TRUE;
 }
 
+/* An atomic GRcBox */
 struct _RegShapeList
 {
-  gatomicrefcount  ref_count;
-  guint            n_shapes;
-  RegShape        *shapes;
+  guint     n_shapes;
+  RegShape *shapes;
 };
 
 G_DEFINE_BOXED_TYPE (RegShapeList, reg_shape_list, reg_shape_list_ref, reg_shape_list_unref)
@@ -643,13 +591,16 @@ RegShapeList *
 _reg_shape_list_new_take (RegShape *shapes,
                           guint     n_shapes)
 {
-  RegShapeList *self = g_new (RegShapeList, 1);
+  RegShapeList *self = g_atomic_rc_box_new (RegShapeList);
 
-  g_atomic_ref_count_init (&self->ref_count);
-  self->n_shapes = n_shapes;
-  self->shapes = shapes;
-
+  *self = (RegShapeList) { n_shapes, shapes };
   return self;
+}
+
+static void
+shape_list_clear (gpointer data)
+{
+  g_free (((RegShapeList *) data)->shapes);
 }
 
 /**
@@ -665,28 +616,21 @@ reg_shape_list_ref (RegShapeList *self)
 {
   g_return_val_if_fail (self != NULL, NULL);
 
-  g_atomic_ref_count_inc (&self->ref_count);
-
-  return self;
+  return g_atomic_rc_box_acquire (self);
 }
 
 /**
  * reg_shape_list_unref:
  * @self: (transfer full): a [struct@Reg.ShapeList]
  *
- * Drops a reference to @self, freeing it with the last one.  This function
- * is thread-safe.
+ * Drops a reference to @self.  This function is thread-safe.
  */
 void
 reg_shape_list_unref (RegShapeList *self)
 {
   g_return_if_fail (self != NULL);
 
-  if (g_atomic_ref_count_dec (&self->ref_count))
-    {
-      g_free (self->shapes);
-      g_free (self);
-    }
+  g_atomic_rc_box_release_full (self, shape_list_clear);
 }
 
 /**
@@ -712,8 +656,8 @@ reg_shape_list_get_n_shapes (RegShapeList *self)
  * @index: a node id, less than [method@Reg.ShapeList.get_n_shapes]
  * @n_dims: (out) (optional): return location for the number of dimensions
  *
- * Gets the shape of node @index, outermost dimension first; a 0-d shape
- * (a scalar) has no dimension.  The array belongs to @self.
+ * Gets the shape of node @index, outermost dimension first.  The array
+ * belongs to @self.
  *
  * Returns: (array length=n_dims) (transfer none): the dimensions
  */

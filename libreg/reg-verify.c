@@ -772,10 +772,14 @@ check (const char * const      *search_path,
 
   g_main_context_push_thread_default (run.context);
   if (!run_helper (&run, (const char * const *) argv->pdata, cancellable, &local_error))
-    g_set_error (error, local_error->domain, local_error->code,
-                 "The checker %s cannot be started: %s. Install it, or name another one with "
-                 "REG_VERIFY_HELPER.",
-                 helper, local_error->message);
+    {
+      g_autofree char *why = _reg_message_embed (local_error->message);
+
+      g_set_error (error, local_error->domain, local_error->code,
+                   "The checker %s cannot be started: %s. Install it, or name another one with "
+                   "REG_VERIFY_HELPER.",
+                   helper, why);
+    }
   else
     verdict = judge (&run, helper, module_path, time, error);
   g_main_context_pop_thread_default (run.context);
@@ -870,6 +874,8 @@ set_quarantined_error (GError     **error,
   g_autofree char *date = when != NULL ? g_date_time_format (when, "%Y-%m-%d %H:%M:%S UTC") : g_strdup ("?");
   g_autofree char *manifest = _reg_text_for_message (manifest_path, -1, 4096);
   g_autofree char *module = _reg_text_for_message (module_path, -1, 4096);
+  const char *reason = reg_verdict_get_reason (verdict);
+  g_autofree char *why = _reg_message_embed (reason != NULL ? reason : "no reason recorded");
 
   g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
                "backend '%s' (declared by %s): module %s is quarantined: when backend '%s' was "
@@ -877,7 +883,7 @@ set_quarantined_error (GError     **error,
                "run `regctl verify %s` to check it again.",
                name, manifest, module, reg_verdict_get_backend_name (verdict), date,
                reg_verdict_get_kind (verdict) == REG_VERDICT_KIND_TIMEOUT ? "it timed out" : "it crashed",
-               reg_verdict_get_reason (verdict), reg_verdict_get_backend_name (verdict));
+               why, reg_verdict_get_backend_name (verdict));
 }
 
 gboolean
@@ -928,12 +934,13 @@ _reg_verify_before_load (gboolean            check_first,
         {
           g_autofree char *manifest = _reg_text_for_message (manifest_path, -1, 4096);
           g_autofree char *module = _reg_text_for_message (module_path, -1, 4096);
+          g_autofree char *why = _reg_message_embed (local_error->message);
 
           g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
                        "backend '%s' (declared by %s): module %s is to be checked before it is "
                        "loaded, and the check could not run: %s. Install libreg's checker, or "
                        "turn the checks off (REG_VERIFY_MODULES, reg_registry_set_module_checks()).",
-                       name, manifest, module, local_error->message);
+                       name, manifest, module, why);
           return FALSE;
         }
       if (reg_verdict_get_quarantines (fresh))

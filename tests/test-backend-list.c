@@ -608,6 +608,84 @@ test_default_registry (void)
   g_assert_true (reg_backend_list_get_registry (list) == reg_registry_get_default ());
 }
 
+/* What infos say of a backend's state, and that the list follows it: a
+ * module that does not load is failed, with the lookup's reason; one
+ * whose check crashed is quarantined, with the verdict. */
+static void
+test_states (void)
+{
+  g_autofree char *dir = NULL;
+  g_autoptr(RegRegistry) registry = empty_registry (&dir);
+  g_autoptr(RegBackendList) list = NULL;
+  g_autoptr(RegCompiler) compiler = NULL;
+  g_autoptr(RegVerdict) verdict = NULL;
+  g_autoptr(GError) error = NULL;
+  const char * const all[] = { NULL };
+  Watch watch = { NULL, };
+  RegBackendInfo *info;
+
+  write_file (dir, "broken.backend",
+              "[Reg Module]\nModule=libbroken.so\nAbiVersion=2\n\n[Backend broken]\n", -1);
+  write_file (dir, "libbroken.so", "not a module", -1);
+  copy_fixture (dir, "verify-crash");
+  register_named (registry, "runtime", NULL);
+
+  list = reg_backend_list_new (registry, all);
+  watch_init (&watch, G_LIST_MODEL (list));
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (list)), ==, 3);
+
+  info = g_list_model_get_item (G_LIST_MODEL (list), 0);
+  g_assert_cmpstr (reg_backend_info_get_name (info), ==, "broken");
+  g_assert_cmpint (reg_backend_info_get_state (info), ==, REG_BACKEND_STATE_DECLARED);
+  g_assert_null (reg_backend_info_get_reason (info));
+  g_assert_null (reg_backend_info_get_verdict (info));
+  g_object_unref (info);
+  info = g_list_model_get_item (G_LIST_MODEL (list), 1);
+  g_assert_cmpint (reg_backend_info_get_state (info), ==, REG_BACKEND_STATE_LOADED);
+  g_object_unref (info);
+
+  /* A failed lookup replaces the item. */
+  compiler = reg_registry_lookup_backend (registry, "broken", &error);
+  g_assert_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED);
+  assert_changes (&watch, (const Change[]) { { 0, 1, 1 } }, 1);
+  info = g_list_model_get_item (G_LIST_MODEL (list), 0);
+  g_assert_cmpint (reg_backend_info_get_state (info), ==, REG_BACKEND_STATE_FAILED);
+  g_assert_cmpstr (reg_backend_info_get_reason (info), ==, error->message);
+  g_object_unref (info);
+  g_clear_error (&error);
+
+  /* The same failure again says nothing new. */
+  compiler = reg_registry_lookup_backend (registry, "broken", &error);
+  g_assert_null (compiler);
+  g_clear_error (&error);
+  assert_changes (&watch, NULL, 0);
+
+  /* A crash verdict quarantines verify_crash. */
+  verdict = reg_registry_verify_backend (registry, "verify_crash", NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (reg_verdict_get_quarantines (verdict));
+  assert_changes (&watch, (const Change[]) { { 2, 1, 1 } }, 1);
+  info = g_list_model_get_item (G_LIST_MODEL (list), 2);
+  g_assert_cmpstr (reg_backend_info_get_name (info), ==, "verify_crash");
+  g_assert_cmpint (reg_backend_info_get_state (info), ==, REG_BACKEND_STATE_QUARANTINED);
+  g_assert_nonnull (reg_backend_info_get_verdict (info));
+  g_assert_cmpint (reg_verdict_get_kind (reg_backend_info_get_verdict (info)), ==, REG_VERDICT_KIND_CRASHED);
+  g_assert_cmpstr (reg_backend_info_get_reason (info), ==, reg_verdict_get_reason (verdict));
+  g_object_unref (info);
+
+  /* A rescan forgets the failure, not the verdict. */
+  reg_registry_rescan (registry);
+  info = reg_registry_get_backend_info (registry, "broken");
+  g_assert_cmpint (reg_backend_info_get_state (info), ==, REG_BACKEND_STATE_DECLARED);
+  g_object_unref (info);
+  info = reg_registry_get_backend_info (registry, "verify_crash");
+  g_assert_cmpint (reg_backend_info_get_state (info), ==, REG_BACKEND_STATE_QUARANTINED);
+  g_object_unref (info);
+
+  watch_clear (&watch);
+  remove_tmp_dir (dir);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -622,6 +700,7 @@ main (int    argc,
   g_test_add_func ("/backend-list/reentrant", test_reentrant);
   g_test_add_func ("/backend-list/lifetime", test_lifetime);
   g_test_add_func ("/backend-list/default-registry", test_default_registry);
+  g_test_add_func ("/backend-list/states", test_states);
 
   return g_test_run ();
 }

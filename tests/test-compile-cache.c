@@ -13,7 +13,7 @@
 #include "test-files.h"
 #include "test-objects.h"
 
-#define FIXTURE_BUILDDIR TEST_BUILDDIR G_DIR_SEPARATOR_S "modules"
+
 #define SHIPPED_MODULES_DIR TEST_BUILDDIR G_DIR_SEPARATOR_S ".." G_DIR_SEPARATOR_S "modules"
 
 static const char *neg_text =
@@ -598,15 +598,24 @@ test_size_and_eviction (Fixture       *f,
 }
 
 /* The estimate of memory bounds the cache too: a graph whose values are
- * larger than all of it is never kept. */
+ * larger than all of it is never kept, and leaves the cache as it was
+ * (it evicted every other entry first, then itself). */
 static void
 test_memory_bound (Fixture       *f,
                    gconstpointer  data)
 {
+  const char *small_texts[] = {
+    "graph(x):\n  a = neg(x)\n  return (a,)\n",
+    "graph(x):\n  a = abs(x)\n  return (a,)\n",
+  };
+  g_autoptr(GPtrArray) small = g_ptr_array_new_with_free_func (g_object_unref);
   g_autoptr(GPtrArray) big = tensor_array_new ();
   g_autoptr(GError) error = NULL;
   g_autoptr(RegGraph) graph = graph_new_from_string ("graph(x):\n  a = neg(x)\n  b = abs(a)\n  return (a,)\n");
   RegCompiledFn *fn;
+
+  for (guint i = 0; i < G_N_ELEMENTS (small_texts); i++)
+    g_ptr_array_add (small, compile_ok (f->registry, "shared", small_texts[i], f->inputs, NULL));
 
   /* Three values of 32M floats: 384 MiB, above the cache's 256 MiB. */
   g_ptr_array_add (big, reg_tensor_new_uninitialized ((const gint64[]) { 32 * 1024 * 1024 }, 1));
@@ -615,7 +624,16 @@ test_memory_bound (Fixture       *f,
   g_object_add_weak_pointer (G_OBJECT (fn), (gpointer *) &fn);
   g_object_unref (fn);
   g_assert_null (fn);
-  assert_counters (f->registry, 0, 1, 1);
+
+  /* Still there: equal compiles are hits. */
+  assert_counters (f->registry, 0, 3, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (small_texts); i++)
+    {
+      g_autoptr(RegCompiledFn) again = compile_ok (f->registry, "shared", small_texts[i], f->inputs, NULL);
+
+      g_assert_true (again == g_ptr_array_index (small, i));
+    }
+  assert_counters (f->registry, 2, 3, 0);
 }
 
 typedef struct
@@ -663,6 +681,209 @@ test_concurrent_compiles (Fixture       *f,
     {
       g_assert_true (racers[i].fn == racers[0].fn);
       g_object_unref (racers[i].fn);
+    }
+}
+
+/* A shareable backend whose compile, in the outermost compile of each
+ * thread, first compiles the same graph on the backend @target of
+ * @registry (itself, or another relay), after @rendezvous: as a backend
+ * that delegates does. */
+#define TEST_TYPE_RELAY (test_relay_get_type ())
+G_DECLARE_FINAL_TYPE (TestRelay, test_relay, TEST, RELAY, GObject)
+
+typedef struct
+{
+  GMutex mutex;
+  GCond  cond;
+  guint  arrived;
+  guint  expected;
+} Rendezvous;
+
+struct _TestRelay
+{
+  GObject      parent_instance;
+  char        *name;
+  char        *target;
+  RegRegistry *registry;     /* not a reference: it holds this */
+  Rendezvous  *rendezvous;
+  gint         compiles;     /* atomic */
+};
+
+/* The relay compiles the current thread is in. */
+static GPrivate relay_depth;
+
+static RegCompiledFn *
+test_relay_compile (RegCompiler  *compiler,
+                    RegGraph     *graph,
+                    GPtrArray    *example_inputs,
+                    GVariant     *options,
+                    GError      **error)
+{
+  TestRelay *self = TEST_RELAY (compiler);
+  guint depth = GPOINTER_TO_UINT (g_private_get (&relay_depth));
+  TestBackendFn *fn;
+
+  g_atomic_int_inc (&self->compiles);
+  if (depth == 0)
+    {
+      g_autoptr(RegCompiledFn) inner = NULL;
+      Rendezvous *r = self->rendezvous;
+
+      g_mutex_lock (&r->mutex);
+      r->arrived++;
+      g_cond_broadcast (&r->cond);
+      while (r->arrived < r->expected)
+        g_cond_wait (&r->cond, &r->mutex);
+      g_mutex_unlock (&r->mutex);
+
+      g_private_set (&relay_depth, GUINT_TO_POINTER (depth + 1));
+      inner = reg_registry_compile (self->registry, self->target, graph, example_inputs, NULL, error);
+      g_private_set (&relay_depth, GUINT_TO_POINTER (depth));
+      if (inner == NULL)
+        return NULL;
+    }
+
+  fn = g_object_new (TEST_TYPE_BACKEND_FN, NULL);
+  reg_graph_get_outputs (graph, &fn->n_outputs);
+
+  return REG_COMPILED_FN (fn);
+}
+
+static char *
+test_relay_dup_name (RegCompiler *compiler)
+{
+  return g_strdup (TEST_RELAY (compiler)->name);
+}
+
+static RegCompilerFlags
+test_relay_get_flags (RegCompiler *compiler)
+{
+  return REG_COMPILER_FLAGS_SHAREABLE;
+}
+
+static void
+test_relay_iface_init (RegCompilerInterface *iface)
+{
+  iface->compile = test_relay_compile;
+  iface->dup_name = test_relay_dup_name;
+  iface->get_flags = test_relay_get_flags;
+}
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (TestRelay, test_relay, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (REG_TYPE_COMPILER, test_relay_iface_init))
+
+static void
+test_relay_finalize (GObject *object)
+{
+  TestRelay *self = TEST_RELAY (object);
+
+  g_free (self->name);
+  g_free (self->target);
+
+  G_OBJECT_CLASS (test_relay_parent_class)->finalize (object);
+}
+
+static void
+test_relay_class_init (TestRelayClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = test_relay_finalize;
+}
+
+static void
+test_relay_init (TestRelay *self)
+{
+}
+
+static TestRelay *
+relay_register (RegRegistry *registry,
+                const char  *name,
+                const char  *target,
+                Rendezvous  *rendezvous)
+{
+  g_autoptr(GError) error = NULL;
+  TestRelay *relay = g_object_new (TEST_TYPE_RELAY, NULL);
+
+  relay->name = g_strdup (name);
+  relay->target = g_strdup (target);
+  relay->registry = registry;
+  relay->rendezvous = rendezvous;
+  g_assert_true (reg_registry_register_backend (registry, NULL, REG_COMPILER (relay), NULL, &error));
+  g_assert_no_error (error);
+
+  return relay;
+}
+
+/* A compile that compiles the same key again from within (in the thread
+ * that claimed the key) does not wait for itself: the inner one compiles
+ * on its own, and the outer one is kept. */
+static void
+test_reentrant_same_key (Fixture       *f,
+                         gconstpointer  data)
+{
+  Rendezvous alone = { .expected = 1 };
+  g_autoptr(TestRelay) relay = relay_register (f->registry, "relay", "relay", &alone);
+  g_autoptr(RegCompiledFn) fn = NULL;
+  g_autoptr(RegCompiledFn) again = NULL;
+  Watchdog dog;
+
+  watchdog_arm (&dog);
+  fn = compile_ok (f->registry, "relay", neg_text, f->inputs, NULL);
+  watchdog_disarm (&dog);
+  g_assert_cmpint (g_atomic_int_get (&relay->compiles), ==, 2);
+
+  again = compile_ok (f->registry, "relay", neg_text, f->inputs, NULL);
+  g_assert_true (again == fn);
+  g_assert_cmpint (g_atomic_int_get (&relay->compiles), ==, 2);
+}
+
+typedef struct
+{
+  Fixture       *f;
+  const char    *backend;
+  RegCompiledFn *fn;
+} Relayer;
+
+static gpointer
+relayer_run (gpointer data)
+{
+  Relayer *relayer = data;
+
+  relayer->fn = compile_ok (relayer->f->registry, relayer->backend, neg_text,
+                            relayer->f->inputs, NULL);
+
+  return NULL;
+}
+
+/* Two threads, each compiling a key whose compile needs the other's: the
+ * second to come to the other's key does not wait for a thread that waits
+ * for it, but compiles that key itself. */
+static void
+test_waits_form_no_cycle (Fixture       *f,
+                          gconstpointer  data)
+{
+  Rendezvous both = { .expected = 2 };
+  g_autoptr(TestRelay) a = relay_register (f->registry, "relay-a", "relay-b", &both);
+  g_autoptr(TestRelay) b = relay_register (f->registry, "relay-b", "relay-a", &both);
+  Relayer relayers[] = { { f, "relay-a", NULL }, { f, "relay-b", NULL } };
+  GThread *threads[G_N_ELEMENTS (relayers)];
+  Watchdog dog;
+
+  watchdog_arm (&dog);
+  for (guint i = 0; i < G_N_ELEMENTS (relayers); i++)
+    threads[i] = g_thread_new ("relayer", relayer_run, &relayers[i]);
+  for (guint i = 0; i < G_N_ELEMENTS (relayers); i++)
+    g_thread_join (threads[i]);
+  watchdog_disarm (&dog);
+
+  /* Each outer compile, and one inner one (the other was a hit). */
+  g_assert_cmpint (g_atomic_int_get (&a->compiles) + g_atomic_int_get (&b->compiles), ==, 3);
+  for (guint i = 0; i < G_N_ELEMENTS (relayers); i++)
+    {
+      g_autoptr(RegCompiledFn) again = compile_ok (f->registry, relayers[i].backend, neg_text,
+                                                   f->inputs, NULL);
+
+      g_assert_true (again == relayers[i].fn);
+      g_object_unref (relayers[i].fn);
     }
 }
 
@@ -760,14 +981,9 @@ registry_with_fixture (const char *dir,
   const char *module = "libfixture-verify-ok.so";
   g_autofree char *source = g_build_filename (FIXTURE_BUILDDIR, module, NULL);
   g_autofree char *manifest = NULL;
-  g_autofree char *contents = NULL;
-  g_autoptr(GError) error = NULL;
   RegRegistry *registry;
-  gsize length;
 
-  g_file_get_contents (source, &contents, &length, &error);
-  g_assert_no_error (error);
-  write_file_mode (dir, module, contents, length, 0755);
+  copy_file (source, dir, module);
   manifest = g_strdup_printf ("[Reg Module]\nModule=%s\nAbiVersion=%d\n\n[Backend verify_ok]\n%s",
                               module, REG_MODULE_ABI_VERSION, keys);
   write_file (dir, "verify-ok.backend", manifest, -1);
@@ -927,6 +1143,8 @@ main (int   argc,
   ADD ("/compile-cache/size-and-eviction", test_size_and_eviction);
   ADD ("/compile-cache/memory-bound", test_memory_bound);
   ADD ("/compile-cache/concurrent-compiles", test_concurrent_compiles);
+  ADD ("/compile-cache/reentrant-same-key", test_reentrant_same_key);
+  ADD ("/compile-cache/waits-form-no-cycle", test_waits_form_no_cycle);
   ADD ("/compile-cache/failure-not-cached", test_failure_not_cached);
   ADD ("/compile-cache/info-compiler-flags", test_info_compiler_flags);
 #undef ADD

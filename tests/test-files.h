@@ -77,3 +77,59 @@ write_file (const char *dir,
 {
   write_file_mode (dir, name, contents, length, 0644);
 }
+
+/* Copies the file @source to @name in @dir, executable. */
+static inline void
+copy_file (const char *source,
+           const char *dir,
+           const char *name)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *contents = NULL;
+  gsize length;
+
+  g_file_get_contents (source, &contents, &length, &error);
+  g_assert_no_error (error);
+  write_file_mode (dir, name, contents, length, 0755);
+}
+
+#ifdef TEST_BUILDDIR
+#define FIXTURE_BUILDDIR TEST_BUILDDIR G_DIR_SEPARATOR_S "modules"
+
+/* Copies the fixture module @fixture of tests/modules into @dir: its
+ * manifest FIXTURE.backend, and the module file the manifest names when
+ * the build made one.  Returns the full path of the module in @dir (which
+ * may not exist). */
+static inline char *
+install_fixture (const char *dir,
+                 const char *fixture)
+{
+  g_autofree char *manifest_name = g_strconcat (fixture, ".backend", NULL);
+  g_autofree char *manifest = g_build_filename (FIXTURE_BUILDDIR, manifest_name, NULL);
+  g_autoptr(GKeyFile) keyfile = g_key_file_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *module = NULL;
+  g_autofree char *module_source = NULL;
+
+  g_key_file_load_from_file (keyfile, manifest, G_KEY_FILE_NONE, &error);
+  g_assert_no_error (error);
+  module = g_key_file_get_string (keyfile, "Reg Module", "Module", &error);
+  g_assert_no_error (error);
+
+  copy_file (manifest, dir, manifest_name);
+
+  module_source = g_build_filename (FIXTURE_BUILDDIR, module, NULL);
+  if (g_file_test (module_source, G_FILE_TEST_EXISTS))
+    copy_file (module_source, dir, module);
+
+  return g_build_filename (dir, module, NULL);
+}
+
+/* The same, when the test needs no module path. */
+static inline void
+copy_fixture (const char *dir,
+              const char *fixture)
+{
+  g_free (install_fixture (dir, fixture));
+}
+#endif

@@ -220,3 +220,53 @@ check_matmul_of_empty_operands (RegRegistry *registry,
         }
       }
 }
+
+/* Fails the test (g_error()) if it is not disarmed within a generous
+ * time: a guard against a hang, which would be the failure, never a
+ * measure of speed. */
+typedef struct
+{
+  GMutex   mutex;
+  GCond    cond;
+  gboolean disarmed;
+  GThread *thread;
+} Watchdog;
+
+#define WATCHDOG_US (120 * G_TIME_SPAN_SECOND)
+
+static inline gpointer
+watchdog_run (gpointer data)
+{
+  Watchdog *dog = data;
+  gint64 deadline = g_get_monotonic_time () + WATCHDOG_US;
+
+  g_mutex_lock (&dog->mutex);
+  while (!dog->disarmed)
+    if (!g_cond_wait_until (&dog->cond, &dog->mutex, deadline))
+      g_error ("%s: still not done after %d s: something waits for what cannot come",
+               g_test_get_path (), (int) (WATCHDOG_US / G_TIME_SPAN_SECOND));
+  g_mutex_unlock (&dog->mutex);
+
+  return NULL;
+}
+
+static inline void
+watchdog_arm (Watchdog *dog)
+{
+  g_mutex_init (&dog->mutex);
+  g_cond_init (&dog->cond);
+  dog->disarmed = FALSE;
+  dog->thread = g_thread_new ("watchdog", watchdog_run, dog);
+}
+
+static inline void
+watchdog_disarm (Watchdog *dog)
+{
+  g_mutex_lock (&dog->mutex);
+  dog->disarmed = TRUE;
+  g_cond_signal (&dog->cond);
+  g_mutex_unlock (&dog->mutex);
+  g_thread_join (dog->thread);
+  g_mutex_clear (&dog->mutex);
+  g_cond_clear (&dog->cond);
+}

@@ -873,7 +873,7 @@ class TestInfo(RegctlTestCase):
                    '[Backend none_]\nOperators=\n\n'
                    '[Backend unsaid]\nDescription=Says nothing of it\n')
         env = {'REG_BACKEND_PATH': d}
-        for name, text, listed in [('dsp', 'add, matmul', ['add', 'matmul']),
+        for name, text, listed in [('dsp', 'matmul, add', ['matmul', 'add']),
                                    ('none_', 'none', []), ('unsaid', 'all', None)]:
             with self.subTest(backend=name):
                 fields = self.info_fields(regctl('info', name, env=env).stdout)
@@ -1289,6 +1289,86 @@ class TestRun(RegctlTestCase):
                 self.assertUsageError(regctl('run', *args), 'run', message)
 
 
+@unittest.skipUnless(FIXTURES, 'REGCTL_FIXTURES is not set')
+class TestRunFallsBack(RegctlTestCase):
+    """run and bench compile as the library does: a backend whose module
+    does not load, or is quarantined, falls back along
+    REG_FALLBACK_BACKENDS rather than failing before the compile."""
+
+    def fixture_env(self, manifest, module):
+        d = self.mkdir('fixtures')
+        shutil.copy(os.path.join(FIXTURES, manifest), d)
+        shutil.copy(os.path.join(FIXTURES, module), d)
+        return d, {'REG_BACKEND_PATH': d + ':' + os.environ['REG_BACKEND_PATH']}
+
+    def assertFallsBack(self, env, name, reason_start, reason_end):
+        graph = self.write('neg.graph', 'graph(x):\n  y = neg(x)\n  return (y,)\n')
+        chain = dict(env, REG_FALLBACK_BACKENDS='eager')
+
+        result = regctl('run', graph, '-b', name, env=chain)
+        self.assertExit(result, 0)
+        first = result.stdout.splitlines()[0]
+        self.assertTrue(first.startswith('backend: eager (fallback from %s: %s' % (name, reason_start)), first)
+        # the reason, one sentence inside the line
+        self.assertTrue(first.endswith(reason_end + ')'), first)
+        self.assertIn("falling back to 'eager'", result.stderr)
+
+        result = regctl('bench', graph, '--backends', 'eager,' + name, '--size', '4', '--repeat', '1',
+                        env=chain)
+        self.assertExit(result, 0)
+        rows = parse_table('\n'.join(result.stdout.splitlines()[2:-1]))
+        self.assertEqual([r[0] for r in rows[1:]], ['eager', 'eager (fallback from %s)' % name])
+        self.assertIn("falling back to 'eager'", result.stderr)
+
+        # Without a chain, the error of the backend asked for, as before.
+        for args in [('run', graph, '-b', name), ('bench', graph, '--backends', name)]:
+            result = regctl(*args, env=env)
+            self.assertExit(result, 1)
+            self.assertTrue(result.stderr.startswith("backend '%s' (declared by " % name), result.stderr)
+            self.assertEqual(result.stdout, '')
+
+    def test_module_that_does_not_load(self):
+        d, env = self.fixture_env('not-a-shared-object.backend', 'libgarbage.so')
+        self.assertFallsBack(env, 'garbage',
+                             "backend 'garbage' (declared by %s/not-a-shared-object.backend): "
+                             "module %s/libgarbage.so is not a shared object" % (d, d),
+                             'with the Loader= of its language')
+
+    def test_quarantined_module(self):
+        d, env = self.fixture_env('verify-crash.backend', 'libfixture-verify-crash.so')
+        result = regctl('verify', 'verify_crash', env=env)
+        self.assertIn('crashed', result.stdout)
+        self.assertFallsBack(env, 'verify_crash',
+                             "backend 'verify_crash' (declared by %s/verify-crash.backend): "
+                             "module %s/libfixture-verify-crash.so is quarantined: " % (d, d),
+                             'run `regctl verify verify_crash` to check it again')
+
+    def test_options_read_without_loading(self):
+        # The asked backend's options are read by the schema its manifest
+        # declares, although its module never loads; the fallback compiles
+        # with its defaults.
+        d = self.mkdir('options')
+        shutil.copy(os.path.join(FIXTURES, 'libgarbage.so'), d)
+        with open(os.path.join(d, 'garbage.backend'), 'w', encoding='utf-8') as f:
+            f.write('[Reg Module]\nModule=libgarbage.so\nAbiVersion=2\n\n'
+                    '[Backend garbage]\nOptions=level\n\n'
+                    '[Option garbage level]\nType=u\nDefault=1\nDescription=How hard\n')
+        env = {'REG_BACKEND_PATH': d + ':' + os.environ['REG_BACKEND_PATH'],
+               'REG_FALLBACK_BACKENDS': 'eager'}
+        graph = self.write('neg.graph', 'graph(x):\n  y = neg(x)\n  return (y,)\n')
+        result = regctl('run', graph, '-b', 'garbage', '-o', 'level=3', env=env)
+        self.assertExit(result, 0)
+        self.assertTrue(result.stdout.startswith('backend: eager (fallback from garbage: '), result.stdout)
+        result = regctl('run', graph, '-b', 'garbage', '-o', 'level=high', env=env)
+        self.assertUsageError(result, 'run', "--option 'level=high': ")
+        result = regctl('run', graph, '-b', 'garbage', '-o', 'depth=3', env=env)
+        self.assertExit(result, 1)
+        self.assertIn("'depth'", result.stderr)
+        # A name that is no backend fails as before, whatever the options.
+        result = regctl('run', graph, '-b', 'garbag', '-o', 'level=3', env=env)
+        self.assertOnlyError(result, invalid_backend_message('garbag', ['garbage']))
+
+
 class TestBench(RegctlTestCase):
     def test_table(self):
         result = regctl('bench', example('elementwise.graph'), '--backends', 'eager,relu_runtime_error_TESTING_ONLY',
@@ -1559,7 +1639,9 @@ class TestPaths(RegctlTestCase):
         self.assertExit(result, 0)
         table, _, choice = result.stdout.partition('\n\n')
         self.assertEqual(table.split(), ['ORDER', 'DIRECTORY', 'ORIGIN', 'MANIFESTS', 'SKIPPED'])
-        self.assertEqual(choice, 'Default backend: inductor (built in)\nFallback backends: none\n')
+        # Nothing declares inductor here.
+        self.assertEqual(choice, 'Default backend: inductor (not a backend) (built in)\n'
+                                 'Fallback backends: none\n')
 
     def test_default_and_fallbacks_from_environment(self):
         env = {'REG_BACKEND_PATH': '', 'REG_BACKEND_SYSTEM_DIR': '',
@@ -1567,11 +1649,29 @@ class TestPaths(RegctlTestCase):
         result = regctl('paths', env=env)
         self.assertExit(result, 0)
         self.assertEqual(result.stdout.split('\n\n')[-1],
-                         'Default backend: eager (from REG_DEFAULT_BACKEND)\n'
-                         'Fallback backends: inductor, eager (from REG_FALLBACK_BACKENDS)\n')
+                         # (nothing declares them in this search path)
+                         'Default backend: eager (not a backend) (from REG_DEFAULT_BACKEND)\n'
+                         'Fallback backends: inductor (not a backend), eager (not a backend) '
+                         '(from REG_FALLBACK_BACKENDS)\n')
         env['REG_BACKEND_PATH'] = os.environ['REG_BACKEND_PATH']
         result = regctl('info', 'eager', env=env)
         self.assertIn('Default:      yes (from REG_DEFAULT_BACKEND)\n', result.stdout)
+
+    def test_names_that_are_no_backends(self):
+        # Names that follow the naming rules but that nothing declares are
+        # kept, and marked with the close names; one that breaks the rules
+        # is left out with a warning.
+        env = {'REG_DEFAULT_BACKEND': 'eagr', 'REG_FALLBACK_BACKENDS': 'eagr:in ductor:eager:zzqqxx'}
+        result = regctl('paths', env=env)
+        self.assertExit(result, 0)
+        self.assertEqual(result.stdout.split('\n\n')[-1],
+                         "Default backend: eagr (not a backend: did you mean 'eager'?) "
+                         "(from REG_DEFAULT_BACKEND)\n"
+                         "Fallback backends: eagr (not a backend: did you mean 'eager'?), eager, "
+                         "zzqqxx (not a backend) (from REG_FALLBACK_BACKENDS)\n")
+        self.assertEqual(result.stderr.count('Reg-WARNING'), 1, result.stderr)
+        self.assertIn("REG_FALLBACK_BACKENDS: invalid backend name 'in ductor': white space U+0020 "
+                      "at byte 2 is not allowed; the name is left out", result.stderr)
 
     def test_extra_argument(self):
         self.assertUsageError(regctl('paths', 'x'), 'paths', "unexpected argument 'x'")

@@ -1189,7 +1189,6 @@ test_stress_first_load (void)
 #define N_PRIVATE 3
 #define N_LOCK_THREADS (2 * N_PRIVATE + 4)
 #define DEFAULT_LOCK_ROUNDS 20  /* STRESS_LOCK_ROUNDS overrides */
-#define FIXTURE_BUILDDIR TEST_BUILDDIR "/modules"
 
 typedef struct
 {
@@ -1204,20 +1203,6 @@ typedef struct
   LockRound *round;
   guint      index;
 } LockWorker;
-
-static void
-copy_fixture_file (const char *name,
-                   const char *dir)
-{
-  g_autofree char *source = g_build_filename (FIXTURE_BUILDDIR, name, NULL);
-  g_autofree char *contents = NULL;
-  g_autoptr(GError) error = NULL;
-  gsize length;
-
-  g_file_get_contents (source, &contents, &length, &error);
-  g_assert_no_error (error);
-  write_file_mode (dir, name, contents, length, 0755);
-}
 
 static void
 on_lock_registered (RegRegistry *reg,
@@ -1307,8 +1292,7 @@ test_stress_lock_order (void)
       g_autoptr(GError) error = NULL;
 
       g_ptr_array_add (dirs, good_dir);
-      copy_fixture_file ("good.backend", good_dir);
-      copy_fixture_file ("libfixture-good.so", good_dir);
+      copy_fixture (good_dir, "good");
       reg_registry_add_search_path (default_registry, good_dir);
       handler = g_signal_connect (default_registry, "backend-registered",
                                   G_CALLBACK (on_lock_registered), &round);
@@ -1318,8 +1302,7 @@ test_stress_lock_order (void)
           char *dir = make_tmp_dir ();
 
           g_ptr_array_add (dirs, dir);
-          copy_fixture_file ("lookup-default.backend", dir);
-          copy_fixture_file ("libfixture-lookup-default.so", dir);
+          copy_fixture (dir, "lookup-default");
           lookup_modules[p] = g_build_filename (dir, "libfixture-lookup-default.so", NULL);
           round.privates[p] = reg_registry_new ();
           reg_registry_add_search_path (round.privates[p], dir);

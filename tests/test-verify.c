@@ -26,7 +26,6 @@
 #include "test-files.h"
 #include "test-objects.h"
 
-#define FIXTURE_BUILDDIR TEST_BUILDDIR G_DIR_SEPARATOR_S "modules"
 /* The shipped backends, eager among them */
 #define MODULES_BUILDDIR TEST_BUILDDIR G_DIR_SEPARATOR_S ".." G_DIR_SEPARATOR_S "modules"
 #define LOG_DOMAIN "Reg"
@@ -137,26 +136,6 @@ read_file (const char *path,
 
 /* Copies the fixture module and manifest FIXTURE (a directory name of
  * tests/modules) into @dir; returns the module's path there. */
-static char *
-install (const char *dir,
-         const char *fixture)
-{
-  g_autofree char *manifest_name = g_strconcat (fixture, ".backend", NULL);
-  g_autofree char *module_name = g_strconcat ("libfixture-", fixture, ".so", NULL);
-  g_autofree char *manifest_path = g_build_filename (FIXTURE_BUILDDIR, manifest_name, NULL);
-  g_autofree char *module_path = g_build_filename (FIXTURE_BUILDDIR, module_name, NULL);
-  g_autofree char *manifest = NULL;
-  g_autofree char *module = NULL;
-  gsize manifest_length, module_length;
-
-  manifest = read_file (manifest_path, &manifest_length);
-  module = read_file (module_path, &module_length);
-  write_file (dir, manifest_name, manifest, manifest_length);
-  write_file_mode (dir, module_name, module, module_length, 0755);
-
-  return g_build_filename (dir, module_name, NULL);
-}
-
 /* Whether the file @path is mapped into this process. */
 static gboolean
 file_is_mapped (const char *path)
@@ -228,7 +207,7 @@ static void
 test_verdict_ok (Fixture       *f,
                  gconstpointer  data)
 {
-  g_autofree char *module = install (f->dir, "verify-ok");
+  g_autofree char *module = install_fixture (f->dir, "verify-ok");
   gint64 before = g_get_real_time () / G_USEC_PER_SEC;
   g_autoptr(RegVerdict) verdict = verify (f->registry, "verify_ok", NULL);
   g_autoptr(RegVerdict) recorded = NULL;
@@ -259,7 +238,7 @@ static void
 test_verdict_unsupported (Fixture       *f,
                           gconstpointer  data)
 {
-  g_autofree char *module = install (f->dir, "verify-unsupported");
+  g_autofree char *module = install_fixture (f->dir, "verify-unsupported");
   g_autoptr(RegVerdict) verdict = verify (f->registry, "verify_unsupported", NULL);
   const char * const *ops = reg_verdict_get_unsupported_ops (verdict);
 
@@ -274,7 +253,7 @@ static void
 test_verdict_wrong_results (Fixture       *f,
                             gconstpointer  data)
 {
-  g_autofree char *module = install (f->dir, "verify-wrong");
+  g_autofree char *module = install_fixture (f->dir, "verify-wrong");
   g_autoptr(RegVerdict) verdict = verify (f->registry, "verify_wrong", NULL);
 
   assert_kind (verdict, REG_VERDICT_KIND_WRONG_RESULTS);
@@ -293,8 +272,8 @@ static void
 test_verdict_declared_operators (Fixture       *f,
                                  gconstpointer  data)
 {
-  g_autofree char *partial_module = install (f->dir, "partial");
-  g_autofree char *wrong_module = install (f->dir, "verify-wrong");
+  g_autofree char *partial_module = install_fixture (f->dir, "partial");
+  g_autofree char *wrong_module = install_fixture (f->dir, "verify-wrong");
   g_autoptr(RegVerdict) ok = verify (f->registry, "partial", NULL);
   g_autoptr(RegVerdict) refuses = verify (f->registry, "partial_refuses_add", NULL);
   g_autoptr(RegVerdict) wrong = verify (f->registry, "verify_wrong_declared", NULL);
@@ -311,7 +290,7 @@ static void
 test_verdict_crashed (Fixture       *f,
                       gconstpointer  data)
 {
-  g_autofree char *module = install (f->dir, "verify-crash");
+  g_autofree char *module = install_fixture (f->dir, "verify-crash");
   g_autoptr(RegVerdict) verdict = verify (f->registry, "verify_crash", NULL);
 
   assert_kind (verdict, REG_VERDICT_KIND_CRASHED);
@@ -333,7 +312,7 @@ static void
 test_verdict_crashed_stage (Fixture       *f,
                             gconstpointer  data)
 {
-  g_autofree char *module = install (f->dir, "verify-null");
+  g_autofree char *module = install_fixture (f->dir, "verify-null");
   g_autoptr(RegVerdict) verdict = verify (f->registry, "verify_null", NULL);
 
   assert_kind (verdict, REG_VERDICT_KIND_CRASHED);
@@ -349,7 +328,7 @@ static void
 test_verdict_timeout (Fixture       *f,
                       gconstpointer  data)
 {
-  g_autofree char *module = install (f->dir, "verify-hang");
+  g_autofree char *module = install_fixture (f->dir, "verify-hang");
   g_autoptr(GVariant) options = options_new (0.5, "user");
   g_autoptr(RegVerdict) verdict = verify (f->registry, "verify_hang", options);
 
@@ -386,7 +365,7 @@ static void
 test_verdict_builds_on_another (Fixture       *f,
                                 gconstpointer  data)
 {
-  g_autofree char *module = install (f->dir, "verify-wrap-eager");
+  g_autofree char *module = install_fixture (f->dir, "verify-wrap-eager");
   g_autoptr(RegVerdict) verdict = NULL;
 
   reg_registry_add_search_path (f->registry, MODULES_BUILDDIR);
@@ -401,7 +380,7 @@ static void
 test_unreachable_not_blamed (Fixture       *f,
                              gconstpointer  data)
 {
-  g_autofree char *module = install (f->dir, "verify-wrap-missing");
+  g_autofree char *module = install_fixture (f->dir, "verify-wrap-missing");
   g_autoptr(RegVerdict) verdict = NULL;
   g_autoptr(RegCompiler) compiler = NULL;
   g_autoptr(GError) error = NULL;
@@ -442,7 +421,7 @@ test_memory_limit (Fixture       *f,
       return;
     }
 
-  module = install (f->dir, "verify-hog");
+  module = install_fixture (f->dir, "verify-hog");
   g_variant_dict_insert (dict, "memory-limit", "t", (guint64) 256 << 20);
   options = g_variant_ref_sink (g_variant_dict_end (dict));
   verdict = verify (f->registry, "verify_hog", options);
@@ -454,7 +433,7 @@ test_memory_limit (Fixture       *f,
   /* A SIGSEGV once the address space neared the limit names it too. */
   g_clear_object (&verdict);
   g_free (module);
-  module = install (f->dir, "verify-hog-unchecked");
+  module = install_fixture (f->dir, "verify-hog-unchecked");
   reg_registry_rescan (f->registry);
   verdict = verify (f->registry, "verify_hog_unchecked", options);
   assert_kind (verdict, REG_VERDICT_KIND_CRASHED);
@@ -483,7 +462,7 @@ static void
 test_group_killed (Fixture       *f,
                    gconstpointer  data)
 {
-  g_autofree char *module = install (f->dir, "verify-fork");
+  g_autofree char *module = install_fixture (f->dir, "verify-fork");
   g_autofree char *pid_file = g_build_filename (f->dir, "child.pid", NULL);
   g_autoptr(RegVerdict) verdict = NULL;
   g_autofree char *text = NULL;
@@ -517,7 +496,7 @@ test_checker_not_reached (Fixture       *f,
                           gconstpointer  data)
 {
   static const char * const not_checkers[] = { "/bin/true", "/bin/false" };
-  g_autofree char *module = install (f->dir, "verify-ok");
+  g_autofree char *module = install_fixture (f->dir, "verify-ok");
   g_autofree char *helper = g_strdup (g_getenv ("REG_VERIFY_HELPER"));
   g_autoptr(RegCompiler) compiler = NULL;
   g_autoptr(GError) error = NULL;
@@ -615,7 +594,7 @@ static void
 test_quarantine_lookup (Fixture       *f,
                         gconstpointer  data)
 {
-  g_autofree char *module = install (f->dir, "verify-crash");
+  g_autofree char *module = install_fixture (f->dir, "verify-crash");
   g_autoptr(RegVerdict) verdict = verify (f->registry, "verify_crash", NULL);
   g_autoptr(RegRegistry) other = reg_registry_new ();
   g_autoptr(RegVerdict) recorded = NULL;
@@ -678,7 +657,7 @@ static void
 test_quarantine_other_process (Fixture       *f,
                                gconstpointer  data)
 {
-  g_autofree char *module = install (f->dir, "verify-crash");
+  g_autofree char *module = install_fixture (f->dir, "verify-crash");
   g_autoptr(GVariant) system = options_new (20, "system");
   g_autoptr(RegVerdict) verdict = verify (f->registry, "verify_crash", system);
   g_autofree char *expected = g_strdup_printf ("*looked up: backend 'verify_crash' (declared by %s/*"
@@ -696,7 +675,7 @@ static void
 test_quarantine_lifted_on_change (Fixture       *f,
                                   gconstpointer  data)
 {
-  g_autofree char *module = install (f->dir, "verify-crash");
+  g_autofree char *module = install_fixture (f->dir, "verify-crash");
   g_autoptr(GVariant) system = options_new (20, "system");
   g_autoptr(RegVerdict) verdict = verify (f->registry, "verify_crash", system);
   g_autoptr(RegVerdict) gone = NULL;
@@ -732,7 +711,7 @@ static void
 test_quarantine_checks_off (Fixture       *f,
                             gconstpointer  data)
 {
-  g_autofree char *module = install (f->dir, "verify-crash");
+  g_autofree char *module = install_fixture (f->dir, "verify-crash");
   g_autoptr(GVariant) system = options_new (20, "system");
   g_autoptr(RegVerdict) verdict = verify (f->registry, "verify_crash", system);
 
@@ -870,9 +849,9 @@ static void
 test_store_full (Fixture       *f,
                  gconstpointer  data)
 {
-  g_autofree char *ok_module = install (f->dir, "verify-ok");
-  g_autofree char *crash_module = install (f->dir, "verify-crash");
-  g_autofree char *unsupported_module = install (f->dir, "verify-unsupported");
+  g_autofree char *ok_module = install_fixture (f->dir, "verify-ok");
+  g_autofree char *crash_module = install_fixture (f->dir, "verify-crash");
+  g_autofree char *unsupported_module = install_fixture (f->dir, "verify-unsupported");
   g_autoptr(RegVerdict) ok = verify (f->registry, "verify_ok", NULL);
   g_autoptr(RegVerdict) crash = verify (f->registry, "verify_crash", NULL);
   g_autoptr(RegVerdict) unsupported = NULL;
@@ -944,9 +923,9 @@ static void
 test_store_many (Fixture       *f,
                  gconstpointer  data)
 {
-  g_autofree char *crash_module = install (f->dir, "verify-crash");
-  g_autofree char *ok_module = install (f->dir, "verify-ok");
-  g_autofree char *unsupported_module = install (f->dir, "verify-unsupported");
+  g_autofree char *crash_module = install_fixture (f->dir, "verify-crash");
+  g_autofree char *ok_module = install_fixture (f->dir, "verify-ok");
+  g_autofree char *unsupported_module = install_fixture (f->dir, "verify-unsupported");
   g_autoptr(RegVerdict) crash = verify (f->registry, "verify_crash", NULL);
   g_autoptr(RegVerdict) ok = verify (f->registry, "verify_ok", NULL);
   g_autoptr(RegVerdict) unsupported = NULL;
@@ -976,7 +955,7 @@ static void
 test_store_newest_wins (Fixture       *f,
                         gconstpointer  data)
 {
-  g_autofree char *module = install (f->dir, "verify-unsupported");
+  g_autofree char *module = install_fixture (f->dir, "verify-unsupported");
   g_autoptr(GVariant) system = options_new (20, "system");
   g_autoptr(RegVerdict) first = verify (f->registry, "verify_unsupported", system);
   g_autoptr(RegVerdict) again = NULL;
@@ -1026,7 +1005,7 @@ static void
 test_quarantine_names_checked_backend (Fixture       *f,
                                        gconstpointer  data)
 {
-  g_autofree char *module = install (f->dir, "good");
+  g_autofree char *module = install_fixture (f->dir, "good");
   g_autoptr(RegVerdict) a = verify (f->registry, "fixture_a", NULL);
   g_autoptr(RegVerdict) b = NULL;
   g_autoptr(RegCompiler) compiler = NULL;
@@ -1067,7 +1046,7 @@ test_store_read_once (Fixture       *f,
 
   for (guint i = 0; i < G_N_ELEMENTS (fixtures); i++)
     {
-      g_autofree char *module = install (f->dir, fixtures[i]);
+      g_autofree char *module = install_fixture (f->dir, fixtures[i]);
       g_autoptr(RegVerdict) verdict = NULL;
 
       reg_registry_rescan (f->registry);
@@ -1126,7 +1105,7 @@ test_store_corrupt (Fixture       *f,
     { "libreg verdict store 1\n[(1, 2, 3, 4, 5, 9223372036854775807, 'a', 'crashed', 'r', [], b'/x')]\n",
       "*record 1: a time out of range*" },
   };
-  g_autofree char *module = install (f->dir, "verify-crash");
+  g_autofree char *module = install_fixture (f->dir, "verify-crash");
   g_autoptr(RegVerdict) verdict = verify (f->registry, "verify_crash", NULL);
   g_autofree char *store = user_store ();
   g_autofree char *dir = g_path_get_dirname (store);
@@ -1186,7 +1165,7 @@ static void
 test_store_version_1 (Fixture       *f,
                       gconstpointer  data)
 {
-  g_autofree char *module = install (f->dir, "verify-crash");
+  g_autofree char *module = install_fixture (f->dir, "verify-crash");
   g_autoptr(RegVerdict) verdict = verify (f->registry, "verify_crash", NULL);
   g_autoptr(RegVerdict) recorded = NULL;
   g_autofree char *store = user_store ();
@@ -1211,7 +1190,7 @@ static void
 test_store_system (Fixture       *f,
                    gconstpointer  data)
 {
-  g_autofree char *module = install (f->dir, "verify-crash");
+  g_autofree char *module = install_fixture (f->dir, "verify-crash");
   g_autoptr(GVariant) none = options_new (20, "none");
   g_autoptr(GVariant) system = options_new (20, "system");
   g_autoptr(RegVerdict) unrecorded = verify (f->registry, "verify_crash", none);
@@ -1242,7 +1221,7 @@ static void
 test_store_unwritable (Fixture       *f,
                        gconstpointer  data)
 {
-  g_autofree char *module = install (f->dir, "verify-unsupported");
+  g_autofree char *module = install_fixture (f->dir, "verify-unsupported");
   g_autoptr(RegVerdict) verdict = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *store = user_store ();
@@ -1308,7 +1287,7 @@ static void
 test_store_module_changed (Fixture       *f,
                            gconstpointer  data)
 {
-  g_autofree char *module = install (f->dir, "verify-hang");
+  g_autofree char *module = install_fixture (f->dir, "verify-hang");
   g_autoptr(RegVerdict) verdict = NULL;
   GThread *thread = g_thread_new ("verify", verify_in_thread, f);
   const GError *store_error;
@@ -1359,7 +1338,7 @@ test_store_concurrent (Fixture       *f,
   for (guint i = 0; i < N_WRITERS; i++)
     {
       dirs[i] = make_tmp_dir ();
-      g_free (install (dirs[i], "verify-ok"));
+      g_free (install_fixture (dirs[i], "verify-ok"));
       writers[i].registry = reg_registry_new ();
       reg_registry_add_search_path (writers[i].registry, dirs[i]);
     }
@@ -1393,8 +1372,8 @@ static void
 test_store_prunes (Fixture       *f,
                    gconstpointer  data)
 {
-  g_autofree char *ok_module = install (f->dir, "verify-ok");
-  g_autofree char *crash_module = install (f->dir, "verify-crash");
+  g_autofree char *ok_module = install_fixture (f->dir, "verify-ok");
+  g_autofree char *crash_module = install_fixture (f->dir, "verify-crash");
   g_autoptr(RegVerdict) first = verify (f->registry, "verify_ok", NULL);
   g_autoptr(RegVerdict) second = NULL;
   g_autofree char *store = user_store ();
@@ -1413,8 +1392,8 @@ static void
 test_before_load (Fixture       *f,
                   gconstpointer  data)
 {
-  g_autofree char *crash_module = install (f->dir, "verify-crash");
-  g_autofree char *ok_module = install (f->dir, "verify-ok");
+  g_autofree char *crash_module = install_fixture (f->dir, "verify-crash");
+  g_autofree char *ok_module = install_fixture (f->dir, "verify-ok");
   g_autoptr(RegCompiler) compiler = NULL;
   g_autoptr(RegVerdict) crash = NULL;
   g_autoptr(RegVerdict) ok = NULL;
@@ -1504,7 +1483,7 @@ test_errors (Fixture       *f,
     "{'bogus': <1>}",
   };
   g_autoptr(RegCompiler) runtime = reg_func_compiler_new ("runtime", refuse_compile, NULL, NULL);
-  g_autofree char *module = install (f->dir, "verify-ok");
+  g_autofree char *module = install_fixture (f->dir, "verify-ok");
   g_autoptr(GError) error = NULL;
   g_autoptr(RegVerdict) verdict = NULL;
 

@@ -111,16 +111,13 @@ source_of (RegBackendInfo *info)
   return module_path;
 }
 
-/* "quarantined" for a declared backend that a verdict keeps from
- * loading (@verdict: the one that governs it, or NULL). */
+/* declared, loaded, failed or quarantined. */
 static const char *
-state_of (RegBackendInfo *info,
-          RegVerdict     *verdict)
+state_of (RegBackendInfo *info)
 {
-  if (reg_backend_info_get_loaded (info))
-    return "loaded";
+  g_autoptr(GEnumClass) states = g_type_class_ref (REG_TYPE_BACKEND_STATE);
 
-  return verdict != NULL && reg_verdict_get_quarantines (verdict) ? "quarantined" : "declared";
+  return g_enum_get_value (states, reg_backend_info_get_state (info))->value_nick;
 }
 
 /* Whether the registry caches the backend's compiled functions: its
@@ -142,15 +139,8 @@ description_of (RegBackendInfo *info)
 
 /* ---- list --------------------------------------------------------------- */
 
-static void
-unref_nullable (gpointer object)
-{
-  if (object != NULL)
-    g_object_unref (object);
-}
-
-/* The keys are those of the contract of `list --json`: a quarantine
- * shows in the table, in `info` and in `verify --json`. */
+/* The keys of `list --json`; a backend's state shows in the table and in
+ * `info`. */
 static void
 print_list_json (GPtrArray *infos)
 {
@@ -171,8 +161,7 @@ print_list_json (GPtrArray *infos)
  * module's file name (its directory is in `regctl paths`), and long
  * descriptions are cut.  Piped, it is whole. */
 static void
-print_list_table (GPtrArray *infos,
-                  GPtrArray *verdicts)
+print_list_table (GPtrArray *infos)
 {
   g_autoptr(RegctlTable) table = regctl_table_new (5, "NAME", "TAGS", "STATE", "SOURCE", "DESCRIPTION");
   g_autofree char *text = NULL;
@@ -187,7 +176,7 @@ print_list_table (GPtrArray *infos,
         : g_strdup (source_of (info));
 
       regctl_table_add_row (table, reg_backend_info_get_name (info), tags,
-                            state_of (info, g_ptr_array_index (verdicts, i)), source,
+                            state_of (info), source,
                             description_of (info));
     }
 
@@ -220,7 +209,6 @@ regctl_list (const RegctlCommand  *command,
   g_auto(GStrv) exclude = NULL;
   g_auto(GStrv) names = NULL;
   g_autoptr(GPtrArray) infos = g_ptr_array_new_with_free_func (g_object_unref);
-  g_autoptr(GPtrArray) verdicts = g_ptr_array_new_with_free_func (unref_nullable);
   g_autoptr(GError) error = NULL;
   RegRegistry *registry;
   int status;
@@ -251,15 +239,12 @@ regctl_list (const RegctlCommand  *command,
       if (info == NULL)
         continue;
       g_ptr_array_add (infos, info);
-      /* Verdicts only matter to declared backends: a loaded one is in. */
-      g_ptr_array_add (verdicts, json || reg_backend_info_get_loaded (info)
-                                 ? NULL : reg_registry_dup_verdict (registry, names[i]));
     }
 
   if (json)
     print_list_json (infos);
   else
-    print_list_table (infos, verdicts);
+    print_list_table (infos);
 
   return REGCTL_EXIT_OK;
 }
@@ -282,21 +267,58 @@ default_source_text (RegRegistry *registry)
     }
 }
 
-/* The default backend and the fallback chain, and where they came from. */
+/* @name, escaped, and marked when nothing declares it (the registry's
+ * settings may name anything that follows the naming rules):
+ * "eagr (not a backend: did you mean 'eager'?)". */
+static void
+append_choice (GString     *out,
+               RegRegistry *registry,
+               const char  *name)
+{
+  g_autoptr(RegBackendInfo) info = reg_registry_get_backend_info (registry, name);
+  g_autofree char *shown = regctl_escape (name);
+  g_auto(GStrv) close = NULL;
+
+  g_string_append (out, shown);
+  if (info != NULL)
+    return;
+
+  close = reg_registry_suggest (registry, name);
+  g_string_append (out, " (not a backend");
+  for (guint i = 0; close[i] != NULL; i++)
+    {
+      g_autofree char *shown_close = regctl_escape (close[i]);
+
+      g_string_append_printf (out, "%s'%s'", i == 0 ? ": did you mean " : ", ", shown_close);
+    }
+  g_string_append (out, close[0] != NULL ? "?)" : ")");
+}
+
+/* The default backend and the fallback chain, where they came from, and
+ * which of their names are no backends. */
 static void
 print_choice_text (RegRegistry *registry)
 {
   g_autofree char *name = reg_registry_dup_default_backend (registry);
   g_auto(GStrv) fallbacks = reg_registry_dup_fallback_backends (registry);
-  g_autofree char *shown = regctl_escape (name != NULL ? name : "(a compiler object)");
-  g_autofree char *joined = g_strjoinv (", ", fallbacks);
-  g_autofree char *chain = regctl_escape (joined);
+  g_autoptr(GString) chosen = g_string_new (NULL);
+  g_autoptr(GString) chain = g_string_new (NULL);
 
-  regctl_print ("\nDefault backend: %s (%s)\n", shown, default_source_text (registry));
-  regctl_print ("Fallback backends: %s%s\n", fallbacks[0] != NULL ? chain : "none",
+  if (name != NULL)
+    append_choice (chosen, registry, name);
+  else
+    g_string_append (chosen, "(a compiler object)");
+  for (guint i = 0; fallbacks[i] != NULL; i++)
+    {
+      if (i > 0)
+        g_string_append (chain, ", ");
+      append_choice (chain, registry, fallbacks[i]);
+    }
+
+  regctl_print ("\nDefault backend: %s (%s)\n", chosen->str, default_source_text (registry));
+  regctl_print ("Fallback backends: %s%s\n", fallbacks[0] != NULL ? chain->str : "none",
                 fallbacks[0] != NULL ? " (from REG_FALLBACK_BACKENDS)" : "");
 }
-
 
 /* What an option allows besides its type: "0 to 256", "fast, small". */
 static char *
@@ -450,7 +472,7 @@ print_info_text (RegRegistry    *registry,
   regctl_print ("Name:         %s\n", name);
   regctl_print ("Tags:         %s\n", tags);
   regctl_print ("Description:  %s\n", description);
-  regctl_print ("State:        %s\n", state_of (info, verdict));
+  regctl_print ("State:        %s\n", state_of (info));
   regctl_print ("Origin:       %s\n", origin_to_string (reg_backend_info_get_origin (info)));
   regctl_print ("Module:       %s\n", module_path);
   print_declaration_text (info);
@@ -610,7 +632,7 @@ regctl_info (const RegctlCommand  *command,
       return REGCTL_EXIT_FAILURE;
     }
 
-  verdict = reg_registry_dup_verdict (registry, name);
+  verdict = reg_backend_info_get_verdict (info) != NULL ? g_object_ref (reg_backend_info_get_verdict (info)) : NULL;
 
   if (json)
     print_info_json (info, verdict, compiler);

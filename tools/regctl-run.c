@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reg-message-private.h"
 #include "regctl.h"
 
 #define RUN_DEFAULT_SIZE     4
@@ -284,24 +285,54 @@ on_fallback (RegRegistry  *registry,
              gpointer      user_data)
 {
   Fallback *fallback = user_data;
+  g_autofree char *escaped = NULL;
 
   if (fallback->failed != NULL)
     return;
+  escaped = regctl_escape (error->message);
   fallback->failed = g_strdup (failed);
-  fallback->reason = regctl_escape (error->message);
+  /* Inside a line that goes on: without its final period. */
+  fallback->reason = _reg_message_embed (escaped);
 }
 
-/* Resolves the backend (the default one for %NULL) and loads it, so that
- * the compile time does not count loading its module. */
-static RegCompiler *
-dup_compiler (RegRegistry  *registry,
-              const char   *backend,
-              GError      **error)
+/* What regctl reads of the backend asked for (NULL: the default) before
+ * compiling: its info, which a manifest gives without its module being
+ * loaded.  regctl then compiles as any program does, through
+ * reg_registry_compile(), which loads the module and falls back when it
+ * cannot; it never looks the backend up first, which would fail where the
+ * compile falls back.  A default that REG_DEFAULT_BACKEND names but no
+ * backend has is replaced by the built-in one when a compile first needs
+ * it (the library warns then): the built-in one's options are read.
+ * NULL for a name that is no backend, whose compile fails. */
+static RegBackendInfo *
+dup_asked_info (RegRegistry *registry,
+                const char  *backend)
 {
-  if (backend == NULL)
-    return reg_registry_dup_default_compiler (registry, error);
+  g_autofree char *name = backend != NULL ? g_strdup (backend) : reg_registry_dup_default_backend (registry);
+  RegBackendInfo *info = name != NULL ? reg_registry_get_backend_info (registry, name) : NULL;
 
-  return reg_registry_lookup_backend (registry, backend, error);
+  if (info == NULL && backend == NULL &&
+      reg_registry_get_default_backend_source (registry) == REG_SETTING_SOURCE_ENVIRONMENT)
+    info = reg_registry_get_backend_info (registry, REG_DEFAULT_BACKEND);
+
+  return info;
+}
+
+/* The options of @specs for the backend of @info, read by its schema; none
+ * when @info is NULL (no backend: the compile fails before options
+ * matter). */
+static gboolean
+parse_options_for (char           **specs,
+                   gboolean         allow_backend,
+                   RegBackendInfo  *info,
+                   GVariant       **options,
+                   GError         **error)
+{
+  *options = NULL;
+  if (info == NULL)
+    return TRUE;
+
+  return regctl_parse_options (specs, allow_backend, info, options, error);
 }
 
 /* ---- run ---------------------------------------------------------------- */
@@ -524,7 +555,6 @@ regctl_run (const RegctlCommand  *command,
   g_autoptr(GVariant) options = NULL;
   g_autoptr(RegGraph) graph = NULL;
   g_autoptr(GPtrArray) inputs = NULL;
-  g_autoptr(RegCompiler) compiler = NULL;
   g_autoptr(RegBackendInfo) info = NULL;
   g_autoptr(RegCompiledFn) fn = NULL;
   g_autoptr(GPtrArray) outputs = NULL;
@@ -580,17 +610,11 @@ regctl_run (const RegctlCommand  *command,
     return option_error (command, error);
 
   registry = regctl_get_registry (add_paths);
-  compiler = dup_compiler (registry, backend, &error);
-  if (compiler == NULL)
-    {
-      regctl_print_error (error);
-      return REGCTL_EXIT_FAILURE;
-    }
   default_name = reg_registry_dup_default_backend (registry);
 
   /* Values are read by the types the backend declares. */
-  info = reg_registry_get_backend_info (registry, backend != NULL ? backend : default_name);
-  if (!regctl_parse_options (option_specs, FALSE, info, &options, &error))
+  info = dup_asked_info (registry, backend);
+  if (!parse_options_for (option_specs, FALSE, info, &options, &error))
     return option_error (command, error);
 
   /* Asynchronous calls waited for, so that a long compile or call shows
@@ -686,6 +710,7 @@ regctl_run (const RegctlCommand  *command,
 typedef struct
 {
   char   *name;
+  char   *label;       /* the table's name of the row */
   gint64  compile_ns;
   gint64  again_ns;    /* the same compile again: the compile cache's answer */
   gint64  median_ns;
@@ -696,6 +721,7 @@ static void
 bench_result_clear (BenchResult *result)
 {
   g_free (result->name);
+  g_free (result->label);
 }
 
 static int
@@ -881,7 +907,6 @@ bench_backend (const RegctlCommand *command,
                BenchResult         *result)
 {
   g_autoptr(GVariant) options = NULL;
-  g_autoptr(RegCompiler) compiler = NULL;
   g_autoptr(RegBackendInfo) info = NULL;
   g_autoptr(RegCompiledFn) fn = NULL;
   g_autoptr(GPtrArray) outputs = NULL;
@@ -891,17 +916,11 @@ bench_backend (const RegctlCommand *command,
   gint64 start;
 
   progress_update (progress, TRUE, "%s %s: compiling", progress_prefix, result->name);
-  compiler = reg_registry_lookup_backend (registry, result->name, &error);
-  if (compiler == NULL)
-    {
-      progress_clear (progress);
-      regctl_print_error (error);
-      return REGCTL_EXIT_FAILURE;
-    }
 
-  /* Values are read by the types this backend declares. */
-  info = reg_registry_get_backend_info (registry, result->name);
-  if (!regctl_parse_options (option_specs, TRUE, info, &options, &error))
+  /* Values are read by the types this backend declares; the compile loads
+   * its module, and falls back when it cannot (see dup_asked_info()). */
+  info = dup_asked_info (registry, result->name);
+  if (!parse_options_for (option_specs, TRUE, info, &options, &error))
     {
       progress_clear (progress);
       return option_error (command, error);
@@ -916,6 +935,14 @@ bench_backend (const RegctlCommand *command,
       print_compile_error (path, result->name, graph, shapes, size, error);
       return REGCTL_EXIT_FAILURE;
     }
+
+  /* A row the chain gave to another backend says so (the library said
+   * why on standard error). */
+  if (g_str_equal (reg_compiled_fn_get_backend (fn), result->name))
+    result->label = g_strdup (result->name);
+  else
+    result->label = g_strdup_printf ("%s (fallback from %s)", reg_compiled_fn_get_backend (fn),
+                                     result->name);
 
   /* Again: a backend that shares its functions answers from the cache. */
   {
@@ -995,7 +1022,7 @@ print_bench_table (GArray *results)
         ? regctl_format_double ((double) result->median_ns / (double) first, "%.2f")
         : g_strdup ("-");
 
-      regctl_table_add_row (table, result->name, compile, again, median, min, ratio);
+      regctl_table_add_row (table, result->label, compile, again, median, min, ratio);
     }
 
   text = regctl_table_to_string (table);
@@ -1099,7 +1126,7 @@ regctl_bench (const RegctlCommand  *command,
   registry = regctl_get_registry (add_paths);
   for (guint i = 0; i < n_backends; i++)
     {
-      BenchResult result = { g_strdup (backends[i]), 0, 0, 0, 0 };
+      BenchResult result = { g_strdup (backends[i]), NULL, 0, 0, 0, 0 };
       g_autofree char *prefix = g_strdup_printf ("[%u/%u]", i + 1, n_backends);
 
       g_array_append_val (results, result);

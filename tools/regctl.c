@@ -59,10 +59,12 @@ static const char run_description[] =
   "registry's default backend when --backend is not given), calls it once and\n"
   "prints the backend that compiled it, each output's shape and first values,\n"
   "then the compile and call times.  When the backend could not compile the\n"
-  "graph and the registry fell back to another (REG_FALLBACK_BACKENDS), the\n"
-  "first line says so: `backend: eager (fallback from NAME: REASON)`.  A compile\n"
-  "or call that takes longer than half a second shows how long it has taken on\n"
-  "stderr when stderr is a terminal.\n"
+  "graph (its module does not load or is quarantined, or it fails) and the\n"
+  "registry fell back to another (REG_FALLBACK_BACKENDS), the first line says\n"
+  "so: `backend: eager (fallback from NAME: REASON)`.  The compile time\n"
+  "includes loading the backend's module, as a program's first compile on it\n"
+  "does.  A compile or call that takes longer than half a second shows how long\n"
+  "it has taken on stderr when stderr is a terminal.\n"
   "\n"
   "Inputs hold pseudo-random values, uniform in [-1, 1), drawn from a GRand\n"
   "seeded with --seed (default 0), input after input in graph order: the same\n"
@@ -93,7 +95,9 @@ static const char bench_description[] =
   "the registry's compile cache answers it for backends that share their\n"
   "functions), the median and fastest time per call, and the ratio of each\n"
   "backend's median to the first backend's; then the compile cache's hits,\n"
-  "misses and evictions.\n"
+  "misses and evictions.  A backend that falls back (REG_FALLBACK_BACKENDS)\n"
+  "has its row named after the backend that compiled it: `eager (fallback\n"
+  "from NAME)`.\n"
   "\n"
   "Every backend's outputs must match the first backend's (shape, and\n"
   "values within --rtol and --atol as in numpy.allclose, NaN matching NaN):\n"
@@ -119,7 +123,8 @@ static const char paths_description[] =
   "  system                  the installed directory, " REGCTL_BACKEND_DIR "\n"
   "A directory that does not exist shows 0 (missing).  Then the default\n"
   "backend and the fallback backends, and where they come from (built in, or\n"
-  "REG_DEFAULT_BACKEND and REG_FALLBACK_BACKENDS).";
+  "REG_DEFAULT_BACKEND and REG_FALLBACK_BACKENDS); a name that no backend has\n"
+  "is marked: eagr (not a backend: did you mean 'eager'?).";
 
 static const char verify_description[] =
   "Checks each backend NAME (or, with --all, every backend a module declares)\n"

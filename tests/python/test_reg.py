@@ -607,11 +607,13 @@ class TestRegistry(RegTestCase):
         self.assertEqual(info.get_compiler_flags(), Reg.CompilerFlags.NONE)
         self.assertEqual(info.props.compiler_flags, Reg.CompilerFlags.NONE)
         self.assertIsNone(r.get_backend_info("no_such_backend"))
-        # Immutable: the properties are construct-only.
+        # Immutable: the properties are read-only.
         for prop in ("name", "tags", "description", "module-path", "loaded", "origin",
-                     "compiler-flags"):
+                     "compiler-flags", "state", "verdict", "reason"):
             pspec = Reg.BackendInfo.find_property(prop)
-            self.assertTrue(pspec.flags & GObject.ParamFlags.CONSTRUCT_ONLY, prop)
+            self.assertTrue(pspec.flags & GObject.ParamFlags.READABLE, prop)
+            self.assertFalse(pspec.flags & GObject.ParamFlags.WRITABLE, prop)
+        self.assertEqual(info.props.state, Reg.BackendState.LOADED)
 
     def test_default_backend(self):
         r = self.registry
