@@ -24,6 +24,13 @@ gboolean _reg_compiled_fn_bind (RegCompiledFn   *fn,
                                 const RegShape  *node_shapes,
                                 GError         **error);
 
+/* reg_compiled_fn_call() of inputs known to fit @fn's signature (the
+ * groups of a partitioned function, fed the outputs of others): they are
+ * not checked again; the outputs are. */
+GPtrArray *_reg_compiled_fn_call_trusted (RegCompiledFn  *fn,
+                                          GPtrArray      *inputs,
+                                          GError        **error);
+
 /* What reg_compiled_fn_dup_placement() returns for @fn. */
 typedef GVariant *(*RegPlacementFunc) (RegCompiledFn *fn);
 

@@ -10,6 +10,7 @@
 
 #include <string.h>
 
+#include "reg-compiled-fn-private.h"
 #include "reg-message-private.h"
 #include "reg-partition-private.h"
 #include "reg-tensor.h"
@@ -312,6 +313,69 @@ _reg_partition_get_group (RegPartition  *partition,
 
 /* The function */
 
+/* The outputs of a run: a list model of an array of tensors, what every
+ * call makes and drops, lighter than a GListStore. */
+#define REG_TYPE_PARTITION_OUTPUTS (reg_partition_outputs_get_type ())
+G_DECLARE_FINAL_TYPE (RegPartitionOutputs, reg_partition_outputs, REG, PARTITION_OUTPUTS, GObject)
+
+struct _RegPartitionOutputs
+{
+  GObject     parent_instance;
+  GPtrArray  *tensors;
+};
+
+static GType
+reg_partition_outputs_get_item_type (GListModel *model)
+{
+  return REG_TYPE_TENSOR;
+}
+
+static guint
+reg_partition_outputs_get_n_items (GListModel *model)
+{
+  return REG_PARTITION_OUTPUTS (model)->tensors->len;
+}
+
+static gpointer
+reg_partition_outputs_get_item (GListModel *model,
+                                guint       position)
+{
+  GPtrArray *tensors = REG_PARTITION_OUTPUTS (model)->tensors;
+
+  return position < tensors->len ? g_object_ref (tensors->pdata[position]) : NULL;
+}
+
+static void
+reg_partition_outputs_model_init (GListModelInterface *iface)
+{
+  iface->get_item_type = reg_partition_outputs_get_item_type;
+  iface->get_n_items = reg_partition_outputs_get_n_items;
+  iface->get_item = reg_partition_outputs_get_item;
+}
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (RegPartitionOutputs, reg_partition_outputs, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL,
+                                                      reg_partition_outputs_model_init))
+
+static void
+reg_partition_outputs_finalize (GObject *object)
+{
+  g_ptr_array_unref (REG_PARTITION_OUTPUTS (object)->tensors);
+
+  G_OBJECT_CLASS (reg_partition_outputs_parent_class)->finalize (object);
+}
+
+static void
+reg_partition_outputs_class_init (RegPartitionOutputsClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = reg_partition_outputs_finalize;
+}
+
+static void
+reg_partition_outputs_init (RegPartitionOutputs *self)
+{
+}
+
 #define REG_TYPE_PARTITIONED_FN (reg_partitioned_fn_get_type ())
 G_DECLARE_FINAL_TYPE (RegPartitionedFn, reg_partitioned_fn, REG, PARTITIONED_FN, GObject)
 
@@ -330,6 +394,7 @@ typedef struct
   RegPartitionedFn *fn;
   RegTensor       **slots;
   guint             next;    /* the group to run next */
+  GPtrArray        *args;    /* the inputs of the group that runs, borrowed */
 } Run;
 
 static Run *
@@ -341,6 +406,7 @@ run_new (RegPartitionedFn *fn,
 
   run->fn = g_object_ref (fn);
   run->slots = g_new0 (RegTensor *, partition->n_slots);
+  run->args = g_ptr_array_new ();
   for (guint k = 0; k < inputs->len; k++)
     run->slots[k] = g_object_ref (g_ptr_array_index (inputs, k));
   for (guint k = 0; k < partition->n_slots; k++)
@@ -356,35 +422,38 @@ run_free (Run *run)
   for (guint k = 0; k < run->fn->partition->n_slots; k++)
     g_clear_object (&run->slots[k]);
   g_free (run->slots);
+  g_ptr_array_unref (run->args);
   g_object_unref (run->fn);
   g_free (run);
 }
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Run, run_free)
 
-/* The inputs of the next group, borrowed from the slots. */
+/* The inputs of the next group (run->args), borrowed from the slots. */
 static GPtrArray *
 run_group_inputs (Run *run)
 {
   Group *group = &g_array_index (run->fn->partition->groups, Group, run->next);
-  GPtrArray *args = g_ptr_array_sized_new (group->in_slots->len);
 
+  g_ptr_array_set_size (run->args, group->in_slots->len);
   for (guint k = 0; k < group->in_slots->len; k++)
-    g_ptr_array_add (args, run->slots[g_array_index (group->in_slots, guint, k)]);
+    run->args->pdata[k] = run->slots[g_array_index (group->in_slots, guint, k)];
 
-  return args;
+  return run->args;
 }
 
-/* Puts the outputs of the group that ran (checked by
- * reg_compiled_fn_call()) in their slots, and moves to the next. */
+/* Puts the outputs of the group that ran (checked against its signature,
+ * taken over) in their slots, and moves to the next. */
 static void
 run_group_done (Run       *run,
                 GPtrArray *outputs)
 {
   Group *group = &g_array_index (run->fn->partition->groups, Group, run->next);
+  gsize n;
+  g_autofree gpointer *tensors = g_ptr_array_steal (outputs, &n);
 
-  for (guint k = 0; k < outputs->len; k++)
-    run->slots[g_array_index (group->out_slots, guint, k)] = g_object_ref (outputs->pdata[k]);
+  for (gsize k = 0; k < n; k++)
+    run->slots[g_array_index (group->out_slots, guint, k)] = tensors[k];
   g_ptr_array_unref (outputs);
   run->next++;
 }
@@ -393,10 +462,11 @@ static GListModel *
 run_outputs (Run *run)
 {
   GArray *out_slots = run->fn->partition->out_slots;
-  GListStore *outputs = g_list_store_new (REG_TYPE_TENSOR);
+  RegPartitionOutputs *outputs = g_object_new (REG_TYPE_PARTITION_OUTPUTS, NULL);
 
+  outputs->tensors = g_ptr_array_new_full (out_slots->len, g_object_unref);
   for (guint k = 0; k < out_slots->len; k++)
-    g_list_store_append (outputs, run->slots[g_array_index (out_slots, guint, k)]);
+    g_ptr_array_add (outputs->tensors, g_object_ref (run->slots[g_array_index (out_slots, guint, k)]));
 
   return G_LIST_MODEL (outputs);
 }
@@ -411,8 +481,8 @@ reg_partitioned_fn_run (RegCompiledFn  *fn,
 
   while (run->next < self->partition->groups->len)
     {
-      g_autoptr(GPtrArray) args = run_group_inputs (run);
-      GPtrArray *outputs = reg_compiled_fn_call (self->fns[run->next], args, error);
+      GPtrArray *outputs = _reg_compiled_fn_call_trusted (self->fns[run->next],
+                                                          run_group_inputs (run), error);
 
       if (outputs == NULL)
         return NULL;
@@ -449,7 +519,6 @@ static void
 run_next_async (GTask *task)
 {
   Run *run = g_task_get_task_data (task);
-  g_autoptr(GPtrArray) args = NULL;
 
   if (run->next == run->fn->partition->groups->len)
     {
@@ -457,9 +526,8 @@ run_next_async (GTask *task)
       return;
     }
 
-  args = run_group_inputs (run);
-  reg_compiled_fn_call_async (run->fn->fns[run->next], args, g_task_get_cancellable (task),
-                              group_called, g_object_ref (task));
+  reg_compiled_fn_call_async (run->fn->fns[run->next], run_group_inputs (run),
+                              g_task_get_cancellable (task), group_called, g_object_ref (task));
 }
 
 static void
