@@ -639,7 +639,9 @@ compile_on_chain (Chain        *chain,
  * Looks the backend up (see [method@Reg.Registry.lookup_backend] and
  * [method@Reg.Registry.dup_default_compiler]) and compiles @graph with it
  * (see [method@Reg.Compiler.compile]), falling back to
- * [property@Reg.Registry:fallback-backends] when it cannot, and returning
+ * [property@Reg.Registry:fallback-backends] when it cannot, running the
+ * nodes the backend does not take on them when it takes only some (see
+ * [Partial backends](partial-backends.html)), and returning
  * a cached function for an equal compile of a backend that shares its
  * functions (see the class description).  This function is thread-safe.
  *

@@ -645,7 +645,10 @@ reg_registry_class_init (RegRegistryClass *klass)
    * @error: why @failed could not
    *
    * A compile falls back from @failed to @next (see the class
-   * description).  Emitted in the thread that compiles, or, for
+   * description), or, once, ran the nodes of a graph that @failed does
+   * not take on @next (the backends that did, separated by ", ", when
+   * there are several; see [Partial backends](partial-backends.html)).
+   * Emitted in the thread that compiles, or, for
    * [method@Reg.Registry.compile_async], in the caller's main context.
    */
   _reg_registry_signals[REG_REGISTRY_FALLBACK] =
