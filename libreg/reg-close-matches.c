@@ -16,14 +16,11 @@
  * the order of the filters) is difflib's.
  *
  * As in get_close_matches(), the word is the matcher's second sequence "b",
- * indexed once, and each possibility is its first sequence "a".  Sequences
- * are of Unicode code points, as Python strings are.
- *
- * Code points are replaced by "slots": the index of the code point among the
- * distinct code points of the word.  Equal slots mean equal code points, and
- * a code point of "a" that is not in the word gets NO_SLOT, which equals no
- * slot of "b"; so slots can stand for code points in every comparison, and
- * b2j and the counts of quick_ratio() become arrays indexed by slot. */
+ * indexed once, and each possibility is its first sequence "a", both of
+ * code points.  A code point is replaced by its "slot", its index among the
+ * distinct code points of the word (NO_SLOT, equal to no slot of "b", for
+ * one that is not in the word), so that b2j and the counts of quick_ratio()
+ * are arrays indexed by slot. */
 
 #define NO_SLOT G_MAXSIZE
 
@@ -48,38 +45,44 @@ typedef struct
   const char *x;
 } Candidate;
 
+/* A distinct code point of the word. */
 typedef struct
 {
-  /* The word, as slots. */
-  gsize    *b;
+  gunichar c;
+  gsize    count;  /* its occurrences in the word: difflib's fullbcount */
+  gsize    start;  /* its positions in the word, ascending, are pos[x].b2j */
+  gsize    len;    /* for start <= x < start + len; 0 for a popular code
+                    * point, which difflib deletes from b2j (not fullbcount) */
+  gsize    used;   /* quick_ratio()'s count, 0 between comparisons */
+} Slot;
+
+/* A position j of the word, and one more for the j2len rows. */
+typedef struct
+{
+  gsize b;             /* the slot at j */
+  gsize b2j;           /* the positions of the word, ordered by slot */
+
+  /* difflib's j2len[j - 1] (the length of a match ending at b[j - 1]) as
+   * the last row of each parity set it: an entry holds only for the row
+   * whose number it was set in, so rows never need clearing. */
+  gsize j2len[2];
+  gsize j2len_row[2];
+} Position;
+
+typedef struct
+{
   gsize     lb;
+  Position *pos;
+  Slot     *slots;
+  gsize     n_slots;
+  gsize     ascii_slot[128];  /* the common case in names, without a search */
 
-  /* The distinct code points of the word, sorted, so a slot is found by
-   * binary search; ASCII (the common case in names) by direct lookup. */
-  gunichar *chars;
-  gsize     n_chars;
-  gsize     ascii_slot[128];
-
-  /* Occurrences of each slot in the word: difflib's fullbcount. */
-  gsize    *full_count;
-
-  /* difflib's b2j: the positions of slot s in the word, ascending, are
-   * b2j_index[b2j_start[s]] to b2j_index[b2j_start[s] + b2j_len[s] - 1].
-   * b2j_len[s] is 0 for popular code points, which difflib deletes from
-   * b2j (but not from fullbcount). */
-  gsize    *b2j_start;
-  gsize    *b2j_len;
-  gsize    *b2j_index;
-
-  /* Scratch space for one comparison, reused across possibilities: the
-   * possibility as slots, the counts quick_ratio() uses, the two rows of
-   * find_longest_match()'s j2len, and the queue of get_matching_blocks(). */
+  /* For one comparison, reused across possibilities: the possibility as
+   * slots, the number of the last j2len row, get_matching_blocks()'s queue. */
   gsize    *a;
   gsize     la;
   gsize     a_size;
-  gsize    *used;
-  gsize    *j2len_prev;
-  gsize    *j2len_cur;
+  gsize     row;
   GArray   *queue;
 } Matcher;
 
@@ -92,9 +95,7 @@ compare_char_pos (const void *p1,
 
   if (cp1->c != cp2->c)
     return cp1->c < cp2->c ? -1 : 1;
-  if (cp1->j != cp2->j)
-    return cp1->j < cp2->j ? -1 : 1;
-  return 0;
+  return cp1->j < cp2->j ? -1 : cp1->j > cp2->j;
 }
 
 /* Python's `2.0 * matches / length`: the same operations in double, so the
@@ -103,91 +104,63 @@ static double
 calculate_ratio (gsize matches,
                  gsize length)
 {
-  if (length > 0)
-    return 2.0 * (double) matches / (double) length;
-  return 1.0;
+  return length > 0 ? 2.0 * (double) matches / (double) length : 1.0;
 }
 
 /* difflib's set_seq2() and __chain_b() with isjunk=None and autojunk=True.
- * @word is valid UTF-8 of @n_chars code points. */
+ * @word is valid UTF-8 of @lb code points. */
 static void
 matcher_init (Matcher    *m,
               const char *word,
-              gsize       n_chars)
+              gsize       lb)
 {
-  g_autofree CharPos *sorted = NULL;
+  g_autofree CharPos *sorted = g_new (CharPos, lb + 1);
+  gsize popular_limit = lb >= AUTOJUNK_MIN_LENGTH ? lb / 100 + 1 : G_MAXSIZE;
   const char *p;
-  gsize popular_limit;
   gsize j, s;
 
   memset (m, 0, sizeof *m);
-  m->lb = n_chars;
-  m->b = g_new (gsize, m->lb);
-  m->chars = g_new (gunichar, m->lb);
-  m->full_count = g_new (gsize, m->lb);
-  m->b2j_start = g_new (gsize, m->lb);
-  m->b2j_len = g_new (gsize, m->lb);
-  m->b2j_index = g_new (gsize, m->lb);
-  m->used = g_new0 (gsize, m->lb);
-  m->j2len_prev = g_new0 (gsize, m->lb + 1);
-  m->j2len_cur = g_new0 (gsize, m->lb + 1);
+  m->lb = lb;
+  m->pos = g_new0 (Position, lb + 1);
+  m->slots = g_new0 (Slot, lb + 1);
   m->queue = g_array_new (FALSE, FALSE, sizeof (Region));
 
-  sorted = g_new (CharPos, m->lb);
-  for (p = word, j = 0; *p != '\0'; p = g_utf8_next_char (p), j++)
-    {
-      sorted[j].c = g_utf8_get_char (p);
-      sorted[j].j = j;
-    }
+  for (p = word, j = 0; j < lb; p = g_utf8_next_char (p), j++)
+    sorted[j] = (CharPos) { g_utf8_get_char (p), j };
 
   /* Sorting (code point, position) pairs groups the positions of each code
    * point in ascending order: exactly the lists of b2j, laid end to end. */
-  if (m->lb > 0)
-    qsort (sorted, m->lb, sizeof (CharPos), compare_char_pos);
+  qsort (sorted, lb, sizeof (CharPos), compare_char_pos);
 
-  for (j = 0; j < m->lb; j++)
+  for (j = 0; j < lb; j++)
     {
       if (j == 0 || sorted[j].c != sorted[j - 1].c)
-        {
-          s = m->n_chars++;
-          m->chars[s] = sorted[j].c;
-          m->b2j_start[s] = j;
-          m->full_count[s] = 0;
-        }
-      else
-        s = m->n_chars - 1;
+        m->slots[m->n_slots++] = (Slot) { .c = sorted[j].c, .start = j };
 
-      m->full_count[s]++;
-      m->b2j_index[j] = sorted[j].j;
-      m->b[sorted[j].j] = s;
+      s = m->n_slots - 1;
+      m->slots[s].count++;
+      m->pos[j].b2j = sorted[j].j;
+      m->pos[sorted[j].j].b = s;
     }
 
   /* An element occurring more than len(b) // 100 + 1 times in a word of
    * at least 200 is "popular": no match starts at it, although matches
    * are still extended over it. */
-  popular_limit = m->lb >= AUTOJUNK_MIN_LENGTH ? m->lb / 100 + 1 : G_MAXSIZE;
-  for (s = 0; s < m->n_chars; s++)
-    m->b2j_len[s] = m->full_count[s] > popular_limit ? 0 : m->full_count[s];
+  for (s = 0; s < m->n_slots; s++)
+    m->slots[s].len = m->slots[s].count > popular_limit ? 0 : m->slots[s].count;
 
   for (s = 0; s < G_N_ELEMENTS (m->ascii_slot); s++)
     m->ascii_slot[s] = NO_SLOT;
-  for (s = 0; s < m->n_chars && m->chars[s] < G_N_ELEMENTS (m->ascii_slot); s++)
-    m->ascii_slot[m->chars[s]] = s;
+  for (s = 0; s < m->n_slots && m->slots[s].c < G_N_ELEMENTS (m->ascii_slot); s++)
+    m->ascii_slot[m->slots[s].c] = s;
 }
 
 static void
 matcher_clear (Matcher *m)
 {
-  g_free (m->b);
-  g_free (m->chars);
-  g_free (m->full_count);
-  g_free (m->b2j_start);
-  g_free (m->b2j_len);
-  g_free (m->b2j_index);
+  g_free (m->pos);
+  g_free (m->slots);
   g_free (m->a);
-  g_free (m->used);
-  g_free (m->j2len_prev);
-  g_free (m->j2len_cur);
   g_array_unref (m->queue);
 }
 
@@ -195,7 +168,7 @@ static gsize
 matcher_find_slot (const Matcher *m,
                    gunichar       c)
 {
-  gsize lo = 0, hi = m->n_chars;
+  gsize lo = 0, hi = m->n_slots;
 
   if (c < G_N_ELEMENTS (m->ascii_slot))
     return m->ascii_slot[c];
@@ -204,9 +177,9 @@ matcher_find_slot (const Matcher *m,
     {
       gsize mid = lo + (hi - lo) / 2;
 
-      if (m->chars[mid] == c)
+      if (m->slots[mid].c == c)
         return mid;
-      if (m->chars[mid] < c)
+      if (m->slots[mid].c < c)
         lo = mid + 1;
       else
         hi = mid;
@@ -215,23 +188,23 @@ matcher_find_slot (const Matcher *m,
   return NO_SLOT;
 }
 
-/* difflib's set_seq1(): @x is valid UTF-8 of @n_chars code points. */
+/* difflib's set_seq1(): @x is valid UTF-8 of @la code points. */
 static void
 matcher_set_a (Matcher    *m,
                const char *x,
-               gsize       n_chars)
+               gsize       la)
 {
   const char *p;
   gsize i;
 
-  if (n_chars > m->a_size)
+  if (la > m->a_size)
     {
-      m->a_size = MAX (n_chars, 2 * m->a_size);
+      m->a_size = MAX (la, 2 * m->a_size);
       m->a = g_renew (gsize, m->a, m->a_size);
     }
 
-  m->la = n_chars;
-  for (p = x, i = 0; i < n_chars; p = g_utf8_next_char (p), i++)
+  m->la = la;
+  for (p = x, i = 0; i < la; p = g_utf8_next_char (p), i++)
     m->a[i] = matcher_find_slot (m, g_utf8_get_char (p));
 }
 
@@ -245,121 +218,81 @@ matcher_quick_ratio (Matcher *m)
 
   for (i = 0; i < m->la; i++)
     {
-      gsize s = m->a[i];
+      Slot *slot = m->a[i] != NO_SLOT ? &m->slots[m->a[i]] : NULL;
 
-      if (s != NO_SLOT && m->used[s] < m->full_count[s])
+      if (slot != NULL && slot->used < slot->count)
         {
-          m->used[s]++;
+          slot->used++;
           matches++;
         }
     }
 
   for (i = 0; i < m->la; i++)
     if (m->a[i] != NO_SLOT)
-      m->used[m->a[i]] = 0;
+      m->slots[m->a[i]].used = 0;
 
   return calculate_ratio (matches, m->la + m->lb);
-}
-
-/* Zeroes the entries of a j2len row that were set for slot @s, so that the
- * row reads as difflib's empty dictionary again. */
-static void
-clear_j2len_row (const Matcher *m,
-                 gsize         *row,
-                 gsize          s,
-                 gsize          blo,
-                 gsize          bhi)
-{
-  const gsize *js;
-  gsize x;
-
-  if (s == NO_SLOT)
-    return;
-
-  js = m->b2j_index + m->b2j_start[s];
-  for (x = 0; x < m->b2j_len[s]; x++)
-    {
-      if (js[x] < blo)
-        continue;
-      if (js[x] >= bhi)
-        break;
-      row[js[x] + 1] = 0;
-    }
 }
 
 /* difflib's find_longest_match (alo, ahi, blo, bhi): the longest block of
  * a[alo:ahi] equal to a block of b[blo:bhi], the earliest in a among the
  * longest, then the earliest in b.  Returns its size, its start in a and b
- * in @out_i and @out_j.
- *
- * j2len is difflib's dictionary "length of the match ending at a[i - 1] and
- * b[j]", kept in an array as row[j + 1] (so row[j] is the entry of j - 1),
- * all zero between calls: each row is cleared of the entries it got once
- * it has been read. */
+ * in @out_i and @out_j. */
 static gsize
-matcher_find_longest_match (Matcher *m,
-                            gsize    alo,
-                            gsize    ahi,
-                            gsize    blo,
-                            gsize    bhi,
-                            gsize   *out_i,
-                            gsize   *out_j)
+matcher_find_longest_match (Matcher      *m,
+                            const Region *r,
+                            gsize        *out_i,
+                            gsize        *out_j)
 {
-  gsize *prev = m->j2len_prev;
-  gsize *cur = m->j2len_cur;
-  gsize prev_slot = NO_SLOT;
-  gsize besti = alo, bestj = blo, bestsize = 0;
-  gsize i;
+  gsize besti = r->alo, bestj = r->blo, bestsize = 0;
 
-  for (i = alo; i < ahi; i++)
+  /* The row before the first gets a number of its own: it is empty. */
+  m->row++;
+
+  for (gsize i = r->alo; i < r->ahi; i++)
     {
-      gsize s = m->a[i];
-      gsize *tmp;
+      gsize row = ++m->row, cur = row & 1, prev = cur ^ 1;
+      const Slot *slot;
 
-      if (s != NO_SLOT)
+      if (m->a[i] == NO_SLOT)
+        continue;
+
+      slot = &m->slots[m->a[i]];
+      for (gsize x = slot->start; x < slot->start + slot->len; x++)
         {
-          const gsize *js = m->b2j_index + m->b2j_start[s];
-          gsize x;
+          gsize j = m->pos[x].b2j;
+          const Position *before = &m->pos[j];
+          Position *at = &m->pos[j + 1];
+          gsize k;
 
-          for (x = 0; x < m->b2j_len[s]; x++)
+          if (j < r->blo)
+            continue;
+          if (j >= r->bhi)
+            break;
+
+          k = (before->j2len_row[prev] == row - 1 ? before->j2len[prev] : 0) + 1;
+          at->j2len[cur] = k;
+          at->j2len_row[cur] = row;
+          if (k > bestsize)
             {
-              gsize j = js[x];
-              gsize k;
-
-              if (j < blo)
-                continue;
-              if (j >= bhi)
-                break;
-
-              k = cur[j + 1] = prev[j] + 1;
-              if (k > bestsize)
-                {
-                  besti = i + 1 - k;
-                  bestj = j + 1 - k;
-                  bestsize = k;
-                }
+              besti = i + 1 - k;
+              bestj = j + 1 - k;
+              bestsize = k;
             }
         }
-
-      clear_j2len_row (m, prev, prev_slot, blo, bhi);
-      tmp = prev;
-      prev = cur;
-      cur = tmp;
-      prev_slot = s;
     }
-  clear_j2len_row (m, prev, prev_slot, blo, bhi);
 
   /* Popular elements are not in b2j, so the best block so far holds none:
    * extend it over equal elements on both sides.  (difflib's two further
    * loops extend over junk elements; with isjunk=None there are none.) */
-  while (besti > alo && bestj > blo && m->a[besti - 1] == m->b[bestj - 1])
+  while (besti > r->alo && bestj > r->blo && m->a[besti - 1] == m->pos[bestj - 1].b)
     {
       besti--;
       bestj--;
       bestsize++;
     }
-  while (besti + bestsize < ahi && bestj + bestsize < bhi &&
-         m->a[besti + bestsize] == m->b[bestj + bestsize])
+  while (besti + bestsize < r->ahi && bestj + bestsize < r->bhi &&
+         m->a[besti + bestsize] == m->pos[bestj + bestsize].b)
     bestsize++;
 
   *out_i = besti;
@@ -374,11 +307,10 @@ matcher_find_longest_match (Matcher *m,
 static gsize
 matcher_count_matches (Matcher *m)
 {
-  Region whole = { 0, m->la, 0, m->lb };
   gsize matches = 0;
 
   g_array_set_size (m->queue, 0);
-  g_array_append_val (m->queue, whole);
+  g_array_append_vals (m->queue, &(Region) { 0, m->la, 0, m->lb }, 1);
 
   while (m->queue->len > 0)
     {
@@ -386,23 +318,15 @@ matcher_count_matches (Matcher *m)
       gsize i, j, k;
 
       g_array_set_size (m->queue, m->queue->len - 1);
-      k = matcher_find_longest_match (m, r.alo, r.ahi, r.blo, r.bhi, &i, &j);
+      k = matcher_find_longest_match (m, &r, &i, &j);
       if (k == 0)
         continue;
 
       matches += k;
       if (r.alo < i && r.blo < j)
-        {
-          Region left = { r.alo, i, r.blo, j };
-
-          g_array_append_val (m->queue, left);
-        }
+        g_array_append_vals (m->queue, &(Region) { r.alo, i, r.blo, j }, 1);
       if (i + k < r.ahi && j + k < r.bhi)
-        {
-          Region right = { i + k, r.ahi, j + k, r.bhi };
-
-          g_array_append_val (m->queue, right);
-        }
+        g_array_append_vals (m->queue, &(Region) { i + k, r.ahi, j + k, r.bhi }, 1);
     }
 
   return matches;
@@ -501,10 +425,7 @@ reg_close_matches (const char         *word,
     }
 
   matcher_clear (&m);
-
-  if (candidates->len > 0)
-    qsort (candidates->data, candidates->len, sizeof (Candidate),
-           compare_candidates);
+  g_array_sort (candidates, compare_candidates);
 
   result = g_new (char *, MIN (candidates->len, n) + 1);
   for (i = 0; i < candidates->len && i < n; i++)

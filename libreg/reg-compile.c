@@ -18,12 +18,12 @@
 
 #include <string.h>
 
-#include "reg-binding-private.h"
 #include "reg-compiled-fn-private.h"
 #include "reg-compiler-private.h"
 #include "reg-message-private.h"
 #include "reg-partition-private.h"
 #include "reg-registry-private.h"
+#include "reg-task-private.h"
 
 /* What the message of a chain that failed holds at most: the reasons of
  * this many fallbacks (the others are counted), each cut to about

@@ -5,7 +5,6 @@
 
 #include <string.h>
 
-#include "reg-backend-error-private.h"
 #include "reg-compiled-fn-private.h"
 #include "reg-error.h"
 #include "reg-graph-private.h"
@@ -129,7 +128,6 @@ G_DEFINE_INTERFACE (RegCompiledFn, reg_compiled_fn, G_TYPE_OBJECT)
  * in any thread read it without a lock. */
 typedef struct
 {
-  RegOnce    once;
   char      *backend;    /* the backend's name, for messages */
   guint      n_inputs;
   guint      n_outputs;
@@ -228,32 +226,14 @@ tensors_copy (GPtrArray *tensors)
   return copy;
 }
 
-static void
-run_in_worker (GTask        *task,
-               gpointer      source_object,
-               gpointer      task_data,
-               GCancellable *cancellable)
+static gpointer
+run_in_worker (gpointer   source_object,
+               gpointer   data,
+               GError   **error)
 {
   RegCompiledFn *self = source_object;
-  GError *error = NULL;
-  GListModel *outputs;
 
-  if (!_reg_task_begin (task, cancellable))
-    return;
-
-  outputs = REG_COMPILED_FN_GET_IFACE (self)->run (self, task_data, &error);
-  _reg_task_end (cancellable);
-
-  /* As the backend gave them: reg_compiled_fn_call_finish() judges them. */
-  if (error != NULL)
-    {
-      g_clear_object (&outputs);
-      g_task_return_error (task, error);
-    }
-  else
-    {
-      g_task_return_pointer (task, outputs, g_object_unref);
-    }
+  return REG_COMPILED_FN_GET_IFACE (self)->run (self, data, error);
 }
 
 static void
@@ -266,8 +246,7 @@ reg_compiled_fn_real_run_async (RegCompiledFn       *self,
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
 
   g_task_set_source_tag (task, reg_compiled_fn_real_run_async);
-  g_task_set_task_data (task, tensors_copy (inputs), (GDestroyNotify) g_ptr_array_unref);
-  _reg_task_run (task, G_OBJECT (self), run_in_worker);
+  _reg_task_run (task, run_in_worker, tensors_copy (inputs), (GDestroyNotify) g_ptr_array_unref);
 }
 
 static GListModel *

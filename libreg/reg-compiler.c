@@ -5,8 +5,6 @@
 
 #include <string.h>
 
-#include "reg-backend-error-private.h"
-#include "reg-binding-private.h"
 #include "reg-compiler-private.h"
 #include "reg-compiled-fn-private.h"
 #include "reg-graph-private.h"
@@ -266,34 +264,16 @@ compile_data_new (RegGraph  *graph,
   return cd;
 }
 
-static void
-compile_in_worker (GTask        *task,
-                   gpointer      source_object,
-                   gpointer      task_data,
-                   GCancellable *cancellable)
+static gpointer
+compile_in_worker (gpointer   source_object,
+                   gpointer   data,
+                   GError   **error)
 {
   RegCompiler *self = source_object;
-  CompileData *cd = task_data;
-  GError *error = NULL;
-  RegCompiledFn *fn;
+  CompileData *cd = data;
 
-  if (!_reg_task_begin (task, cancellable))
-    return;
-
-  fn = REG_COMPILER_GET_IFACE (self)->compile (self, cd->graph, cd->example_inputs,
-                                               cd->options, &error);
-  _reg_task_end (cancellable);
-
-  /* As the backend gave them: reg_compiler_compile_finish() judges them. */
-  if (error != NULL)
-    {
-      g_clear_object (&fn);
-      g_task_return_error (task, error);
-    }
-  else
-    {
-      g_task_return_pointer (task, fn, g_object_unref);
-    }
+  return REG_COMPILER_GET_IFACE (self)->compile (self, cd->graph, cd->example_inputs,
+                                                 cd->options, error);
 }
 
 static void
@@ -308,9 +288,8 @@ reg_compiler_real_compile_async (RegCompiler         *self,
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
 
   g_task_set_source_tag (task, reg_compiler_real_compile_async);
-  g_task_set_task_data (task, compile_data_new (graph, example_inputs, options),
-                        compile_data_free);
-  _reg_task_run (task, G_OBJECT (self), compile_in_worker);
+  _reg_task_run (task, compile_in_worker, compile_data_new (graph, example_inputs, options),
+                 compile_data_free);
 }
 
 static RegCompiledFn *
@@ -327,13 +306,6 @@ reg_compiler_default_init (RegCompilerInterface *iface)
   iface->compile_async = reg_compiler_real_compile_async;
   iface->compile_finish = reg_compiler_real_compile_finish;
 }
-
-/* A compiler's name, asked for once (see reg_compiler_get_name()). */
-typedef struct
-{
-  RegOnce once;
-  char    name[];
-} CompilerName;
 
 /* The qdata key of a compiler's name, set once: see
  * reg_compiler_get_name().  Atomic for the reason given in
@@ -357,7 +329,6 @@ name_quark (void)
  * compiler_get_schema(). */
 typedef struct
 {
-  RegOnce     once;
   GListModel *options;  /* an option list, or NULL: no schema */
   char       *problem;  /* why the backend's schema was refused ("declares
                          * ..."; each caller names the backend), or NULL */
@@ -427,7 +398,7 @@ compiler_get_schema (RegCompiler *self)
                                        G_OBJECT_TYPE_NAME (model));
   else if (model != NULL)
     {
-      schema->options = _reg_option_list_copy_checked (model, NULL, &error);
+      schema->options = _reg_option_list_copy_checked (model, &error);
       if (schema->options == NULL)
         schema->problem = g_strdup (error->message);
     }
@@ -451,7 +422,6 @@ _reg_compiler_set_options (RegCompiler *self,
  * none is set when the manifest declares neither. */
 typedef struct
 {
-  RegOnce          once;
   RegCompilerFlags flags;
   char           **operators;  /* NULL: every operator */
 } Declared;
@@ -933,16 +903,14 @@ const char *
 reg_compiler_get_name (RegCompiler *self)
 {
   RegCompilerInterface *iface;
-  const CompilerName *known;
-  g_autofree char *name = NULL;
-  CompilerName *fresh;
-  gsize length;
+  const char *known;
+  char *name = NULL;
 
   g_return_val_if_fail (REG_IS_COMPILER (self), NULL);
 
   known = _reg_once_get (G_OBJECT (self), name_quark ());
   if (G_LIKELY (known != NULL))
-    return known->name;
+    return known;
 
   iface = REG_COMPILER_GET_IFACE (self);
   if (iface->dup_name != NULL)
@@ -952,14 +920,10 @@ reg_compiler_get_name (RegCompiler *self)
 
   /* Set once: a thread that lost the race drops its copy and returns the
    * winner's, which lives as long as the compiler. */
-  length = strlen (name);
-  fresh = g_malloc (sizeof (CompilerName) + length + 1);
-  memcpy (fresh->name, name, length + 1);
-  if (!_reg_once_set (G_OBJECT (self), name_quark (), fresh, g_free))
-    g_free (fresh);
-  known = _reg_once_get (G_OBJECT (self), name_quark ());
+  if (!_reg_once_set (G_OBJECT (self), name_quark (), name, g_free))
+    g_free (name);
 
-  return known->name;
+  return _reg_once_get (G_OBJECT (self), name_quark ());
 }
 
 /**

@@ -8,35 +8,27 @@
 /**
  * reg_registry_error_quark:
  *
- * The error domain of the registry; see %REG_REGISTRY_ERROR.
- *
- * Returns: the quark
+ * Returns: the %REG_REGISTRY_ERROR domain
  */
 G_DEFINE_QUARK (reg-registry-error-quark, reg_registry_error)
 
 /**
  * reg_compiler_error_quark:
  *
- * The error domain of compiling and calling; see %REG_COMPILER_ERROR.
- *
- * Returns: the quark
+ * Returns: the %REG_COMPILER_ERROR domain
  */
 G_DEFINE_QUARK (reg-compiler-error-quark, reg_compiler_error)
 
 /**
  * reg_graph_error_quark:
  *
- * Gets the quark of the %REG_GRAPH_ERROR error domain.
- *
- * Returns: the error domain
+ * Returns: the %REG_GRAPH_ERROR domain
  */
 G_DEFINE_QUARK (reg-graph-error-quark, reg_graph_error)
 
 /**
  * reg_tensor_error_quark:
  *
- * The error domain of tensor allocation; see %REG_TENSOR_ERROR.
- *
- * Returns: the quark
+ * Returns: the %REG_TENSOR_ERROR domain
  */
 G_DEFINE_QUARK (reg-tensor-error-quark, reg_tensor_error)

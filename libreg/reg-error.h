@@ -112,12 +112,8 @@ typedef enum {
  * REG_TENSOR_ERROR:
  *
  * The error domain of tensor allocation.  Its codes are
- * [enum@Reg.TensorError].
- *
- * A shape that is wrong (a negative dimension, too many dimensions, more
- * elements than memory can address, data that does not fill it) is not in
- * this domain but in %REG_GRAPH_ERROR, as %REG_GRAPH_ERROR_SHAPE: shapes
- * are one concern, whether they come from a graph or a tensor.
+ * [enum@Reg.TensorError].  A wrong shape (a negative dimension, too many
+ * dimensions, data that does not fill it) is a %REG_GRAPH_ERROR_SHAPE.
  */
 #define REG_TENSOR_ERROR (reg_tensor_error_quark ())
 

@@ -31,25 +31,17 @@ typedef struct
   gint64  ctime_ns;
 } RegFileStamp;
 
-void      _reg_file_stamp_from_stat (const struct stat  *st,
-                                     RegFileStamp       *stamp);
 /* The stamp of the file @path leads to (symbolic links followed, as
  * dlopen() does); FALSE with a G_FILE_ERROR when it cannot be stat'ed. */
-gboolean  _reg_file_stamp_get       (const char         *path,
-                                     RegFileStamp       *stamp,
-                                     GError            **error);
-gboolean  _reg_file_stamp_equal     (const RegFileStamp *a,
-                                     const RegFileStamp *b);
+gboolean  _reg_file_stamp_get     (const char         *path,
+                                   RegFileStamp       *stamp,
+                                   GError            **error);
+gboolean  _reg_file_stamp_equal   (const RegFileStamp *a,
+                                   const RegFileStamp *b);
 
-/* Whether @a and @b are the same file: same device and inode. */
-gboolean  _reg_file_stamp_same_file (const RegFileStamp *a,
-                                     const RegFileStamp *b);
-
-/* A string that identifies the file @path leads to (symbolic links
- * followed) by device and inode, "DEV:INO"; or NULL when it cannot be
- * stat'ed.  Two paths of one file give the same string. */
-char     *_reg_file_identity        (const char         *path);
-char     *_reg_file_stamp_identity  (const RegFileStamp *stamp);
+/* "DEV:INO" of the file @path leads to, or NULL when it cannot be
+ * stat'ed: two paths of one file give the same string. */
+char     *_reg_file_identity      (const char         *path);
 
 /* Reads the whole of the regular file @path, at most @max_size bytes.
  * Fails with a G_FILE_ERROR whose message says what was wrong but not the
@@ -59,32 +51,31 @@ char     *_reg_file_stamp_identity  (const RegFileStamp *stamp);
  * while it was read.  The contents are followed by a NUL byte that is not
  * part of the GBytes.  @stamp (optional) gets the stamp of what was read.
  * Thread-safe. */
-GBytes   *_reg_file_read            (const char         *path,
-                                     gsize               max_size,
-                                     const char         *what,
-                                     RegFileStamp       *stamp,
-                                     GError            **error);
+GBytes   *_reg_file_read          (const char         *path,
+                                   gsize               max_size,
+                                   const char         *what,
+                                   RegFileStamp       *stamp,
+                                   GError            **error);
 
 /* The same for an open file descriptor, which may be a pipe or a terminal
  * (standard input): read to its end, within @max_size.  A regular file is
  * read from its start. */
-GBytes   *_reg_file_read_fd         (int                 fd,
-                                     gsize               max_size,
-                                     const char         *what,
-                                     RegFileStamp       *stamp,
-                                     GError            **error);
+GBytes   *_reg_file_read_fd       (int                 fd,
+                                   gsize               max_size,
+                                   const char         *what,
+                                   RegFileStamp       *stamp,
+                                   GError            **error);
 
-/* For tests and fuzzers, which need a file to change in the middle of a
- * read: with a @hook, the readers above read at most @chunk_size bytes at
- * a time and call @hook after each read with the descriptor and the number
- * of bytes read so far.  %NULL removes it.  Not thread-safe: set it before
- * reading from one thread only. */
+/* For tests, which need a file to change in the middle of a read: with a
+ * @hook, the readers above read at most @chunk_size bytes at a time and
+ * call @hook after each read with the descriptor and the number of bytes
+ * read so far.  %NULL removes it.  Not thread-safe. */
 typedef void (*RegFileReadHook) (int      fd,
                                  gsize    offset,
                                  gpointer user_data);
 
-void      _reg_file_set_read_hook   (RegFileReadHook     hook,
-                                     gsize               chunk_size,
-                                     gpointer            user_data);
+void      _reg_file_set_read_hook (RegFileReadHook     hook,
+                                   gsize               chunk_size,
+                                   gpointer            user_data);
 
 G_END_DECLS

@@ -164,6 +164,10 @@ _reg_key_file_new (const char  *data,
   RegKeyFile *self;
   gsize n_lines = 1, slot, size;
 
+  /* An empty text may come without a buffer. */
+  if (length == 0)
+    data = "";
+
   if (!g_key_file_load_from_data (keyfile, data, length, G_KEY_FILE_NONE, error))
     return NULL;
 

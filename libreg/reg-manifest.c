@@ -132,9 +132,7 @@ _reg_backend_details_unref (RegBackendDetails *details)
   g_free (details);
 }
 
-/* @value, the value of @key, is at most @max_len bytes of visible text:
- * no control, format or line-separating character (the whole manifest is
- * UTF-8 already). */
+/* @value, the value of @key, is at most @max_len bytes of visible text. */
 static gboolean
 check_text (const char  *value,
             const char  *key,
@@ -142,36 +140,17 @@ check_text (const char  *value,
             GError     **error)
 {
   gsize length = strlen (value);
+  g_autofree char *invisible = length <= max_len ? _reg_find_invisible (value) : NULL;
 
   if (length > max_len)
-    {
-      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
-                   "%s: %" G_GSIZE_FORMAT " bytes, at most %" G_GSIZE_FORMAT " are allowed",
-                   key, length, max_len);
-      return FALSE;
-    }
-  if (!g_utf8_validate (value, length, NULL))
-    {
-      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
-                   "%s: not UTF-8", key);
-      return FALSE;
-    }
-  for (const char *p = value; *p != '\0'; p = g_utf8_next_char (p))
-    {
-      gunichar c = g_utf8_get_char (p);
-      GUnicodeType type = g_unichar_type (c);
+    g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
+                 "%s: %" G_GSIZE_FORMAT " bytes, at most %" G_GSIZE_FORMAT " are allowed",
+                 key, length, max_len);
+  else if (invisible != NULL)
+    g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
+                 "%s: %s is not visible text", key, invisible);
 
-      if (type == G_UNICODE_CONTROL || type == G_UNICODE_FORMAT ||
-          type == G_UNICODE_LINE_SEPARATOR || type == G_UNICODE_PARAGRAPH_SEPARATOR)
-        {
-          g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
-                       "%s: U+%04" G_GINT32_MODIFIER "X at byte %" G_GSIZE_FORMAT
-                       " is not visible text", key, c, (gsize) (p - value));
-          return FALSE;
-        }
-    }
-
-  return TRUE;
+  return length <= max_len && invisible == NULL;
 }
 
 static gboolean
@@ -310,29 +289,21 @@ parse_option (RegKeyFile  *keyfile,
 
   /* The type first: the values are read by it. */
   option = _reg_option_new_full (name, type_string, NULL, NULL, NULL, NULL, NULL, &local_error);
-  if (option == NULL)
-    {
-      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
-                   "[%s] %s", group_name, local_error->message);
-      return NULL;
-    }
-  g_object_unref (option);
-
-  if (!parse_value_key (&group, "Default", type_string, &default_value, error) ||
-      !parse_value_key (&group, "Minimum", type_string, &minimum, error) ||
-      !parse_value_key (&group, "Maximum", type_string, &maximum, error) ||
-      !_reg_key_group_get_string_list (&group, "Choices", &choices, error) ||
-      !_reg_key_group_get_string (&group, "Description", &description, error))
+  g_clear_object (&option);
+  if (local_error == NULL &&
+      (!parse_value_key (&group, "Default", type_string, &default_value, error) ||
+       !parse_value_key (&group, "Minimum", type_string, &minimum, error) ||
+       !parse_value_key (&group, "Maximum", type_string, &maximum, error) ||
+       !_reg_key_group_get_string_list (&group, "Choices", &choices, error) ||
+       !_reg_key_group_get_string (&group, "Description", &description, error)))
     return NULL;
 
-  option = _reg_option_new_full (name, type_string, default_value, description,
-                                 minimum, maximum, (const char * const *) choices, &local_error);
+  if (local_error == NULL)
+    option = _reg_option_new_full (name, type_string, default_value, description, minimum,
+                                   maximum, (const char * const *) choices, &local_error);
   if (option == NULL)
-    {
-      g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
-                   "[%s] %s", group_name, local_error->message);
-      return NULL;
-    }
+    g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
+                 "[%s] %s", group_name, local_error->message);
 
   return option;
 }
@@ -384,6 +355,7 @@ parse_details (RegKeyGroup        *group,
   g_autoptr(GPtrArray) options = NULL;
   g_autoptr(GError) local_error = NULL;
   g_auto(GStrv) names = NULL;
+  const char *repeated;
   gboolean shareable = FALSE;
   guint n;
 
@@ -410,19 +382,18 @@ parse_details (RegKeyGroup        *group,
   n = names != NULL ? g_strv_length (names) : 0;
   if (n > REG_OPTION_MAX_OPTIONS)
     g_set_error (&local_error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
-                 "Options: %u of them, at most %d are allowed", n, REG_OPTION_MAX_OPTIONS);
+                 "%u of them, at most %d are allowed", n, REG_OPTION_MAX_OPTIONS);
   for (guint i = 0; i < n && local_error == NULL; i++)
-    {
-      if (_reg_name_validate (names[i], "option name", &local_error))
-        for (guint j = 0; j < i; j++)
-          if (g_str_equal (names[i], names[j]))
-            g_set_error (&local_error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
-                         "'%s' is listed twice", names[i]);
-      if (local_error != NULL)
-        g_prefix_error (&local_error, "Options: ");
-    }
+    _reg_name_validate (names[i], "option name", &local_error);
+  repeated = local_error == NULL ? _reg_option_find_repeated ((const char * const *) names, n) : NULL;
+  if (repeated != NULL)
+    g_set_error (&local_error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
+                 "'%s' is listed twice", repeated);
   if (local_error != NULL)
-    goto failed;
+    {
+      g_prefix_error (&local_error, "Options: ");
+      goto failed;
+    }
 
   if (names != NULL)
     {
@@ -435,7 +406,7 @@ parse_details (RegKeyGroup        *group,
             return FALSE;
           g_ptr_array_add (options, option);
         }
-      made->options = _reg_option_list_new ((RegOption * const *) options->pdata, options->len);
+      made->options = _reg_option_list_new (g_steal_pointer (&options));
     }
 
   if ((made->version != NULL && !check_text (made->version, "Version", REG_BACKEND_VERSION_MAX, &local_error)) ||

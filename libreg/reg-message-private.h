@@ -40,4 +40,9 @@ char *_reg_quote_for_message (const char *text,
  * through this. */
 char *_reg_message_embed     (const char *message);
 
+/* NULL when @text is one line of visible text (UTF-8 without the
+ * characters escaped above), else where it is not, for a message:
+ * "U+000A at byte 3", "invalid UTF-8 at byte 0". */
+char *_reg_find_invisible    (const char *text);
+
 G_END_DECLS

@@ -9,20 +9,8 @@
 
 /* Characters that would make a message more than one visible line, or
  * rewrite the terminal or the text's direction. */
-static gboolean
-is_unsafe (gunichar c)
-{
-  switch (g_unichar_type (c))
-    {
-    case G_UNICODE_CONTROL:
-    case G_UNICODE_FORMAT:
-    case G_UNICODE_LINE_SEPARATOR:
-    case G_UNICODE_PARAGRAPH_SEPARATOR:
-      return TRUE;
-    default:
-      return FALSE;
-    }
-}
+#define UNSAFE_TYPES ((1u << G_UNICODE_CONTROL) | (1u << G_UNICODE_FORMAT) | \
+                      (1u << G_UNICODE_LINE_SEPARATOR) | (1u << G_UNICODE_PARAGRAPH_SEPARATOR))
 
 char *
 _reg_text_for_message (const char *text,
@@ -37,22 +25,16 @@ _reg_text_for_message (const char *text,
   while (p < end && out->len < max_len)
     {
       gunichar c = g_utf8_get_char_validated (p, end - p);
+      gboolean valid = c != (gunichar) -1 && c != (gunichar) -2;
+      const char *next = valid ? g_utf8_next_char (p) : p + 1;
 
-      if (c == (gunichar) -1 || c == (gunichar) -2)
-        {
-          g_string_append_printf (out, "\\x%02X", (guchar) *p);
-          p++;
-        }
+      if (!valid)
+        g_string_append_printf (out, "\\x%02X", (guchar) *p);
+      else if ((1u << g_unichar_type (c)) & UNSAFE_TYPES)
+        g_string_append_printf (out, "<U+%04X>", c);
       else
-        {
-          const char *next = g_utf8_next_char (p);
-
-          if (is_unsafe (c))
-            g_string_append_printf (out, "<U+%04X>", c);
-          else
-            g_string_append_len (out, p, next - p);
-          p = next;
-        }
+        g_string_append_len (out, p, next - p);
+      p = next;
     }
 
   if (p < end)
@@ -90,4 +72,20 @@ _reg_message_embed (const char *message)
     length--;
 
   return g_strndup (message, length);
+}
+
+char *
+_reg_find_invisible (const char *text)
+{
+  for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char_validated (p, -1);
+
+      if (c == (gunichar) -1 || c == (gunichar) -2)
+        return g_strdup_printf ("invalid UTF-8 at byte %" G_GSIZE_FORMAT, (gsize) (p - text));
+      if ((1u << g_unichar_type (c)) & UNSAFE_TYPES)
+        return g_strdup_printf ("U+%04X at byte %" G_GSIZE_FORMAT, c, (gsize) (p - text));
+    }
+
+  return NULL;
 }

@@ -9,24 +9,14 @@
 
 G_BEGIN_DECLS
 
-/* The first member of a structure set with _reg_once_set().  GLib's qdata
- * functions publish the structure under a lock of their own, which
- * ThreadSanitizer cannot see; `published`, stored with release before the
- * structure is published and loaded with acquire after it is found, makes
- * the ordering visible to it, for one atomic load per read. */
-typedef struct
-{
-  gint published;
-} RegOnce;
-
-/* The structure set on @object under @quark, or NULL. */
+/* The data set on @object under @quark with _reg_once_set(), or NULL. */
 gpointer _reg_once_get (GObject        *object,
                         GQuark          quark);
 
-/* Sets @data (a structure that starts with a RegOnce) on @object under
- * @quark, to be freed with @destroy with @object, unless something is set
- * there already: then returns FALSE and @data stays the caller's.  What is
- * set lives as long as @object. */
+/* Sets @data on @object under @quark, to be freed with @destroy with
+ * @object, unless something is set there already: then returns FALSE and
+ * @data stays the caller's.  What is set lives as long as @object and is
+ * never changed, so any thread may read it without a lock. */
 gboolean _reg_once_set (GObject        *object,
                         GQuark          quark,
                         gpointer        data,

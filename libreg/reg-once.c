@@ -8,24 +8,24 @@
 /* GLib keeps an object's qdata in an array it allocates and grows under a
  * bit lock of its own, which ThreadSanitizer cannot see: two threads
  * setting the first data on one object look to it like a race on that
- * array.  This lock, a pthread read-write lock that it does see, orders
- * libreg's sets and gets; readers share it, so gets do not contend. */
+ * array, and a get in one thread like a race with the set that published
+ * the data in another.  This lock, a pthread read-write lock that it does
+ * see, orders libreg's sets and gets: a get that finds the data comes
+ * after the set's unlock, and so after everything written to the data
+ * before it was set.  Readers share it, so gets do not contend. */
 static GRWLock qdata_lock;
 
 gpointer
 _reg_once_get (GObject *object,
                GQuark   quark)
 {
-  RegOnce *once;
+  gpointer data;
 
   g_rw_lock_reader_lock (&qdata_lock);
-  once = g_object_get_qdata (object, quark);
+  data = g_object_get_qdata (object, quark);
   g_rw_lock_reader_unlock (&qdata_lock);
 
-  if (once == NULL || !g_atomic_int_get (&once->published))
-    return NULL;
-
-  return once;
+  return data;
 }
 
 gboolean
@@ -34,10 +34,7 @@ _reg_once_set (GObject        *object,
                gpointer        data,
                GDestroyNotify  destroy)
 {
-  RegOnce *once = data;
   gboolean set;
-
-  g_atomic_int_set (&once->published, TRUE);
 
   g_rw_lock_writer_lock (&qdata_lock);
   set = g_object_replace_qdata (object, quark, NULL, data, destroy, NULL);

@@ -4,8 +4,7 @@
  *
  * RegOptionList is the immutable list model schemas are handed out as, so
  * that a schema given to a caller (transfer none) cannot be changed under
- * the checks that rely on it.  The checks of a compile's options and the
- * reading of KEY=VALUE texts go by it.
+ * the checks that rely on it.
  */
 
 #include <string.h>
@@ -75,18 +74,14 @@ reg_option_list_class_init (RegOptionListClass *klass)
 static void
 reg_option_list_init (RegOptionList *self)
 {
-  self->options = g_ptr_array_new_with_free_func (g_object_unref);
 }
 
 GListModel *
-_reg_option_list_new (RegOption * const *options,
-                      guint              n_options)
+_reg_option_list_new (GPtrArray *options)
 {
   RegOptionList *self = g_object_new (REG_TYPE_OPTION_LIST, NULL);
 
-  for (guint i = 0; i < n_options; i++)
-    g_ptr_array_add (self->options, g_object_ref (options[i]));
-
+  self->options = options;
   return G_LIST_MODEL (self);
 }
 
@@ -101,13 +96,11 @@ _reg_option_list_equal (GListModel *a,
 
   x = REG_OPTION_LIST (a)->options;
   y = REG_OPTION_LIST (b)->options;
-  if (x->len != y->len)
-    return FALSE;
-  for (guint i = 0; i < x->len; i++)
+  for (guint i = 0; i < x->len && x->len == y->len; i++)
     if (!_reg_option_equal (g_ptr_array_index (x, i), g_ptr_array_index (y, i)))
       return FALSE;
 
-  return TRUE;
+  return x->len == y->len;
 }
 
 RegOption *
@@ -125,62 +118,59 @@ _reg_option_list_lookup (GListModel *schema,
 
 GListModel *
 _reg_option_list_copy_checked (GListModel  *model,
-                               const char  *backend,
                                GError     **error)
 {
   g_autoptr(GPtrArray) options = g_ptr_array_new_with_free_func (g_object_unref);
-  g_autofree char *shown = backend != NULL ? _reg_text_for_message (backend, -1, 255) : NULL;
-  g_autofree char *who = shown != NULL ? g_strdup_printf ("backend '%s' ", shown) : g_strdup ("");
+  g_autofree const char **names = NULL;
   guint n = g_list_model_get_n_items (model);
+  const char *repeated;
 
   if (n > REG_OPTION_MAX_OPTIONS)
     {
       g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
-                   "%sdeclares %u options, at most %d are allowed",
-                   who, n, REG_OPTION_MAX_OPTIONS);
+                   "declares %u options, at most %d are allowed", n, REG_OPTION_MAX_OPTIONS);
       return NULL;
     }
 
+  names = g_new0 (const char *, n + 1);
   for (guint i = 0; i < n; i++)
     {
       g_autoptr(GObject) item = g_list_model_get_item (model, i);
-      const char *name = item != NULL && REG_IS_OPTION (item)
-                         ? reg_option_get_name (REG_OPTION (item)) : NULL;
 
       if (item == NULL || !REG_IS_OPTION (item))
         {
           g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
-                       "%sdeclares options with item %u %s%s, not a RegOption",
-                       who, i, item == NULL ? "missing" : "a ",
-                       item == NULL ? "" : G_OBJECT_TYPE_NAME (item));
+                       "declares options with item %u %s%s, not a RegOption", i,
+                       item == NULL ? "missing" : "a ", item == NULL ? "" : G_OBJECT_TYPE_NAME (item));
           return NULL;
         }
-      /* An option made by g_object_new() (as a binding may) has no name. */
-      if (name == NULL)
+      names[i] = reg_option_get_name (REG_OPTION (item));
+      if (names[i] == NULL)
         {
           g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
-                       "%sdeclares options with item %u made without a constructor of "
-                       "RegOption (it has no name)", who, i);
+                       "declares options with item %u made without a constructor of "
+                       "RegOption (it has no name)", i);
           return NULL;
         }
-      for (guint j = 0; j < options->len; j++)
-        if (g_str_equal (name, reg_option_get_name (g_ptr_array_index (options, j))))
-          {
-            g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
-                         "%sdeclares option '%s' twice", who, name);
-            return NULL;
-          }
       g_ptr_array_add (options, g_steal_pointer (&item));
     }
 
-  return _reg_option_list_new ((RegOption * const *) options->pdata, options->len);
+  repeated = _reg_option_find_repeated (names, n);
+  if (repeated != NULL)
+    {
+      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
+                   "declares option '%s' twice", repeated);
+      return NULL;
+    }
+
+  return _reg_option_list_new (g_steal_pointer (&options));
 }
 
-static void
-set_unknown_key_error (GListModel  *schema,
-                       const char  *backend,
-                       const char  *key,
-                       GError     **error)
+static gboolean
+unknown_key (GListModel  *schema,
+             const char  *backend,
+             const char  *key,
+             GError     **error)
 {
   GPtrArray *options = REG_OPTION_LIST (schema)->options;
   g_autofree char *where = _reg_option_for_backend (backend);
@@ -189,68 +179,47 @@ set_unknown_key_error (GListModel  *schema,
   g_auto(GStrv) matches = NULL;
   g_autofree char *listed = NULL;
 
+  if (options->len == 0)
+    return _reg_option_fail (error, "unknown option '%s'%s, which takes no option", shown, where);
+
   for (guint i = 0; i < options->len; i++)
     names[i] = reg_option_get_name (g_ptr_array_index (options, i));
-
-  if (options->len == 0)
-    {
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                   "unknown option '%s'%s, which takes no option", shown, where);
-      return;
-    }
-
   matches = reg_close_matches (key, names, 3, 0.6);
-  if (matches[0] != NULL)
-    {
-      listed = _reg_option_join_quoted ((const char * const *) matches);
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                   "unknown option '%s'%s, did you mean %s?", shown, where, listed);
-    }
-  else
+  if (matches[0] == NULL)
     {
       listed = g_strjoinv (", ", (char **) names);
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                   "unknown option '%s'%s; it takes %s", shown, where, listed);
+      return _reg_option_fail (error, "unknown option '%s'%s; it takes %s", shown, where, listed);
     }
+
+  listed = _reg_option_join_quoted ((const char * const *) matches);
+  return _reg_option_fail (error, "unknown option '%s'%s, did you mean %s?", shown, where, listed);
 }
 
-static void
-set_repeated_key_error (const char  *backend,
-                        const char  *key,
-                        GError     **error)
-{
-  g_autofree char *what = _reg_option_describe (key, backend);
-
-  g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-               "%s is given twice", what);
-}
-
-static int
-compare_strings (gconstpointer a,
-                 gconstpointer b)
-{
-  return strcmp (*(const char * const *) a, *(const char * const *) b);
-}
-
-/* A key the `a{sv}` @options gives twice (borrowed from it), or NULL. */
-static const char *
-find_repeated_key (GVariant *options)
+/* A backend reads a key's first value (g_variant_lookup()), a
+ * GVariantDict its last: a key given twice means two things. */
+static gboolean
+check_repeated (const char  *backend,
+                GVariant    *options,
+                GError     **error)
 {
   gsize n = g_variant_n_children (options);
   g_autofree const char **keys = NULL;
+  const char *repeated;
 
   if (n < 2)
-    return NULL;
-
+    return TRUE;  /* without allocating, on every compile */
   keys = g_new (const char *, n);
   for (gsize i = 0; i < n; i++)
     g_variant_get_child (options, i, "{&sv}", &keys[i], NULL);
-  qsort (keys, n, sizeof *keys, compare_strings);
-  for (gsize i = 1; i < n; i++)
-    if (strcmp (keys[i - 1], keys[i]) == 0)
-      return keys[i];
+  repeated = _reg_option_find_repeated (keys, n);
+  if (repeated != NULL)
+    {
+      g_autofree char *what = _reg_option_describe (repeated, backend);
 
-  return NULL;
+      return _reg_option_fail (error, "%s is given twice", what);
+    }
+
+  return TRUE;
 }
 
 gboolean
@@ -267,21 +236,11 @@ _reg_option_list_check_options (GListModel  *schema,
     {
       g_autofree char *where = _reg_option_for_backend (backend);
 
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                   "options%s must be an a{sv} dictionary, not a value of type '%s'",
-                   where, g_variant_get_type_string (options));
-      return FALSE;
+      return _reg_option_fail (error, "options%s must be an a{sv} dictionary, not a value of "
+                               "type '%s'", where, g_variant_get_type_string (options));
     }
-
-  /* A backend reads a key's first value (g_variant_lookup()), a
-   * GVariantDict its last: a key given twice means two things. */
-  key = find_repeated_key (options);
-  if (key != NULL)
-    {
-      set_repeated_key_error (backend, key, error);
-      return FALSE;
-    }
-
+  if (!check_repeated (backend, options, error))
+    return FALSE;
   if (schema == NULL)
     return TRUE;
 
@@ -292,10 +251,7 @@ _reg_option_list_check_options (GListModel  *schema,
       RegOption *option = _reg_option_list_lookup (schema, key);
 
       if (option == NULL)
-        {
-          set_unknown_key_error (schema, backend, key, error);
-          return FALSE;
-        }
+        return unknown_key (schema, backend, key, error);
       if (!_reg_option_check_value (option, backend, value, error))
         return FALSE;
     }
@@ -317,16 +273,15 @@ parse_assigned (GListModel  *schema,
   g_autofree char *shown = NULL;
   g_autofree char *cut = NULL;
   g_autofree char *why = NULL;
-  GVariant *value;
   RegOption *option;
+  GVariant *value;
 
   if (schema != NULL)
     {
       option = _reg_option_list_lookup (schema, key);
-      if (option != NULL)
-        return reg_option_parse_value (option, text, error);
-      set_unknown_key_error (schema, backend, key, error);
-      return NULL;
+      if (option == NULL)
+        unknown_key (schema, backend, key, error);
+      return option != NULL ? reg_option_parse_value (option, text, error) : NULL;
     }
 
   value = g_variant_parse (NULL, text, NULL, NULL, &local_error);
@@ -337,10 +292,9 @@ parse_assigned (GListModel  *schema,
   shown = _reg_text_for_message (text, -1, 80);
   cut = _reg_text_for_message (local_error->message, -1, 80);
   why = _reg_message_embed (cut);
-  g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-               "%s: '%s' is not GVariant text (%s), and the backend declares no options "
-               "to read it by; write booleans as true or false, unsigned numbers as "
-               "uint32 2, strings quoted as 'text'", what, shown, why);
+  _reg_option_fail (error, "%s: '%s' is not GVariant text (%s), and the backend declares no "
+                    "options to read it by; write booleans as true or false, unsigned numbers "
+                    "as uint32 2, strings quoted as 'text'", what, shown, why);
   return NULL;
 }
 
@@ -351,42 +305,31 @@ _reg_option_list_parse (GListModel          *schema,
                         GError             **error)
 {
   g_auto(GVariantBuilder) builder = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE_VARDICT);
-  g_autoptr(GHashTable) keys = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GVariant) options = NULL;
 
   for (guint i = 0; assignments[i] != NULL; i++)
     {
       const char *equal = strchr (assignments[i], '=');
-      g_autofree char *shown = _reg_text_for_message (assignments[i], -1, 80);
       g_autofree char *key = NULL;
       GVariant *value;
 
-      if (!g_utf8_validate (assignments[i], -1, NULL))
+      if (!g_utf8_validate (assignments[i], -1, NULL) || equal == NULL || equal == assignments[i])
         {
-          g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                       "option assignment '%s' is not UTF-8 text", shown);
-          return NULL;
-        }
-      if (equal == NULL || equal == assignments[i])
-        {
-          g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                       "option assignment '%s' is not KEY=VALUE", shown);
+          g_autofree char *shown = _reg_text_for_message (assignments[i], -1, 80);
+
+          _reg_option_fail (error, "option assignment '%s' is not %s", shown,
+                            g_utf8_validate (assignments[i], -1, NULL) ? "KEY=VALUE" : "UTF-8 text");
           return NULL;
         }
 
       key = g_strndup (assignments[i], equal - assignments[i]);
-      if (g_hash_table_contains (keys, key))
-        {
-          set_repeated_key_error (backend, key, error);
-          return NULL;
-        }
-
       value = parse_assigned (schema, backend, key, equal + 1, error);
       if (value == NULL)
         return NULL;
       g_variant_builder_add (&builder, "{sv}", key, value);
       g_variant_unref (value);
-      g_hash_table_add (keys, g_steal_pointer (&key));
     }
 
-  return g_variant_ref_sink (g_variant_builder_end (&builder));
+  options = g_variant_ref_sink (g_variant_builder_end (&builder));
+  return check_repeated (backend, options, error) ? g_steal_pointer (&options) : NULL;
 }

@@ -11,18 +11,14 @@
 
 G_BEGIN_DECLS
 
-/* The most options one backend may declare, and the most choices one
- * option may have: a schema is read by people, and checked on every
- * compile. */
+/* A schema is read by people and checked on every compile. */
 #define REG_OPTION_MAX_OPTIONS     256
 #define REG_OPTION_MAX_CHOICES     256
 #define REG_OPTION_MAX_DESCRIPTION 1024
 
-/* reg-option.c ------------------------------------------------------------ */
+/* reg-option.c */
 
-/* The one validating constructor: every public constructor and the
- * manifest reader make options through it.  Takes floating
- * references of the variants (sunk even on failure). */
+/* Every constructor and the manifest reader make options with it. */
 RegOption  *_reg_option_new_full           (const char          *name,
                                             const char          *type_string,
                                             GVariant            *default_value,
@@ -31,70 +27,55 @@ RegOption  *_reg_option_new_full           (const char          *name,
                                             GVariant            *maximum,
                                             const char * const  *choices,
                                             GError             **error);
-
-/* Reads @text as a value of @type_string (one RegOption accepts), without
- * the checks of a range or choices; the manifest reader reads Minimum= and
- * Maximum= with it.  Returns a new, non-floating reference. */
+/* @text as a value of @type_string (an option's), unchecked, not floating. */
 GVariant   *_reg_option_parse_text         (const char          *type_string,
                                             const char          *text,
                                             GError             **error);
-
-/* reg_option_check_value() for the option of the backend @backend
- * (nullable: the message names none).  @self is made. */
+/* reg_option_check_value(), naming the backend when it is not NULL. */
 gboolean    _reg_option_check_value        (RegOption           *self,
                                             const char          *backend,
                                             GVariant            *value,
                                             GError             **error);
-
 gboolean    _reg_option_equal              (RegOption           *a,
                                             RegOption           *b);
-
-/* Message parts, escaped: "option 'threads' for backend 'inductor'" (or
- * without the backend when it is NULL), " for backend 'inductor'" (or ""),
- * "'fold', 'cse'". */
+/* The first of the @n @strings that repeats an earlier one, or NULL. */
+const char *_reg_option_find_repeated      (const char * const  *strings,
+                                            gsize                n);
+/* Sets REG_COMPILER_ERROR_BAD_OPTION, returns FALSE. */
+gboolean    _reg_option_fail               (GError             **error,
+                                            const char          *format,
+                                            ...) G_GNUC_PRINTF (2, 3);
+/* Message parts, escaped: "option 'threads' for backend 'inductor'" (no
+ * backend when it is NULL), " for backend 'inductor'" (or ""), "'a', 'b'". */
 char       *_reg_option_describe           (const char          *name,
                                             const char          *backend);
 char       *_reg_option_for_backend        (const char          *backend);
 char       *_reg_option_join_quoted        (const char * const  *strings);
 
-/* reg-option-list.c: schemas --------------------------------------------- */
+/* reg-option-list.c: schemas are immutable lists of options */
 
-/* An immutable list model of options: what schemas are handed out as.
- * @options are checked by the caller (valid, names unique). */
-GListModel *_reg_option_list_new           (RegOption * const   *options,
-                                            guint                n_options);
-/* Both nullable: NULL (no schema) equals NULL only. */
+/* Takes @options (of RegOption, freeing them), valid and names unique. */
+GListModel *_reg_option_list_new           (GPtrArray           *options);
+/* NULL (no schema) equals NULL only. */
 gboolean    _reg_option_list_equal         (GListModel          *a,
                                             GListModel          *b);
-/* The option named @name in @schema (an option list), borrowed, or NULL. */
+/* Borrowed, or NULL. */
 RegOption  *_reg_option_list_lookup        (GListModel          *schema,
                                             const char          *name);
-
-/* Checks what a backend's own code handed back as its schema (any list
- * model: a binding's, possibly lying about its size or holding other
- * objects) and copies it into an option list.  NULL with @error (FAILED,
- * saying what is wrong) when it is not a schema: "backend 'x' declares
- * option 'a' twice", or with @backend NULL the predicate alone ("declares
- * option 'a' twice"), for a caller that names the backend itself. */
+/* Copies what a backend's code returned as its schema (any list model, which
+ * may hold other objects or lie about its size), or fails with FAILED and
+ * what the caller puts after the backend's name: "declares option 'a' twice". */
 GListModel *_reg_option_list_copy_checked  (GListModel          *model,
-                                            const char          *backend,
                                             GError             **error);
-
-/* The check of the options of every compile, for the backend @backend as
- * its caller knows it: @options is an `a{sv}` that gives each key once
- * and, when there is a @schema (an option list, nullable), follows it:
- * every key declared, every value of its option's type, within its range
- * or choices.  BAD_OPTION saying what is wrong, with close matches for an
- * unknown key. */
+/* The check of every compile's options: an `a{sv}` giving each key once,
+ * following @schema when there is one. */
 gboolean    _reg_option_list_check_options (GListModel          *schema,
                                             const char          *backend,
                                             GVariant            *options,
                                             GError             **error);
-
-/* Reads KEY=VALUE texts into the `a{sv}` a compile takes: each VALUE by
- * the type @schema (an option list, nullable) declares for KEY, or as
- * GVariant text when there is no schema.  A new, non-floating reference,
- * or NULL with BAD_OPTION. */
+/* KEY=VALUE texts as the `a{sv}` a compile takes, each VALUE read by the
+ * type @schema declares for KEY, or as GVariant text without a schema.
+ * Not floating. */
 GVariant   *_reg_option_list_parse         (GListModel          *schema,
                                             const char          *backend,
                                             const char * const  *assignments,

@@ -49,26 +49,30 @@
  * by its declared type.  Text is read by the type instead
  * ([method@Reg.Option.parse_value], [method@Reg.BackendInfo.parse_options]).
  *
- * Options are immutable once made, so they may be shared between threads.
+ * The constructors fail with %REG_COMPILER_ERROR_BAD_OPTION saying what is
+ * wrong: a name that breaks the naming rules of backends, a type not in
+ * the table, a default or bound of another type, a range on a type that
+ * is not a number (or with a bound that is not finite, or its minimum
+ * above its maximum), choices on a type that is not a string's (or none,
+ * or one that is not a valid name or is given twice), a default out of
+ * the range or choices, a description that is not one line of visible
+ * UTF-8 text of at most 1024 bytes.  They sink floating variants, on
+ * failure too.
  *
- * ```python
- * threads = Reg.Option.new_with_range("threads", "u", GLib.Variant("u", 1),
- *                                GLib.Variant("u", 1), GLib.Variant("u", 64),
- *                                "Threads a call runs on")
- * ```
+ * Options are immutable once made, so they may be shared between threads.
  */
 
 struct _RegOption
 {
   GObject    parent_instance;
 
-  char      *name;
+  char      *name;           /* NULL: made by g_object_new(), no schema takes it */
   char      *type_string;
-  GVariant  *default_value;  /* nullable */
-  char      *description;    /* nullable */
-  GVariant  *minimum;        /* nullable */
-  GVariant  *maximum;        /* nullable */
-  char     **choices;        /* nullable */
+  GVariant  *default_value;  /* this and the rest nullable */
+  char      *description;
+  GVariant  *minimum;
+  GVariant  *maximum;
+  char     **choices;
 };
 
 enum {
@@ -87,27 +91,29 @@ static GParamSpec *properties[N_PROPS];
 
 G_DEFINE_FINAL_TYPE (RegOption, reg_option, G_TYPE_OBJECT)
 
-/* The value types: what each is called, and what text of it must be. */
+/* The value types: what each is called, what text of it must be ("'%s' is
+ * not <expected>"; any text is a string) and what limits its values. */
 typedef struct
 {
   const char *type_string;
   const char *name;
-  const char *expected;  /* "'%s' is not <expected>"; NULL for a string */
+  const char *expected;
+  char        limit;  /* 'r' a range, 'c' choices, 0 neither */
 } OptionType;
 
 static const OptionType option_types[] = {
-  { "b",  "boolean", "a boolean (true or false)" },
-  { "y",  "byte",    "a byte (an integer from 0 to 255)" },
-  { "n",  "int16",   "an int16 (an integer from -32768 to 32767)" },
-  { "q",  "uint16",  "a uint16 (an integer from 0 to 65535)" },
-  { "i",  "int32",   "an int32 (an integer from -2147483648 to 2147483647)" },
-  { "u",  "uint32",  "a uint32 (an integer from 0 to 4294967295)" },
-  { "x",  "int64",   "an int64 (an integer from -9223372036854775808 to 9223372036854775807)" },
-  { "t",  "uint64",  "a uint64 (an integer from 0 to 18446744073709551615)" },
-  { "d",  "double",  "a number" },
-  { "s",  "string",  NULL },
+  { "b",  "boolean", "a boolean (true or false)", 0 },
+  { "y",  "byte",    "a byte (an integer from 0 to 255)", 'r' },
+  { "n",  "int16",   "an int16 (an integer from -32768 to 32767)", 'r' },
+  { "q",  "uint16",  "a uint16 (an integer from 0 to 65535)", 'r' },
+  { "i",  "int32",   "an int32 (an integer from -2147483648 to 2147483647)", 'r' },
+  { "u",  "uint32",  "a uint32 (an integer from 0 to 4294967295)", 'r' },
+  { "x",  "int64",   "an int64 (an integer from -9223372036854775808 to 9223372036854775807)", 'r' },
+  { "t",  "uint64",  "a uint64 (an integer from 0 to 18446744073709551615)", 'r' },
+  { "d",  "double",  "a number", 'r' },
+  { "s",  "string",  NULL, 'c' },
   { "as", "string list",
-    "a string list (items separated by commas, or GVariant text like ['a', 'b'])" },
+    "a string list (items separated by commas, or GVariant text like ['a', 'b'])", 'c' },
 };
 
 static const OptionType *
@@ -120,24 +126,35 @@ find_type (const char *type_string)
   return NULL;
 }
 
-static gboolean
-is_number (const char *type_string)
+gboolean
+_reg_option_fail (GError     **error,
+                  const char  *format,
+                  ...)
 {
-  return type_string[1] == '\0' && strchr ("ynqiuxtd", type_string[0]) != NULL;
+  va_list args;
+
+  va_start (args, format);
+  g_propagate_error (error, g_error_new_valist (REG_COMPILER_ERROR,
+                                                REG_COMPILER_ERROR_BAD_OPTION, format, args));
+  va_end (args);
+  return FALSE;
 }
 
-static gboolean
-is_string (const char *type_string)
+const char *
+_reg_option_find_repeated (const char * const *strings,
+                           gsize               n)
 {
-  return g_str_equal (type_string, "s") || g_str_equal (type_string, "as");
-}
+  g_autoptr(GHashTable) seen = NULL;
 
-/* A RegOption made without a constructor (g_object_new() from a binding)
- * has no name: schemas refuse it. */
-static gboolean
-option_is_made (RegOption *self)
-{
-  return self->name != NULL && self->type_string != NULL;
+  if (n < 2)
+    return NULL;
+
+  seen = g_hash_table_new (g_str_hash, g_str_equal);
+  for (gsize i = 0; i < n; i++)
+    if (!g_hash_table_add (seen, (gpointer) strings[i]))
+      return strings[i];
+
+  return NULL;
 }
 
 /* "uint32 ('u')", or "'a{sv}'" for a type that is not an option's. */
@@ -151,8 +168,7 @@ describe_type (const char *type_string)
                       : g_strdup_printf ("'%s'", shown);
 }
 
-/* A value as text: bytes in decimal, as they are read, other values as
- * GVariant text without types (escaped: strings may come from outside). */
+/* Bytes in decimal, as they are read; other values as GVariant text. */
 static char *
 value_for_message (GVariant *value)
 {
@@ -194,69 +210,56 @@ _reg_option_describe (const char *name,
   return g_strdup_printf ("option '%s'%s", shown, where);
 }
 
-/* Checks @value, of the option's type, against what every value of its
- * type must be (a double finite) and @minimum, @maximum and @choices
- * (each nullable).  @what names the value for the message. */
+/* Checks @value, of @self's type, against what every value of the type
+ * must be (a double finite), the range and the choices.  @what names the
+ * value in the message. */
 static gboolean
-check_allowed (const char          *type_string,
-               GVariant            *minimum,
-               GVariant            *maximum,
-               const char * const  *choices,
-               GVariant            *value,
-               const char          *what,
-               GError             **error)
+check_allowed (RegOption   *self,
+               GVariant    *value,
+               const char  *what,
+               GError     **error)
 {
-  gboolean below, above;
+  gboolean below = self->minimum != NULL && g_variant_compare (value, self->minimum) < 0;
+  gboolean above = self->maximum != NULL && g_variant_compare (value, self->maximum) > 0;
 
-  if (g_str_equal (type_string, "d") && !isfinite (g_variant_get_double (value)))
+  if (g_str_equal (self->type_string, "d") && !isfinite (g_variant_get_double (value)))
     {
       g_autofree char *shown = value_for_message (value);
 
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                   "%s must be a finite number, not %s", what, shown);
-      return FALSE;
+      return _reg_option_fail (error, "%s must be a finite number, not %s", what, shown);
     }
 
-  below = minimum != NULL && g_variant_compare (value, minimum) < 0;
-  above = maximum != NULL && g_variant_compare (value, maximum) > 0;
   if (below || above)
     {
       g_autofree char *shown = value_for_message (value);
-      g_autofree char *low = minimum != NULL ? value_for_message (minimum) : NULL;
-      g_autofree char *high = maximum != NULL ? value_for_message (maximum) : NULL;
+      g_autofree char *low = self->minimum != NULL ? value_for_message (self->minimum) : NULL;
+      g_autofree char *high = self->maximum != NULL ? value_for_message (self->maximum) : NULL;
 
       if (low != NULL && high != NULL)
-        g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                     "%s must be between %s and %s, not %s", what, low, high, shown);
-      else
-        g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                     "%s must be at %s %s, not %s", what, below ? "least" : "most",
-                     below ? low : high, shown);
-      return FALSE;
+        return _reg_option_fail (error, "%s must be between %s and %s, not %s",
+                                 what, low, high, shown);
+      return _reg_option_fail (error, "%s must be at %s %s, not %s", what,
+                               below ? "least" : "most", below ? low : high, shown);
     }
 
-  /* Choices: a string is one of them, each element of a list is. */
-  if (choices != NULL)
+  if (self->choices != NULL)
     {
-      gboolean list = g_str_equal (type_string, "as");
+      gboolean list = g_str_equal (self->type_string, "as");
       g_autofree const char **elements = list ? g_variant_get_strv (value, NULL)
                                               : g_new0 (const char *, 2);
 
       if (!list)
         elements[0] = g_variant_get_string (value, NULL);
       for (guint i = 0; elements[i] != NULL; i++)
-        if (!g_strv_contains (choices, elements[i]))
+        if (!g_strv_contains ((const char * const *) self->choices, elements[i]))
           {
             g_autofree char *shown = _reg_text_for_message (elements[i], -1, 80);
-            g_autofree char *allowed = _reg_option_join_quoted (choices);
+            g_autofree char *allowed = _reg_option_join_quoted ((const char * const *) self->choices);
 
             if (list)
-              g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                           "%s holds '%s', which is not one of %s", what, shown, allowed);
-            else
-              g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                           "%s must be one of %s, not '%s'", what, allowed, shown);
-            return FALSE;
+              return _reg_option_fail (error, "%s holds '%s', which is not one of %s",
+                                       what, shown, allowed);
+            return _reg_option_fail (error, "%s must be one of %s, not '%s'", what, allowed, shown);
           }
     }
 
@@ -276,31 +279,10 @@ _reg_option_check_value (RegOption   *self,
       g_autofree char *expected = describe_type (self->type_string);
       g_autofree char *given = describe_type (g_variant_get_type_string (value));
 
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                   "%s must be of type %s, not %s", what, expected, given);
-      return FALSE;
+      return _reg_option_fail (error, "%s must be of type %s, not %s", what, expected, given);
     }
 
-  return check_allowed (self->type_string, self->minimum, self->maximum,
-                        (const char * const *) self->choices, value, what, error);
-}
-
-/* Text */
-
-/* "fold, cse," as ['fold', 'cse']: blanks around items stripped, empty
- * items dropped. */
-static GVariant *
-parse_string_list (const char *text)
-{
-  g_auto(GStrv) parts = g_strsplit (text, ",", -1);
-  GVariantBuilder builder;
-
-  g_variant_builder_init (&builder, G_VARIANT_TYPE_STRING_ARRAY);
-  for (guint i = 0; parts[i] != NULL; i++)
-    if (g_strstrip (parts[i])[0] != '\0')
-      g_variant_builder_add (&builder, "s", parts[i]);
-
-  return g_variant_ref_sink (g_variant_builder_end (&builder));
+  return check_allowed (self, value, what, error);
 }
 
 GVariant *
@@ -316,165 +298,122 @@ _reg_option_parse_text (const char  *type_string,
 
   if (!g_utf8_validate (text, -1, NULL))
     {
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                   "a %s value must be UTF-8 text", type->name);
+      _reg_option_fail (error, "a %s value must be UTF-8 text", type->name);
       return NULL;
     }
 
   /* GVariant text of the type: "2", "uint32 2", "0x10", "true", "'fast'",
-   * "['a', 'b']".  A new, non-floating reference. */
+   * "['a', 'b']". */
   value = g_variant_parse (G_VARIANT_TYPE (type_string), text, NULL, NULL, NULL);
   if (value != NULL)
     return value;
 
   /* The plain forms: a string is the text itself, a string list items
-   * separated by commas (unless it is bracketed as GVariant text). */
+   * separated by commas (unless it is bracketed as GVariant text), blanks
+   * around items stripped and empty items dropped. */
   if (g_str_equal (type_string, "s"))
     return g_variant_ref_sink (g_variant_new_string (text));
   if (g_str_equal (type_string, "as") && text[0] != '[' && text[0] != '@')
-    return parse_string_list (text);
+    {
+      g_auto(GStrv) parts = g_strsplit (text, ",", -1);
+      GVariantBuilder builder;
+
+      g_variant_builder_init (&builder, G_VARIANT_TYPE_STRING_ARRAY);
+      for (guint i = 0; parts[i] != NULL; i++)
+        if (g_strstrip (parts[i])[0] != '\0')
+          g_variant_builder_add (&builder, "s", parts[i]);
+      return g_variant_ref_sink (g_variant_builder_end (&builder));
+    }
 
   shown = _reg_text_for_message (text, -1, 80);
-  g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-               "'%s' is not %s", shown, type->expected);
+  _reg_option_fail (error, "'%s' is not %s", shown, type->expected);
   return NULL;
 }
 
-/* Reads @text as a value of @self, checked; named without a backend. */
-static GVariant *
-parse_value (RegOption   *self,
-             const char  *text,
-             GError     **error)
-{
-  g_autoptr(GVariant) value = NULL;
-  g_autoptr(GError) local_error = NULL;
-
-  value = _reg_option_parse_text (self->type_string, text, &local_error);
-  if (value == NULL)
-    {
-      g_autofree char *what = _reg_option_describe (self->name, NULL);
-
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                   "%s: %s", what, local_error->message);
-      return NULL;
-    }
-
-  if (!_reg_option_check_value (self, NULL, value, error))
-    return NULL;
-
-  return g_steal_pointer (&value);
-}
-
-/* Construction */
-
-/* A description is one line of text a chooser shows. */
+/* Checks the declaration in @self's fields, which the constructor set
+ * unchecked. */
 static gboolean
-check_description (const char  *description,
-                   const char  *what,
-                   GError     **error)
+check_declaration (RegOption  *self,
+                   GError    **error)
 {
-  gsize length = strlen (description);
-
-  if (length > REG_OPTION_MAX_DESCRIPTION)
-    {
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                   "%s: description of %" G_GSIZE_FORMAT " bytes, at most %d are allowed",
-                   what, length, REG_OPTION_MAX_DESCRIPTION);
-      return FALSE;
-    }
-  if (!g_utf8_validate (description, length, NULL))
-    {
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                   "%s: description is not UTF-8", what);
-      return FALSE;
-    }
-  for (const char *p = description; *p != '\0'; p = g_utf8_next_char (p))
-    {
-      GUnicodeType unicode_type = g_unichar_type (g_utf8_get_char (p));
-
-      if (unicode_type == G_UNICODE_CONTROL || unicode_type == G_UNICODE_FORMAT ||
-          unicode_type == G_UNICODE_LINE_SEPARATOR ||
-          unicode_type == G_UNICODE_PARAGRAPH_SEPARATOR)
-        {
-          g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                       "%s: description holds U+%04" G_GINT32_MODIFIER "X at byte %" G_GSIZE_FORMAT
-                       "; it must be one line of visible text",
-                       what, g_utf8_get_char (p), (gsize) (p - description));
-          return FALSE;
-        }
-    }
-
-  return TRUE;
-}
-
-/* The default, minimum and maximum must each be of the option's type. */
-static gboolean
-check_declared_types (const char  *type_string,
-                      GVariant    *values[3],
-                      const char  *what,
-                      GError     **error)
-{
+  const OptionType *type = find_type (self->type_string);
+  GVariant *values[] = { self->default_value, self->minimum, self->maximum };
   const char * const roles[] = { "default", "minimum", "maximum" };
+  guint n_choices = self->choices != NULL ? g_strv_length (self->choices) : 0;
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *what = NULL;
+  g_autofree char *role = NULL;
+  const char *repeated;
 
-  for (guint i = 0; i < 3; i++)
-    if (values[i] != NULL && !g_variant_is_of_type (values[i], G_VARIANT_TYPE (type_string)))
+  if (!_reg_name_validate (self->name, "option name", &local_error))
+    return _reg_option_fail (error, "%s", local_error->message);
+  what = g_strdup_printf ("option '%s'", self->name);
+
+  if (type == NULL)
+    {
+      g_autofree char *shown = _reg_text_for_message (self->type_string, -1, 64);
+
+      return _reg_option_fail (error, "%s: type '%s' is not one an option may have (b, y, n, q, "
+                               "i, u, x, t, d, s or as)", what, shown);
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+    if (values[i] != NULL && !g_variant_is_of_type (values[i], G_VARIANT_TYPE (type->type_string)))
       {
-        g_autofree char *expected = describe_type (type_string);
+        g_autofree char *expected = describe_type (type->type_string);
         g_autofree char *given = describe_type (g_variant_get_type_string (values[i]));
 
-        g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                     "%s: %s of type %s, not of the option's type %s",
-                     what, roles[i], given, expected);
-        return FALSE;
+        return _reg_option_fail (error, "%s: %s of type %s, not of the option's type %s",
+                                 what, roles[i], given, expected);
       }
 
-  return TRUE;
-}
-
-static gboolean
-check_choices (const OptionType    *type,
-               const char * const  *choices,
-               const char          *what,
-               GError             **error)
-{
-  guint n = g_strv_length ((char **) choices);
-
-  if (!is_string (type->type_string))
+  if ((self->minimum != NULL || self->maximum != NULL) && type->limit != 'r')
+    return _reg_option_fail (error, "%s: only numbers have a range, not %s options",
+                             what, type->name);
+  if (g_str_equal (type->type_string, "d") &&
+      ((self->minimum != NULL && !isfinite (g_variant_get_double (self->minimum))) ||
+       (self->maximum != NULL && !isfinite (g_variant_get_double (self->maximum)))))
+    return _reg_option_fail (error, "%s: the bounds of a range must be finite numbers", what);
+  if (self->minimum != NULL && self->maximum != NULL &&
+      g_variant_compare (self->minimum, self->maximum) > 0)
     {
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                   "%s: only string and string list options have choices, not %s ones",
-                   what, type->name);
-      return FALSE;
-    }
-  if (n == 0 || n > REG_OPTION_MAX_CHOICES)
-    {
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                   "%s: %u choices, from 1 to %d are allowed", what, n, REG_OPTION_MAX_CHOICES);
-      return FALSE;
+      g_autofree char *low = value_for_message (self->minimum);
+      g_autofree char *high = value_for_message (self->maximum);
+
+      return _reg_option_fail (error, "%s: minimum %s is above maximum %s", what, low, high);
     }
 
-  for (guint i = 0; i < n; i++)
-    {
-      g_autoptr(GError) local_error = NULL;
+  if (self->choices != NULL && type->limit != 'c')
+    return _reg_option_fail (error, "%s: only string and string list options have choices, "
+                             "not %s ones", what, type->name);
+  if (self->choices != NULL && (n_choices == 0 || n_choices > REG_OPTION_MAX_CHOICES))
+    return _reg_option_fail (error, "%s: %u choices, from 1 to %d are allowed",
+                             what, n_choices, REG_OPTION_MAX_CHOICES);
+  /* Choices are names: no separator of the text forms (a comma splits a
+   * list), no white space, no quote. */
+  for (guint i = 0; i < n_choices; i++)
+    if (!_reg_name_validate (self->choices[i], "choice", &local_error))
+      return _reg_option_fail (error, "%s: %s", what, local_error->message);
+  repeated = _reg_option_find_repeated ((const char * const *) self->choices, n_choices);
+  if (repeated != NULL)
+    return _reg_option_fail (error, "%s: choice '%s' given twice", what, repeated);
 
-      /* Choices are names: no separator of the text forms (a comma splits
-       * a list), no white space, no quote. */
-      if (!_reg_name_validate (choices[i], "choice", &local_error))
-        {
-          g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                       "%s: %s", what, local_error->message);
-          return FALSE;
-        }
-      for (guint j = 0; j < i; j++)
-        if (g_str_equal (choices[i], choices[j]))
-          {
-            g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                         "%s: choice '%s' given twice", what, choices[i]);
-            return FALSE;
-          }
+  if (self->description != NULL)
+    {
+      gsize length = strlen (self->description);
+      g_autofree char *invisible = NULL;
+
+      if (length > REG_OPTION_MAX_DESCRIPTION)
+        return _reg_option_fail (error, "%s: description of %" G_GSIZE_FORMAT " bytes, at most "
+                                 "%d are allowed", what, length, REG_OPTION_MAX_DESCRIPTION);
+      invisible = _reg_find_invisible (self->description);
+      if (invisible != NULL)
+        return _reg_option_fail (error, "%s: description holds %s; it must be one line of "
+                                 "visible text", what, invisible);
     }
 
-  return TRUE;
+  role = g_strdup_printf ("%s: default", what);
+  return self->default_value == NULL || check_allowed (self, self->default_value, role, error);
 }
 
 RegOption *
@@ -487,84 +426,17 @@ _reg_option_new_full (const char          *name,
                       const char * const  *choices,
                       GError             **error)
 {
-  GVariant *values[3] = {
-    default_value != NULL ? g_variant_ref_sink (default_value) : NULL,
-    minimum != NULL ? g_variant_ref_sink (minimum) : NULL,
-    maximum != NULL ? g_variant_ref_sink (maximum) : NULL,
-  };
-  g_autoptr(GError) local_error = NULL;
-  g_autofree char *what = NULL;
-  g_autofree char *role = NULL;
-  const OptionType *type;
-  RegOption *self = NULL;
+  g_autoptr(RegOption) self = g_object_new (REG_TYPE_OPTION, NULL);
 
-  if (!_reg_name_validate (name, "option name", &local_error))
-    {
-      g_set_error_literal (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                           local_error->message);
-      goto out;
-    }
-  what = g_strdup_printf ("option '%s'", name);
-  role = g_strdup_printf ("%s: default", what);
-
-  type = find_type (type_string);
-  if (type == NULL)
-    {
-      g_autofree char *shown = _reg_text_for_message (type_string, -1, 64);
-
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                   "%s: type '%s' is not one an option may have (b, y, n, q, i, u, x, t, "
-                   "d, s or as)", what, shown);
-      goto out;
-    }
-
-  if (!check_declared_types (type_string, values, what, error))
-    goto out;
-
-  if ((minimum != NULL || maximum != NULL) && !is_number (type_string))
-    {
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                   "%s: only numbers have a range, not %s options", what, type->name);
-      goto out;
-    }
-  if (g_str_equal (type_string, "d") &&
-      ((minimum != NULL && !isfinite (g_variant_get_double (minimum))) ||
-       (maximum != NULL && !isfinite (g_variant_get_double (maximum)))))
-    {
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                   "%s: the bounds of a range must be finite numbers", what);
-      goto out;
-    }
-  if (minimum != NULL && maximum != NULL && g_variant_compare (minimum, maximum) > 0)
-    {
-      g_autofree char *low = value_for_message (minimum);
-      g_autofree char *high = value_for_message (maximum);
-
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BAD_OPTION,
-                   "%s: minimum %s is above maximum %s", what, low, high);
-      goto out;
-    }
-
-  if ((choices != NULL && !check_choices (type, choices, what, error)) ||
-      (description != NULL && !check_description (description, what, error)) ||
-      (default_value != NULL &&
-       !check_allowed (type_string, minimum, maximum, choices, default_value, role, error)))
-    goto out;
-
-  self = g_object_new (REG_TYPE_OPTION, NULL);
   self->name = g_strdup (name);
-  self->type_string = g_strdup (type->type_string);
-  self->default_value = g_steal_pointer (&values[0]);
+  self->type_string = g_strdup (type_string);
+  self->default_value = default_value != NULL ? g_variant_ref_sink (default_value) : NULL;
   self->description = g_strdup (description);
-  self->minimum = g_steal_pointer (&values[1]);
-  self->maximum = g_steal_pointer (&values[2]);
+  self->minimum = minimum != NULL ? g_variant_ref_sink (minimum) : NULL;
+  self->maximum = maximum != NULL ? g_variant_ref_sink (maximum) : NULL;
   self->choices = g_strdupv ((char **) choices);
 
-out:
-  for (guint i = 0; i < 3; i++)
-    g_clear_pointer (&values[i], g_variant_unref);
-
-  return self;
+  return check_declaration (self, error) ? g_steal_pointer (&self) : NULL;
 }
 
 static gboolean
@@ -589,8 +461,6 @@ _reg_option_equal (RegOption *a,
            ? a->choices == b->choices
            : g_strv_equal ((const char * const *) a->choices, (const char * const *) b->choices)));
 }
-
-/* GObject */
 
 static void
 reg_option_finalize (GObject *object)
@@ -658,22 +528,19 @@ reg_option_class_init (RegOptionClass *klass)
    *
    * The option's name: its key in the options of a compile.
    */
-  properties[PROP_NAME] =
-    g_param_spec_string ("name", NULL, NULL, NULL, flags);
+  properties[PROP_NAME] = g_param_spec_string ("name", NULL, NULL, NULL, flags);
 
   /**
    * RegOption:type-string:
    *
    * The GVariant type string of the option's values.
    */
-  properties[PROP_TYPE_STRING] =
-    g_param_spec_string ("type-string", NULL, NULL, NULL, flags);
+  properties[PROP_TYPE_STRING] = g_param_spec_string ("type-string", NULL, NULL, NULL, flags);
 
   /**
    * RegOption:default-value:
    *
-   * The value the backend uses when the option is not given, or %NULL
-   * when the declaration says none.
+   * The value the backend uses when the option is not given, or %NULL.
    */
   properties[PROP_DEFAULT_VALUE] =
     g_param_spec_variant ("default-value", NULL, NULL, G_VARIANT_TYPE_ANY, NULL, flags);
@@ -683,8 +550,7 @@ reg_option_class_init (RegOptionClass *klass)
    *
    * One line saying what the option does, or %NULL.
    */
-  properties[PROP_DESCRIPTION] =
-    g_param_spec_string ("description", NULL, NULL, NULL, flags);
+  properties[PROP_DESCRIPTION] = g_param_spec_string ("description", NULL, NULL, NULL, flags);
 
   /**
    * RegOption:minimum:
@@ -705,11 +571,10 @@ reg_option_class_init (RegOptionClass *klass)
   /**
    * RegOption:choices:
    *
-   * The values allowed, for strings (and the elements allowed, for string
+   * The values allowed, for strings (the elements allowed, for string
    * lists), or %NULL for any.
    */
-  properties[PROP_CHOICES] =
-    g_param_spec_boxed ("choices", NULL, NULL, G_TYPE_STRV, flags);
+  properties[PROP_CHOICES] = g_param_spec_boxed ("choices", NULL, NULL, G_TYPE_STRV, flags);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -729,11 +594,8 @@ reg_option_init (RegOption *self)
  * @description: (nullable): one line of text saying what the option does
  * @error: return location for a #GError
  *
- * Declares an option with neither a range nor choices.  Fails with
- * %REG_COMPILER_ERROR_BAD_OPTION saying what is wrong: a name that breaks
- * the naming rules, a type an option may not have, a default of another
- * type, a description that is not one line of UTF-8 text (at most 1024
- * bytes).  A floating @default_value is sunk, on failure too.
+ * Declares an option with neither a range nor choices.  Fails as
+ * [class@Reg.Option] says.
  *
  * Returns: (transfer full): the option, or %NULL with @error set
  */
@@ -744,12 +606,8 @@ reg_option_new (const char  *name,
                 const char  *description,
                 GError     **error)
 {
-  g_return_val_if_fail (name != NULL, NULL);
-  g_return_val_if_fail (type_string != NULL, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
-  return _reg_option_new_full (name, type_string, default_value, description,
-                               NULL, NULL, NULL, error);
+  return reg_option_new_with_range (name, type_string, default_value, NULL, NULL,
+                                    description, error);
 }
 
 /**
@@ -763,10 +621,7 @@ reg_option_new (const char  *name,
  * @error: return location for a #GError
  *
  * Declares a number option whose values must lie between @minimum and
- * @maximum, both included.  Fails as [ctor@Reg.Option.new] does, and when
- * the type is not a number's, a bound is of another type, @minimum is
- * above @maximum or the default is out of the range.  Floating variants
- * are sunk, on failure too.
+ * @maximum, both included.  Fails as [class@Reg.Option] says.
  *
  * Returns: (transfer full): the option, or %NULL with @error set
  */
@@ -799,10 +654,8 @@ reg_option_new_with_range (const char  *name,
  * @error: return location for a #GError
  *
  * Declares a string option that takes one of @choices, or a string list
- * option whose elements are among @choices.  Fails as
- * [ctor@Reg.Option.new] does, and when the type is not `s` or `as`, a
- * choice is not a valid name or is given twice, or the default is not
- * among the choices.  A floating @default_value is sunk, on failure too.
+ * option whose elements are among @choices.  Fails as [class@Reg.Option]
+ * says.
  *
  * Returns: (transfer full): the option, or %NULL with @error set
  */
@@ -827,15 +680,12 @@ reg_option_new_with_choices (const char          *name,
  * reg_option_get_name:
  * @self: a [class@Reg.Option]
  *
- * Gets the option's name, its key in the options of a compile.
- *
- * Returns: (transfer none): the name
+ * Returns: (transfer none): the name, the option's key in a compile's options
  */
 const char *
 reg_option_get_name (RegOption *self)
 {
   g_return_val_if_fail (REG_IS_OPTION (self), NULL);
-
   return self->name;
 }
 
@@ -843,15 +693,12 @@ reg_option_get_name (RegOption *self)
  * reg_option_get_type_string:
  * @self: a [class@Reg.Option]
  *
- * Gets the GVariant type string of the option's values, such as `u`.
- *
- * Returns: (transfer none): the type string
+ * Returns: (transfer none): the GVariant type string of the values, like `u`
  */
 const char *
 reg_option_get_type_string (RegOption *self)
 {
   g_return_val_if_fail (REG_IS_OPTION (self), NULL);
-
   return self->type_string;
 }
 
@@ -859,18 +706,13 @@ reg_option_get_type_string (RegOption *self)
  * reg_option_get_type_name:
  * @self: a [class@Reg.Option]
  *
- * Gets the name of the option's type as people read it: `boolean`,
- * `uint32`, `double`, `string`, `string list`...  (the table of
- * [class@Reg.Option]).
- *
- * Returns: (transfer none): the name
+ * Returns: (transfer none): the type's name in the table of [class@Reg.Option]
  */
 const char *
 reg_option_get_type_name (RegOption *self)
 {
   g_return_val_if_fail (REG_IS_OPTION (self), NULL);
-  g_return_val_if_fail (option_is_made (self), NULL);
-
+  g_return_val_if_fail (self->name != NULL, NULL);
   return find_type (self->type_string)->name;
 }
 
@@ -878,16 +720,13 @@ reg_option_get_type_name (RegOption *self)
  * reg_option_get_default_value:
  * @self: a [class@Reg.Option]
  *
- * Gets the value the backend uses when the option is not given.
- *
- * Returns: (transfer none) (nullable): the default, or %NULL when the
- *   declaration gives none
+ * Returns: (transfer none) (nullable): the value the backend uses when the
+ *   option is not given, or %NULL when the declaration gives none
  */
 GVariant *
 reg_option_get_default_value (RegOption *self)
 {
   g_return_val_if_fail (REG_IS_OPTION (self), NULL);
-
   return self->default_value;
 }
 
@@ -895,15 +734,12 @@ reg_option_get_default_value (RegOption *self)
  * reg_option_get_description:
  * @self: a [class@Reg.Option]
  *
- * Gets the line of text saying what the option does.
- *
- * Returns: (transfer none) (nullable): the description
+ * Returns: (transfer none) (nullable): the line saying what the option does
  */
 const char *
 reg_option_get_description (RegOption *self)
 {
   g_return_val_if_fail (REG_IS_OPTION (self), NULL);
-
   return self->description;
 }
 
@@ -911,15 +747,12 @@ reg_option_get_description (RegOption *self)
  * reg_option_get_minimum:
  * @self: a [class@Reg.Option]
  *
- * Gets the smallest value a number option allows.
- *
- * Returns: (transfer none) (nullable): the minimum, or %NULL for none
+ * Returns: (transfer none) (nullable): the smallest value allowed, or %NULL
  */
 GVariant *
 reg_option_get_minimum (RegOption *self)
 {
   g_return_val_if_fail (REG_IS_OPTION (self), NULL);
-
   return self->minimum;
 }
 
@@ -927,15 +760,12 @@ reg_option_get_minimum (RegOption *self)
  * reg_option_get_maximum:
  * @self: a [class@Reg.Option]
  *
- * Gets the largest value a number option allows.
- *
- * Returns: (transfer none) (nullable): the maximum, or %NULL for none
+ * Returns: (transfer none) (nullable): the largest value allowed, or %NULL
  */
 GVariant *
 reg_option_get_maximum (RegOption *self)
 {
   g_return_val_if_fail (REG_IS_OPTION (self), NULL);
-
   return self->maximum;
 }
 
@@ -943,17 +773,13 @@ reg_option_get_maximum (RegOption *self)
  * reg_option_get_choices:
  * @self: a [class@Reg.Option]
  *
- * Gets the values a string option allows (the elements a string list
- * option allows).
- *
- * Returns: (transfer none) (nullable) (array zero-terminated=1): the
- *   choices, or %NULL for any value
+ * Returns: (transfer none) (nullable) (array zero-terminated=1): the values
+ *   (of a string list, the elements) allowed, or %NULL for any
  */
 const char * const *
 reg_option_get_choices (RegOption *self)
 {
   g_return_val_if_fail (REG_IS_OPTION (self), NULL);
-
   return (const char * const *) self->choices;
 }
 
@@ -979,7 +805,7 @@ reg_option_check_value (RegOption  *self,
   g_autoptr(GVariant) value_ref = NULL;
 
   g_return_val_if_fail (REG_IS_OPTION (self), FALSE);
-  g_return_val_if_fail (option_is_made (self), FALSE);
+  g_return_val_if_fail (self->name != NULL, FALSE);
   g_return_val_if_fail (value != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
@@ -1011,12 +837,24 @@ reg_option_parse_value (RegOption   *self,
                         const char  *text,
                         GError     **error)
 {
+  g_autoptr(GVariant) value = NULL;
+  g_autoptr(GError) local_error = NULL;
+
   g_return_val_if_fail (REG_IS_OPTION (self), NULL);
-  g_return_val_if_fail (option_is_made (self), NULL);
+  g_return_val_if_fail (self->name != NULL, NULL);
   g_return_val_if_fail (text != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  return parse_value (self, text, error);
+  value = _reg_option_parse_text (self->type_string, text, &local_error);
+  if (value == NULL)
+    {
+      g_autofree char *what = _reg_option_describe (self->name, NULL);
+
+      _reg_option_fail (error, "%s: %s", what, local_error->message);
+      return NULL;
+    }
+
+  return _reg_option_check_value (self, NULL, value, error) ? g_steal_pointer (&value) : NULL;
 }
 
 /**
@@ -1040,7 +878,7 @@ reg_option_value_to_string (RegOption *self,
   char *text;
 
   g_return_val_if_fail (REG_IS_OPTION (self), NULL);
-  g_return_val_if_fail (option_is_made (self), NULL);
+  g_return_val_if_fail (self->name != NULL, NULL);
   g_return_val_if_fail (value != NULL, NULL);
   g_return_val_if_fail (g_variant_is_of_type (value, G_VARIANT_TYPE (self->type_string)), NULL);
 
@@ -1053,12 +891,9 @@ reg_option_value_to_string (RegOption *self,
 
       text = g_strjoinv (",", (char **) strings);
     }
-  else if (g_str_equal (self->type_string, "y"))
-    text = g_strdup_printf ("%u", g_variant_get_byte (value));
   else
-    text = g_variant_print (value, FALSE);
+    text = value_for_message (value);
 
-  /* The plain form where it reads back the same, GVariant text where not. */
   again = _reg_option_parse_text (self->type_string, text, NULL);
   if (again != NULL && g_variant_equal (again, value))
     return text;

@@ -22,19 +22,6 @@
  * It is immutable, so it may be read from any thread.
  */
 
-struct _RegVerdict
-{
-  GObject          parent_instance;
-
-  char            *backend_name;
-  char            *module_path;
-  RegVerdictKind   kind;
-  char            *reason;
-  char           **unsupported_ops;
-  gint64           time_us;      /* microseconds: the order of verdicts */
-  GError          *store_error;  /* why it is not recorded; nullable */
-};
-
 enum {
   PROP_0,
   PROP_BACKEND_NAME,
@@ -120,7 +107,9 @@ reg_verdict_set_property (GObject      *object,
       self->reason = g_value_dup_string (value);
       break;
     case PROP_UNSUPPORTED_OPS:
-      self->unsupported_ops = g_value_dup_boxed (value);
+      /* Set at construction, to an empty list when none is given. */
+      self->unsupported_ops = g_value_get_boxed (value) != NULL ? g_value_dup_boxed (value)
+                                                                : g_new0 (char *, 1);
       break;
     case PROP_TIME:
       self->time_us = g_value_get_int64 (value) * G_USEC_PER_SEC;
@@ -131,24 +120,12 @@ reg_verdict_set_property (GObject      *object,
 }
 
 static void
-reg_verdict_constructed (GObject *object)
-{
-  RegVerdict *self = REG_VERDICT (object);
-
-  G_OBJECT_CLASS (reg_verdict_parent_class)->constructed (object);
-
-  if (self->unsupported_ops == NULL)
-    self->unsupported_ops = g_new0 (char *, 1);
-}
-
-static void
 reg_verdict_class_init (RegVerdictClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS;
 
   object_class->finalize = reg_verdict_finalize;
-  object_class->constructed = reg_verdict_constructed;
   object_class->get_property = reg_verdict_get_property;
   object_class->set_property = reg_verdict_set_property;
 
@@ -157,16 +134,14 @@ reg_verdict_class_init (RegVerdictClass *klass)
    *
    * The name of the backend that was checked.
    */
-  properties[PROP_BACKEND_NAME] =
-    g_param_spec_string ("backend-name", NULL, NULL, NULL, flags);
+  properties[PROP_BACKEND_NAME] = g_param_spec_string ("backend-name", NULL, NULL, NULL, flags);
 
   /**
    * RegVerdict:module-path:
    *
    * The full path of the module file that provides the backend.
    */
-  properties[PROP_MODULE_PATH] =
-    g_param_spec_string ("module-path", NULL, NULL, NULL, flags);
+  properties[PROP_MODULE_PATH] = g_param_spec_string ("module-path", NULL, NULL, NULL, flags);
 
   /**
    * RegVerdict:kind:
@@ -184,8 +159,7 @@ reg_verdict_class_init (RegVerdictClass *klass)
    * the signal that killed the check, the load error...  Text that came
    * from the module is escaped, so the reason is one printable line.
    */
-  properties[PROP_REASON] =
-    g_param_spec_string ("reason", NULL, NULL, NULL, flags);
+  properties[PROP_REASON] = g_param_spec_string ("reason", NULL, NULL, NULL, flags);
 
   /**
    * RegVerdict:unsupported-ops:
@@ -194,16 +168,14 @@ reg_verdict_class_init (RegVerdictClass *klass)
    * with %REG_COMPILER_ERROR_UNSUPPORTED_OP, in the order of the set;
    * empty when it refused none.
    */
-  properties[PROP_UNSUPPORTED_OPS] =
-    g_param_spec_boxed ("unsupported-ops", NULL, NULL, G_TYPE_STRV, flags);
+  properties[PROP_UNSUPPORTED_OPS] = g_param_spec_boxed ("unsupported-ops", NULL, NULL, G_TYPE_STRV, flags);
 
   /**
    * RegVerdict:time:
    *
    * When the check ran, in seconds since 1970-01-01 00:00 UTC.
    */
-  properties[PROP_TIME] =
-    g_param_spec_int64 ("time", NULL, NULL, 0, G_MAXINT64 / G_USEC_PER_SEC, 0, flags);
+  properties[PROP_TIME] = g_param_spec_int64 ("time", NULL, NULL, 0, G_MAXINT64 / G_USEC_PER_SEC, 0, flags);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -219,7 +191,8 @@ _reg_verdict_new (const char         *backend_name,
                   RegVerdictKind      kind,
                   const char         *reason,
                   const char * const *unsupported_ops,
-                  gint64              time_us)
+                  gint64              time_us,
+                  const RegFileStamp *stamp)
 {
   RegVerdict *self = g_object_new (REG_TYPE_VERDICT,
                                    "backend-name", backend_name,
@@ -231,49 +204,29 @@ _reg_verdict_new (const char         *backend_name,
 
   /* Not yet shared: set here, to the microsecond the property lacks. */
   self->time_us = MAX (time_us, 0);
+  self->stamp = *stamp;
   return self;
 }
 
-gint64
-_reg_verdict_get_time_us (RegVerdict *self)
-{
-  return self->time_us;
-}
-
-void
-_reg_verdict_take_store_error (RegVerdict *self,
-                               GError     *error)
-{
-  g_assert (self->store_error == NULL);
-
-  self->store_error = error;
-}
-
+/* Enum classes are never finalized: the nicks outlive the references. */
 const char *
 _reg_verdict_kind_to_nick (RegVerdictKind kind)
 {
-  GEnumClass *klass = g_type_class_ref (REG_TYPE_VERDICT_KIND);
-  GEnumValue *value = g_enum_get_value (klass, kind);
+  g_autoptr(GEnumClass) klass = g_type_class_ref (REG_TYPE_VERDICT_KIND);
 
-  /* Enum classes stay alive once made: the nick stays valid. */
-  g_type_class_unref (klass);
-
-  return value != NULL ? value->value_nick : NULL;
+  return g_enum_get_value (klass, kind)->value_nick;
 }
 
 gboolean
 _reg_verdict_kind_from_nick (const char     *nick,
                              RegVerdictKind *kind)
 {
-  GEnumClass *klass = g_type_class_ref (REG_TYPE_VERDICT_KIND);
+  g_autoptr(GEnumClass) klass = g_type_class_ref (REG_TYPE_VERDICT_KIND);
   GEnumValue *value = g_enum_get_value_by_nick (klass, nick);
 
-  g_type_class_unref (klass);
-  if (value == NULL)
-    return FALSE;
-
-  *kind = value->value;
-  return TRUE;
+  if (value != NULL)
+    *kind = value->value;
+  return value != NULL;
 }
 
 /**
@@ -396,14 +349,11 @@ reg_verdict_get_quarantines (RegVerdict *self)
  * reg_verdict_get_store_error:
  * @self: a [class@Reg.Verdict]
  *
- * Gets why the verdict is not recorded, when
- * [method@Reg.Registry.verify_backend] was asked to record it and could
- * not: the store cannot be written (its directory cannot be made, it is
- * full of verdicts that quarantine modules, the disk is full...), the
- * module file changed during the check (the verdict is about a file that
- * is gone), or a setuid or setgid program was asked for the per-user
- * store.  The verdict holds all the same; it is only not kept for the
- * registries that look for it later.
+ * Gets why [method@Reg.Registry.verify_backend] could not record the
+ * verdict: the store cannot be written or is full of verdicts that
+ * quarantine modules, the module file changed during the check, or a
+ * setuid or setgid program asked for the per-user store.  The verdict
+ * holds all the same; it is only not kept for later lookups.
  *
  * Returns: (transfer none) (nullable): the error, %NULL when the verdict
  *   was recorded, when no store was asked for, and for verdicts read from

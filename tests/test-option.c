@@ -96,7 +96,7 @@ test_new_invalid (void)
   struct {
     RegOption  *option;
     const char *message;
-  } cases[16];
+  } cases[17];
   guint n = 0;
   GError *errors[G_N_ELEMENTS (cases)] = { NULL, };
 
@@ -113,6 +113,7 @@ test_new_invalid (void)
   CASE (reg_option_new ("x", "a{sv}", NULL, NULL, E), "option 'x': type 'a{sv}' is not one an option may have (b, y, n, q, i, u, x, t, d, s or as)");
   CASE (reg_option_new ("x", "u", g_variant_new_int32 (1), NULL, E), "option 'x': default of type int32 ('i'), not of the option's type uint32 ('u')");
   CASE (reg_option_new ("x", "b", NULL, "two\nlines", E), "option 'x': description holds U+000A at byte 3; it must be one line of visible text");
+  CASE (reg_option_new ("x", "b", NULL, "caf\xe9", E), "option 'x': description holds invalid UTF-8 at byte 3; it must be one line of visible text");
   CASE (reg_option_new_with_range ("x", "s", NULL, g_variant_new_string ("a"), NULL, NULL, E), "option 'x': only numbers have a range, not string options");
   CASE (reg_option_new_with_range ("x", "u", NULL, g_variant_new_uint32 (5), g_variant_new_uint32 (2), NULL, E), "option 'x': minimum 5 is above maximum 2");
   CASE (reg_option_new_with_range ("x", "u", g_variant_new_uint32 (9), g_variant_new_uint32 (1), g_variant_new_uint32 (8), NULL, E), "option 'x': default must be between 1 and 8, not 9");

@@ -54,32 +54,21 @@ conformance_case_free (ConformanceCase *c)
 /* Building graphs: the set is fixed, so a builder error is a bug here. */
 
 static guint
-op1 (RegGraph   *graph,
-     const char *op,
-     guint       a)
+add_op (RegGraph    *graph,
+        const char  *op,
+        const guint *args,
+        guint        n_args)
 {
   g_autoptr(GError) error = NULL;
-  guint node = reg_graph_add_op (graph, op, &a, 1, &error);
+  guint node = reg_graph_add_op (graph, op, args, n_args, &error);
 
   if (node == REG_GRAPH_INVALID_NODE)
     g_error ("conformance set: %s: %s", op, error->message);
   return node;
 }
 
-static guint
-op2 (RegGraph   *graph,
-     const char *op,
-     guint       a,
-     guint       b)
-{
-  g_autoptr(GError) error = NULL;
-  guint args[] = { a, b };
-  guint node = reg_graph_add_op (graph, op, args, 2, &error);
-
-  if (node == REG_GRAPH_INVALID_NODE)
-    g_error ("conformance set: %s: %s", op, error->message);
-  return node;
-}
+#define op1(graph, op, a) add_op ((graph), (op), (const guint[]) { (a) }, 1)
+#define op2(graph, op, a, b) add_op ((graph), (op), (const guint[]) { (a), (b) }, 2)
 
 static void
 set_outputs (RegGraph *graph,
@@ -100,20 +89,13 @@ set_outputs (RegGraph *graph,
 /* Tensors */
 
 static RegTensor *
-tensor_new (const gint64 *shape,
-            guint         n_dims)
-{
-  return reg_tensor_new (shape, n_dims);
-}
-
-static RegTensor *
 tensor_uniform (GRand        *rand,
                 const gint64 *shape,
                 guint         n_dims,
                 double        low,
                 double        high)
 {
-  RegTensor *tensor = tensor_new (shape, n_dims);
+  RegTensor *tensor = reg_tensor_new (shape, n_dims);
   gsize n;
   float *data = reg_tensor_get_data (tensor, &n);
 
@@ -128,7 +110,7 @@ static RegTensor *
 tensor_specials (GRand *rand)
 {
   const gint64 n = 64;
-  RegTensor *tensor = tensor_new (&n, 1);
+  RegTensor *tensor = reg_tensor_new (&n, 1);
   float *data = reg_tensor_get_data (tensor, NULL);
 
   for (gint64 i = 0; i < n; i++)
@@ -205,8 +187,8 @@ add_operator_cases (GPtrArray *cases,
           {
             const gint64 n = G_N_ELEMENTS (specials);
             const gint64 pairs = n * n;
-            RegTensor *a = tensor_new (&pairs, 1);
-            RegTensor *b = tensor_new (&pairs, 1);
+            RegTensor *a = reg_tensor_new (&pairs, 1);
+            RegTensor *b = reg_tensor_new (&pairs, 1);
             float *ad = reg_tensor_get_data (a, NULL);
             float *bd = reg_tensor_get_data (b, NULL);
 
@@ -314,7 +296,7 @@ add_sweep_cases (GPtrArray *cases,
       c = case_new (cases, name, op_name, graph, 0, 0);
       c->max_ulp = _reg_tolerance_max_ulp (op);
 
-      x = tensor_new (&n, 1);
+      x = reg_tensor_new (&n, 1);
       data = reg_tensor_get_data (x, NULL);
       for (gint64 j = 0; j < n; j++)
         {
@@ -326,36 +308,29 @@ add_sweep_cases (GPtrArray *cases,
     }
 }
 
+/* An empty tensor, a 0-d one, one holding an infinity */
 static void
 add_sum_cases (GPtrArray *cases,
                GRand     *rand)
 {
+  static const char * const names[] = { "sum/empty", "sum/0d", "sum/infinity" };
+  static const float with_infinity[] = { 1.0f, 2.0f, INFINITY, -3.0f };
   const gint64 empty = 0, four = 4;
-  RegGraph *graph;
-  ConformanceCase *c;
-  RegTensor *x;
-  float *data;
 
-  graph = reg_graph_new ();
-  set_outputs (graph, 1, op1 (graph, "sum", reg_graph_add_input (graph, "x")));
-  c = case_new (cases, "sum/empty", "sum", graph, REG_TOLERANCE_ATOL, REG_TOLERANCE_RTOL);
-  g_ptr_array_add (c->inputs, tensor_new (&empty, 1));
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      RegGraph *graph = reg_graph_new ();
+      ConformanceCase *c;
+      RegTensor *x;
 
-  graph = reg_graph_new ();
-  set_outputs (graph, 1, op1 (graph, "sum", reg_graph_add_input (graph, "x")));
-  c = case_new (cases, "sum/0d", "sum", graph, REG_TOLERANCE_ATOL, REG_TOLERANCE_RTOL);
-  g_ptr_array_add (c->inputs, tensor_uniform (rand, NULL, 0, -1, 1));
-
-  graph = reg_graph_new ();
-  set_outputs (graph, 1, op1 (graph, "sum", reg_graph_add_input (graph, "x")));
-  c = case_new (cases, "sum/infinity", "sum", graph, REG_TOLERANCE_ATOL, REG_TOLERANCE_RTOL);
-  x = tensor_new (&four, 1);
-  data = reg_tensor_get_data (x, NULL);
-  data[0] = 1.0f;
-  data[1] = 2.0f;
-  data[2] = INFINITY;
-  data[3] = -3.0f;
-  g_ptr_array_add (c->inputs, x);
+      set_outputs (graph, 1, op1 (graph, "sum", reg_graph_add_input (graph, "x")));
+      c = case_new (cases, names[i], "sum", graph, REG_TOLERANCE_ATOL, REG_TOLERANCE_RTOL);
+      x = i == 0 ? reg_tensor_new (&empty, 1) : i == 1 ? tensor_uniform (rand, NULL, 0, -1, 1)
+                                                       : reg_tensor_new (&four, 1);
+      if (i == 2)
+        memcpy (reg_tensor_get_data (x, NULL), with_infinity, sizeof with_infinity);
+      g_ptr_array_add (c->inputs, x);
+    }
 }
 
 static void
@@ -426,8 +401,8 @@ add_graph_cases (GPtrArray *cases,
   s = op1 (graph, "sum", b);
   set_outputs (graph, 3, b, s, op1 (graph, "exp", s));
   c = case_new (cases, "shape/empty", NULL, graph, REG_TOLERANCE_ATOL, REG_TOLERANCE_RTOL);
-  g_ptr_array_add (c->inputs, tensor_new (shape_empty, G_N_ELEMENTS (shape_empty)));
-  g_ptr_array_add (c->inputs, tensor_new (shape_empty, G_N_ELEMENTS (shape_empty)));
+  g_ptr_array_add (c->inputs, reg_tensor_new (shape_empty, G_N_ELEMENTS (shape_empty)));
+  g_ptr_array_add (c->inputs, reg_tensor_new (shape_empty, G_N_ELEMENTS (shape_empty)));
 
   /* a long chain of bounded steps */
   graph = reg_graph_new ();

@@ -5,32 +5,24 @@
  *   reg-verify-helper --dir DIR --module PATH [--path SEARCHDIR...] NAME
  *
  * libreg runs this program (installed in $libexecdir/libreg-1, found
- * through REG_VERIFY_HELPER in a build tree) to check the backend NAME
- * that a manifest of the directory DIR declares, with the module file
- * PATH: it loads the module, makes the compiler, compiles and calls every
- * graph of the conformance set (reg-conformance.c) and compares each
- * output with the eager interpreter's, built into this program rather
- * than loaded from a module, so that no module found on the search path
- * can change the reference.  The reference outputs are all computed
- * before the module is opened.
+ * through REG_VERIFY_HELPER in a build tree) to check the backend NAME that
+ * a manifest of DIR declares with the module file PATH, as
+ * docs/verifying-backends.md says: the reference outputs are computed
+ * first, by the eager interpreter built in here; the backend is looked up
+ * in a registry that reads DIR only and checks nothing before loading;
+ * what the module reaches through reg_registry_get_default() is the
+ * SEARCHDIRs of the registry that asked, in order, with the quarantine on.
  *
- * The backend is looked up in a registry of its own that reads DIR only
- * and checks nothing before loading (this is the check).  A backend whose
- * manifest declares the operators it takes (Operators=) is held to them:
- * the graphs of those operators only compile on it directly, and refusing
- * one is wrong; the graphs that mix them with others compile through that
- * registry, which partitions them, the other nodes on the reference; the
- * graphs of none of them are not its business.  What the
- * module's code reaches through reg_registry_get_default() is the search
- * path of the registry that asked for the check, the SEARCHDIRs in order,
- * with the quarantine on: a backend that builds on another one sees the
- * backends the application would see.
+ * A backend whose manifest declares the operators it takes (Operators=)
+ * is held to them: the graphs of those operators only compile on it
+ * directly, and refusing one is wrong; the graphs that mix them with
+ * others compile through that registry, which partitions them, the other
+ * nodes on the reference; the graphs of none of them are not its business.
  *
- * The module's code runs here, so anything may happen: the parent judges
- * a crash by the wait status, a hang by its timeout, and takes nothing
- * from this process but the lines it writes on the standard output as it
- * was when the program started (the module's own writes to the standard
- * output go to the standard error, which the parent keeps the end of).
+ * The module's code runs here, so the parent takes nothing from this
+ * process but its exit and the lines it writes on the standard output as
+ * it was when the program started (the module's own writes go to the
+ * standard error, whose end the parent keeps).
  *
  * Each line is GVariant text of type LINE_TYPE: (version, word, text,
  * operators).  The words, in order:
@@ -163,15 +155,6 @@ say (const char         *word,
   return TRUE;
 }
 
-/* The verdict, the last line; returns the exit status. */
-static int
-report (const char         *verdict,
-        const char         *reason,
-        const char * const *unsupported)
-{
-  return say (verdict, reason, unsupported) ? 0 : 1;
-}
-
 /* On SIGSEGV, whether the address space had neared its limit, which then
  * may be the cause (a stack that could not grow, an allocation that
  * failed and was not checked).  The handler makes only async-signal-safe
@@ -230,24 +213,12 @@ watch_address_space (void)
 
 typedef struct
 {
-  GPtrArray *refused_ops;       /* operator names, each once */
-  GPtrArray *refused_graphs;    /* graphs about several operators */
-  char      *first_wrong;       /* what the first wrong graph did */
-  guint      n_wrong;
-  char      *first_unreachable; /* the first graph that needed a backend
-                                 * that could not be reached */
-  guint      n_unreachable;
-  guint      n_cases;
+  GPtrArray *refused_ops;     /* operator names, each once */
+  GPtrArray *refused_graphs;  /* graphs about several operators */
+  GPtrArray *wrong;           /* what each wrong graph did */
+  GPtrArray *unreachable;     /* each graph that needed a backend that
+                               * could not be reached */
 } Results;
-
-static void
-results_clear (Results *results)
-{
-  g_clear_pointer (&results->refused_ops, g_ptr_array_unref);
-  g_clear_pointer (&results->refused_graphs, g_ptr_array_unref);
-  g_clear_pointer (&results->first_wrong, g_free);
-  g_clear_pointer (&results->first_unreachable, g_free);
-}
 
 /* A compile or call that failed: the backend's fault, unless a backend
  * it builds on could not be provided (REG_COMPILER_ERROR_BACKEND_UNAVAILABLE:
@@ -261,14 +232,9 @@ note_failure (Results      *results,
               const GError *error)
 {
   gboolean unreachable = g_error_matches (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_BACKEND_UNAVAILABLE);
-  char **first = unreachable ? &results->first_unreachable : &results->first_wrong;
 
-  if (*first == NULL)
-    *first = g_strdup_printf ("graph '%s': %s failed: %s", name, stage, error->message);
-  if (unreachable)
-    results->n_unreachable++;
-  else
-    results->n_wrong++;
+  g_ptr_array_add (unreachable ? results->unreachable : results->wrong,
+                   g_strdup_printf ("graph '%s': %s failed: %s", name, stage, error->message));
 }
 
 /* The name of the reference when a graph is partitioned: registered
@@ -327,10 +293,8 @@ run_case (RegRegistry           *registry,
       g_error_matches (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_UNSUPPORTED_OP))
     {
       /* It said it takes them. */
-      if (results->first_wrong == NULL)
-        results->first_wrong = g_strdup_printf ("graph '%s': refused %s, which it declares: %s",
-                                                c->name, taken->str, error->message);
-      results->n_wrong++;
+      g_ptr_array_add (results->wrong, g_strdup_printf ("graph '%s': refused %s, which it declares: %s",
+                                                        c->name, taken->str, error->message));
       return;
     }
   if (fn == NULL && g_error_matches (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_UNSUPPORTED_OP))
@@ -350,33 +314,27 @@ run_case (RegRegistry           *registry,
   say ("calling", c->name, NULL);
   got = reg_compiled_fn_call (fn, c->inputs, &error);
   if (got == NULL)
-    {
-      note_failure (results, c->name, "call", error);
-      return;
-    }
-
-  if (!conformance_compare (c, got, want, &problem))
-    {
-      if (results->first_wrong == NULL && declared != NULL)
-        results->first_wrong = g_strdup_printf ("graph '%s', %s on it: %s", c->name, taken->str, problem);
-      else if (results->first_wrong == NULL)
-        results->first_wrong = g_strdup_printf ("graph '%s': %s", c->name, problem);
-      results->n_wrong++;
-    }
+    note_failure (results, c->name, "call", error);
+  else if (!conformance_compare (c, got, want, &problem))
+    g_ptr_array_add (results->wrong,
+                     declared != NULL
+                     ? g_strdup_printf ("graph '%s', %s on it: %s", c->name, taken->str, problem)
+                     : g_strdup_printf ("graph '%s': %s", c->name, problem));
 }
 
 /* "WHAT (and N more of the M graphs)" */
 static char *
-first_and_more (const char *first,
-                guint       n,
-                guint       n_cases)
+first_and_more (GPtrArray *failed,
+                guint      n_cases)
 {
-  if (n > 1)
-    return g_strdup_printf ("%s (and %u more of the %u graphs)", first, n - 1, n_cases);
+  if (failed->len > 1)
+    return g_strdup_printf ("%s (and %u more of the %u graphs)", (char *) failed->pdata[0], failed->len - 1,
+                            n_cases);
 
-  return g_strdup (first);
+  return g_strdup (failed->pdata[0]);
 }
 
+/* Says the verdict, the last line; returns the exit status. */
 static int
 check (RegRegistry        *registry,
        const char         *name,
@@ -385,56 +343,47 @@ check (RegRegistry        *registry,
        GPtrArray          *cases,
        GPtrArray          *wants)
 {
-  g_autoptr(GString) reason = g_string_new (NULL);
-  Results results = { g_ptr_array_new_with_free_func (g_free),
-                      g_ptr_array_new_with_free_func (g_free), NULL, 0, NULL, 0, cases->len };
-  int status;
+  g_autoptr(GPtrArray) refused_ops = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) refused_graphs = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) wrong = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) unreachable = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GString) reason = g_string_new ("refused with UNSUPPORTED_OP:");
+  g_autofree char *what = NULL;
+  Results results = { refused_ops, refused_graphs, wrong, unreachable };
+  gboolean ok;
 
   for (guint i = 0; i < cases->len; i++)
     run_case (registry, name, backend, declared, g_ptr_array_index (cases, i),
               g_ptr_array_index (wants, i), &results);
 
-  g_ptr_array_add (results.refused_ops, NULL);
+  g_ptr_array_add (refused_ops, NULL);
+  g_ptr_array_add (refused_graphs, NULL);
 
-  if (results.n_wrong > 0)
+  if (wrong->len > 0)
     {
-      g_autofree char *what = first_and_more (results.first_wrong, results.n_wrong, results.n_cases);
-
-      status = report ("wrong-results", what, (const char * const *) results.refused_ops->pdata);
+      what = first_and_more (wrong, cases->len);
+      ok = say ("wrong-results", what, (const char * const *) refused_ops->pdata);
     }
-  else if (results.n_unreachable > 0)
+  else if (unreachable->len > 0)
     {
-      g_autofree char *what = first_and_more (results.first_unreachable, results.n_unreachable,
-                                              results.n_cases);
-
-      status = report ("unreachable", what, NULL);
+      what = first_and_more (unreachable, cases->len);
+      ok = say ("unreachable", what, NULL);
     }
-  else if (results.refused_ops->len > 1 || results.refused_graphs->len > 0)
+  else if (refused_ops->len > 1 || refused_graphs->len > 1)
     {
-      g_string_append (reason, "refused with UNSUPPORTED_OP:");
-      if (results.refused_ops->len > 1)
-        {
-          g_autofree char *ops = g_strjoinv (", ", (char **) results.refused_ops->pdata);
+      g_autofree char *ops = g_strjoinv (", ", (char **) refused_ops->pdata);
+      g_autofree char *graphs = g_strjoinv (", ", (char **) refused_graphs->pdata);
 
-          g_string_append_printf (reason, " operators %s", ops);
-        }
-      if (results.refused_graphs->len > 0)
-        {
-          g_autofree char *graphs = NULL;
-
-          g_ptr_array_add (results.refused_graphs, NULL);
-          graphs = g_strjoinv (", ", (char **) results.refused_graphs->pdata);
-          g_string_append_printf (reason, "%s graphs %s",
-                                  results.refused_ops->len > 1 ? ";" : "", graphs);
-        }
-      status = report ("unsupported", reason->str,
-                       (const char * const *) results.refused_ops->pdata);
+      if (refused_ops->len > 1)
+        g_string_append_printf (reason, " operators %s", ops);
+      if (refused_graphs->len > 1)
+        g_string_append_printf (reason, "%s graphs %s", refused_ops->len > 1 ? ";" : "", graphs);
+      ok = say ("unsupported", reason->str, (const char * const *) refused_ops->pdata);
     }
   else
-    status = report ("ok", NULL, NULL);
+    ok = say ("ok", NULL, NULL);
 
-  results_clear (&results);
-  return status;
+  return ok ? 0 : 1;
 }
 
 /* The reference's outputs for every case, computed before any code of
@@ -541,12 +490,12 @@ main (int    argc,
         g_strdup_printf ("backend '%s' is no longer declared with the module %s in %s",
                          names[0], module, dir);
 
-      return report ("load-failed", reason, NULL);
+      return say ("load-failed", reason, NULL) ? 0 : 1;
     }
 
   backend = reg_registry_lookup_backend (registry, names[0], &error);
   if (backend == NULL)
-    return report ("load-failed", error->message, NULL);
+    return say ("load-failed", error->message, NULL) ? 0 : 1;
 
   return check (registry, names[0], backend, reg_backend_info_get_operators (info), cases, wants);
 }
