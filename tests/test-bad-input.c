@@ -1088,8 +1088,8 @@ test_registry_hostile_names (void)
 /* ---- The environment of setuid and setgid programs --------------------- */
 
 /* In helper mode (a copy of this program made setuid or setgid), prints
- * whether the kernel marked the process secure, then the search path of a
- * new registry, one directory a line. */
+ * whether the kernel marked the process secure, whether a new registry is
+ * strict (REG_STRICT), then its search path, one directory a line. */
 static int
 print_search_paths (void)
 {
@@ -1097,6 +1097,7 @@ print_search_paths (void)
   g_auto(GStrv) dirs = reg_registry_get_search_paths (reg);
 
   g_print ("secure=%lu\n", getauxval (AT_SECURE));
+  g_print ("strict=%d\n", reg_registry_get_strict (reg));
   for (guint i = 0; dirs[i] != NULL; i++)
     g_print ("%s\n", dirs[i]);
 
@@ -1107,7 +1108,7 @@ print_search_paths (void)
 #define EVIL_SYSTEM_DIR "/nonexistent/evil-system-dir"
 
 /* Runs @argv with REG_BACKEND_PATH and REG_BACKEND_SYSTEM_DIR pointing at
- * directories nobody should load code from; returns the helper's output
+ * directories nobody should load code from, and REG_STRICT=1; returns the helper's output
  * lines, or NULL with @error set (its message ends with the helper's
  * stderr) when it cannot be run or fails. */
 static GStrv
@@ -1121,6 +1122,7 @@ try_helper (const char * const  *argv,
 
   envp = g_environ_setenv (envp, "REG_BACKEND_PATH", EVIL_PATH, TRUE);
   envp = g_environ_setenv (envp, "REG_BACKEND_SYSTEM_DIR", EVIL_SYSTEM_DIR, TRUE);
+  envp = g_environ_setenv (envp, "REG_STRICT", "1", TRUE);
   /* LeakSanitizer cannot stop the threads of a process that changed
    * credentials; the helper's leaks do not matter. */
   envp = g_environ_setenv (envp, "ASAN_OPTIONS", "detect_leaks=0", TRUE);
@@ -1170,9 +1172,9 @@ typedef enum { SETUID, SETGID } SecureKind;
 
 /* Makes a copy of this program setuid root (run as nobody through
  * setpriv) or setgid nogroup (run as root): the kernel then sets
- * AT_SECURE, and the copy must not take its search path from the
- * environment.  The same copy run without a change of credentials takes
- * it, which shows the environment does reach it. */
+ * AT_SECURE, and the copy must take neither its search path nor
+ * REG_STRICT from the environment.  The same copy run without a change of
+ * credentials takes both, which shows the environment does reach it. */
 static void
 test_secure_environment (gconstpointer data)
 {
@@ -1216,6 +1218,7 @@ test_secure_environment (gconstpointer data)
   /* Without a change of credentials: the environment is honoured. */
   plain = run_helper ((const char * const[]) { helper, "--print-search-paths", NULL });
   g_assert_cmpstr (plain[0], ==, "secure=0");
+  g_assert_cmpstr (plain[1], ==, "strict=1");
   g_assert_true (g_strv_contains ((const char * const *) plain, EVIL_PATH));
   g_assert_true (g_strv_contains ((const char * const *) plain, EVIL_SYSTEM_DIR));
 
@@ -1268,12 +1271,13 @@ test_secure_environment (gconstpointer data)
       g_test_skip ("the kernel did not mark the copy secure (a file system mounted nosuid?)");
       return;
     }
-  for (guint i = 1; secure[i] != NULL && secure[i][0] != '\0'; i++)
+  g_assert_cmpstr (secure[1], ==, "strict=0");
+  for (guint i = 2; secure[i] != NULL && secure[i][0] != '\0'; i++)
     g_test_message ("secure search path: %s", secure[i]);
   g_assert_false (mentions_evil ((const char * const *) secure));
   /* Only the installed directory is left. */
-  g_assert_cmpuint (g_strv_length (secure), ==, 3);
-  g_assert_cmpstr (secure[2], ==, "");
+  g_assert_cmpuint (g_strv_length (secure), ==, 4);
+  g_assert_cmpstr (secure[3], ==, "");
 }
 
 /* Files that change while they are read (reg-file.c) */
