@@ -15,7 +15,8 @@
  * [method@Reg.Registry.get_backend_info] was called: its name, tags and
  * description, where it comes from, whether its compiler exists yet and
  * whether it is the default, the options it takes, whether its compiled
- * functions may be shared and, from its manifest, its version, authors,
+ * functions may be shared, the operators it compiles and, from its
+ * manifest, its version, authors,
  * website and license: what a user choosing a backend is shown.  [class@Reg.BackendList] keeps a list of them up to
  * date.
  *
@@ -40,6 +41,7 @@ struct _RegBackendInfo
   char             *website;
   char             *license;
   RegCompilerFlags  compiler_flags;
+  char            **operators;  /* NULL: every operator */
   char             *manifest_path;
   char            **shadowed_manifests;
   RegBackendState   state;
@@ -64,6 +66,7 @@ enum {
   PROP_WEBSITE,
   PROP_LICENSE,
   PROP_COMPILER_FLAGS,
+  PROP_OPERATORS,
   PROP_MANIFEST_PATH,
   PROP_SHADOWED_MANIFESTS,
   PROP_STATE,
@@ -92,6 +95,7 @@ reg_backend_info_finalize (GObject *object)
   g_strfreev (self->authors);
   g_free (self->website);
   g_free (self->license);
+  g_strfreev (self->operators);
   g_free (self->manifest_path);
   g_strfreev (self->shadowed_manifests);
   g_clear_object (&self->verdict);
@@ -150,6 +154,9 @@ reg_backend_info_get_property (GObject    *object,
       break;
     case PROP_COMPILER_FLAGS:
       g_value_set_flags (value, self->compiler_flags);
+      break;
+    case PROP_OPERATORS:
+      g_value_set_boxed (value, self->operators);
       break;
     case PROP_MANIFEST_PATH:
       g_value_set_string (value, self->manifest_path);
@@ -311,6 +318,18 @@ reg_backend_info_class_init (RegBackendInfoClass *klass)
                         REG_COMPILER_FLAGS_NONE, flags);
 
   /**
+   * RegBackendInfo:operators:
+   *
+   * The names of the operators its manifest says the backend compiles
+   * (`Operators=`), in its order, or %NULL for every
+   * operator (no `Operators=`, or a backend registered at run time).  A
+   * compile of a graph that uses others runs them on other backends (see
+   * [Partial backends](partial-backends.html)).
+   */
+  properties[PROP_OPERATORS] =
+    g_param_spec_boxed ("operators", NULL, NULL, G_TYPE_STRV, flags);
+
+  /**
    * RegBackendInfo:manifest-path:
    *
    * The full path of the `.backend` manifest that declared the backend,
@@ -439,6 +458,7 @@ _reg_backend_info_new (const char         *name,
       self->website = g_strdup (details->website);
       self->license = g_strdup (details->license);
       self->compiler_flags = details->compiler_flags;
+      self->operators = g_strdupv (details->operators);
     }
 
   return self;
@@ -485,6 +505,7 @@ _reg_backend_info_equal (RegBackendInfo *a,
          g_strcmp0 (a->website, b->website) == 0 &&
          g_strcmp0 (a->license, b->license) == 0 &&
          a->compiler_flags == b->compiler_flags &&
+         strv_equal (a->operators, b->operators) &&
          g_strcmp0 (a->manifest_path, b->manifest_path) == 0 &&
          strv_equal (a->shadowed_manifests, b->shadowed_manifests) &&
          a->state == b->state &&
@@ -705,6 +726,24 @@ reg_backend_info_get_authors (RegBackendInfo *self)
   g_return_val_if_fail (REG_IS_BACKEND_INFO (self), NULL);
 
   return (const char * const *) self->authors;
+}
+
+/**
+ * reg_backend_info_get_operators:
+ * @self: a [class@Reg.BackendInfo]
+ *
+ * Gets the names of the operators the backend's manifest says it compiles
+ * ([property@Reg.BackendInfo:operators]).
+ *
+ * Returns: (transfer none) (nullable) (array zero-terminated=1): the
+ *   operators, or %NULL for every operator
+ */
+const char * const *
+reg_backend_info_get_operators (RegBackendInfo *self)
+{
+  g_return_val_if_fail (REG_IS_BACKEND_INFO (self), NULL);
+
+  return (const char * const *) self->operators;
 }
 
 /**

@@ -86,6 +86,8 @@ const char         *reg_backend_info_get_license     (RegBackendInfo *self);
 REG_AVAILABLE_IN_ALL
 RegCompilerFlags    reg_backend_info_get_compiler_flags (RegBackendInfo *self);
 REG_AVAILABLE_IN_ALL
+const char * const *reg_backend_info_get_operators   (RegBackendInfo *self);
+REG_AVAILABLE_IN_ALL
 const char         *reg_backend_info_get_manifest_path (RegBackendInfo *self);
 REG_AVAILABLE_IN_ALL
 const char * const *reg_backend_info_get_shadowed_manifests (RegBackendInfo *self);

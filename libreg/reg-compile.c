@@ -8,13 +8,22 @@
  * FAILED) falls back along fallback-backends; the caller's own mistakes
  * (inputs, options, the graph, a bad name) never do.  A backend whose
  * functions are shareable is asked through the compile cache.
+ *
+ * A backend that does not take every node of the graph compiles the
+ * groups of nodes it takes, and the other groups compile on the rest of
+ * the chain (reg-partition.c cuts the graph): each group is a compile of
+ * its own, through a nested chain that neither partitions nor consults
+ * the cache, so that the whole is one compile and one cache entry.
  */
 
 #include <string.h>
 
+#include "reg-compiled-fn-private.h"
 #include "reg-compiler-private.h"
 #include "reg-message-private.h"
+#include "reg-partition-private.h"
 #include "reg-registry-private.h"
+#include "reg-task-private.h"
 
 /* What the message of a chain that failed holds at most: the reasons of
  * this many fallbacks (the others are counted), each cut to about
@@ -36,6 +45,11 @@ typedef struct
   GError     *first_error;   /* why the backend asked for failed */
   GString    *reasons;       /* why the first MAX_REASONS fallbacks failed */
   guint       n_failed;      /* the fallbacks that failed */
+  gboolean    strict;        /* no partition, no fallback */
+  gboolean    nested;        /* a group of a partitioned compile: no partition, no
+                              * cache, every failure falls back */
+  RegCompiler *only;         /* nullable: the one backend, named asked, already resolved */
+  gboolean    shareable;     /* whether the backend that compiled shares its functions */
 } Chain;
 
 static void
@@ -46,11 +60,49 @@ chain_init (Chain       *chain,
   memset (chain, 0, sizeof *chain);
   chain->asked = g_strdup (backend);
   chain->fallbacks = _reg_settings_ref_fallbacks (self);
+  chain->strict = reg_registry_get_strict (self);
+}
+
+/* Whether a compile at @chain's position has backends left for the nodes
+ * its backend does not take (see chain_init_group()). */
+static gboolean
+chain_has_rest (const Chain *chain)
+{
+  return !chain->strict && !chain->nested &&
+         (chain->fallbacks->len == 0 || chain->position < chain->fallbacks->len);
+}
+
+/* The chain of a group of a partitioned compile at @outer's position:
+ * that backend alone (@compiler named @name) for a group of nodes it
+ * takes; for one of other nodes (@compiler NULL), the fallbacks after it,
+ * or the default backend when there are no fallbacks at all. */
+static void
+chain_init_group (Chain       *chain,
+                  const Chain *outer,
+                  RegCompiler *compiler,
+                  const char  *name)
+{
+  memset (chain, 0, sizeof *chain);
+  chain->nested = TRUE;
+  chain->fallbacks = g_ptr_array_new_null_terminated (0, g_free, TRUE);
+  if (compiler != NULL)
+    {
+      chain->only = g_object_ref (compiler);
+      chain->asked = g_strdup (name);
+    }
+  else if (outer->fallbacks->len > 0)
+    {
+      g_assert (chain_has_rest (outer));
+      chain->asked = g_strdup (g_ptr_array_index (outer->fallbacks, outer->position));
+      for (guint i = outer->position + 1; i < outer->fallbacks->len; i++)
+        g_ptr_array_add (chain->fallbacks, g_strdup (g_ptr_array_index (outer->fallbacks, i)));
+    }
 }
 
 static void
 chain_clear (Chain *chain)
 {
+  g_clear_object (&chain->only);
   g_clear_pointer (&chain->asked, g_free);
   g_clear_pointer (&chain->fallbacks, g_ptr_array_unref);
   g_clear_pointer (&chain->default_name, g_free);
@@ -72,7 +124,12 @@ chain_resolve (Chain        *chain,
 {
   RegCompiler *compiler;
 
-  if (chain->position == 0 && chain->asked == NULL)
+  if (chain->only != NULL)
+    {
+      chain->name = chain->asked;
+      compiler = g_object_ref (chain->only);
+    }
+  else if (chain->position == 0 && chain->asked == NULL)
     {
       g_clear_pointer (&chain->default_name, g_free);
       compiler = _reg_settings_resolve_default (self, &chain->default_name, error);
@@ -122,7 +179,7 @@ chain_next (Chain       *chain,
   if (chain->position == 0)
     {
       chain->first_error = error;
-      if (!falls_back (error))
+      if (chain->strict || (!chain->nested && !falls_back (error)))
         return FALSE;
       chain->tried = g_hash_table_new (g_str_hash, g_str_equal);
       if (chain->name != NULL)
@@ -197,6 +254,9 @@ typedef struct
   RegCompileCacheMiss *miss;   /* nullable: the cache's miss, to settle */
   gsize                cost;
   RegCompiledFn       *hit;    /* nullable: the function, from the cache or compiled */
+  gboolean             selected;   /* attempt_select() ran */
+  GError              *refusal;    /* nullable: the operators the backend does not take */
+  RegPartition        *partition;  /* nullable: the groups to compile, when it takes some */
 } Attempt;
 
 /* Ends an attempt with what its compile gave (@fn, nullable): settles its
@@ -224,6 +284,8 @@ attempt_free (Attempt *attempt)
   g_free (attempt->name);
   g_free (attempt->shapes);
   g_clear_object (&attempt->hit);
+  g_clear_error (&attempt->refusal);
+  g_clear_pointer (&attempt->partition, _reg_partition_free);
   g_free (attempt);
 }
 
@@ -273,7 +335,9 @@ attempt_begin (Chain         *chain,
     return NULL;
   attempt->name = g_strdup (chain->name);
 
-  if ((_reg_compiler_get_effective_flags (attempt->compiler) & REG_COMPILER_FLAGS_SHAREABLE) &&
+  /* The groups of a partitioned compile are not kept: the whole is. */
+  if (!chain->nested &&
+      (_reg_compiler_get_effective_flags (attempt->compiler) & REG_COMPILER_FLAGS_SHAREABLE) &&
       may_look_up_first (graph, example_inputs, options))
     {
       gboolean compiles_here = synchronous || _reg_compiler_compiles_in_worker (attempt->compiler);
@@ -302,6 +366,265 @@ attempt_begin (Chain         *chain,
   return g_steal_pointer (&attempt);
 }
 
+/* Asks the attempt's backend which nodes of @graph it takes, in a thread
+ * its code may run in (see _reg_binding_is_thread_bound()).  When it does
+ * not take them all, attempt->refusal names the operators it does not
+ * take and attempt->partition cuts the graph, if the graph may be
+ * partitioned: not in a strict registry, not for a group of a partitioned
+ * compile, not when the backend takes no node at all or no backend is
+ * left for the others; if not, the refusal is the error. */
+static gboolean
+attempt_select (Attempt      *attempt,
+                const Chain  *chain,
+                RegGraph     *graph,
+                GPtrArray    *example_inputs,
+                GError      **error)
+{
+  guint n_nodes = reg_graph_get_n_nodes (graph);
+  g_autofree guint8 *taken = g_new (guint8, MAX (n_nodes, 1));
+  g_autoptr(GPtrArray) refused = g_ptr_array_new ();
+  g_autofree char *names = NULL;
+  g_autofree char *who = NULL;
+  guint n_taken = 0;
+
+  /* A group of nodes its backend took: it was asked of the whole graph
+   * (a node it then refuses fails the compile). */
+  attempt->selected = TRUE;
+  if (chain->only != NULL)
+    return TRUE;
+  if (!_reg_compiler_select_nodes (attempt->compiler, attempt->name, graph, example_inputs,
+                                   taken, error))
+    return FALSE;
+
+  /* Operator names are interned (reg_op_get_name()). */
+  for (guint i = 0; i < n_nodes; i++)
+    {
+      const char *op = reg_graph_get_node_op (graph, i);
+
+      if (taken[i])
+        n_taken++;
+      else if (op != NULL && !g_ptr_array_find (refused, op, NULL))
+        g_ptr_array_add (refused, (gpointer) op);
+    }
+  if (refused->len == 0)
+    return TRUE;
+
+  g_ptr_array_add (refused, NULL);
+  names = g_strjoinv (", ", (char **) refused->pdata);
+  who = _reg_text_for_message (attempt->name, -1, 255);
+  attempt->refusal = g_error_new (REG_COMPILER_ERROR, REG_COMPILER_ERROR_UNSUPPORTED_OP,
+                                  "backend '%s' does not take %s%s", who, names,
+                                  chain->strict ? " (the registry is strict: nothing else "
+                                                  "runs them)" : "");
+  if (n_taken == 0 || !chain_has_rest (chain))
+    {
+      g_propagate_error (error, g_steal_pointer (&attempt->refusal));
+      return FALSE;
+    }
+
+  attempt->partition = _reg_partition_new (graph, example_inputs, attempt->shapes, taken, error);
+
+  return attempt->partition != NULL;
+}
+
+/* What the groups of a partitioned compile gave so far. */
+typedef struct
+{
+  GPtrArray *fns;        /* RegCompiledFn, one per group compiled */
+  GPtrArray *backends;   /* the name of the backend that compiled each */
+  gboolean   shareable;  /* whether every one of them shares its functions */
+} Groups;
+
+static Groups *
+groups_new (void)
+{
+  Groups *groups = g_new0 (Groups, 1);
+
+  groups->fns = g_ptr_array_new_with_free_func (g_object_unref);
+  groups->backends = g_ptr_array_new_with_free_func (g_free);
+  groups->shareable = TRUE;
+
+  return groups;
+}
+
+static void
+groups_free (Groups *groups)
+{
+  g_ptr_array_unref (groups->fns);
+  g_ptr_array_unref (groups->backends);
+  g_free (groups);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Groups, groups_free)
+
+/* A group compiled on @chain: @fn (taken over). */
+static void
+groups_add (Groups        *groups,
+            const Chain   *chain,
+            RegCompiledFn *fn)
+{
+  g_ptr_array_add (groups->fns, fn);
+  g_ptr_array_add (groups->backends, g_strdup (chain->name));
+  groups->shareable = groups->shareable && chain->shareable;
+}
+
+/* The function of a partitioned attempt, its groups compiled: bound to
+ * the whole graph's signature under the attempt's name, announced once as
+ * a fallback from the backend to those that took its other nodes, and
+ * given to the cache when every group's backend shares its functions. */
+static RegCompiledFn *
+partition_end (Attempt    *attempt,
+               RegGraph   *graph,
+               GPtrArray  *example_inputs,
+               Groups     *groups,
+               GError    **error)
+{
+  g_autoptr(RegCompiledFn) fn = NULL;
+  g_autoptr(GPtrArray) others = g_ptr_array_new ();
+  g_autofree char *next = NULL;
+
+  for (guint g = 0; g < groups->fns->len; g++)
+    {
+      GPtrArray *inputs;
+      gboolean taken;
+      const char *backend = groups->backends->pdata[g];
+
+      _reg_partition_get_group (attempt->partition, g, &inputs, &taken);
+      if (!taken && !g_ptr_array_find_with_equal_func (others, backend, g_str_equal, NULL))
+        g_ptr_array_add (others, (gpointer) backend);
+    }
+  g_ptr_array_add (others, NULL);
+  next = g_strjoinv (", ", (char **) others->pdata);
+
+  g_ptr_array_add (groups->backends, NULL);
+  g_ptr_array_set_free_func (groups->fns, NULL);
+  fn = _reg_partition_finish (g_steal_pointer (&attempt->partition), graph,
+                              (RegCompiledFn **) groups->fns->pdata,
+                              (const char * const *) groups->backends->pdata);
+  g_ptr_array_set_size (groups->fns, 0);
+  if (!_reg_compiled_fn_bind (fn, attempt->name, graph, example_inputs, attempt->shapes, error))
+    return NULL;
+  _reg_compiled_fn_set_placement_func (fn, _reg_partition_dup_placement);
+
+  if (!groups->shareable)
+    attempt_end (attempt, NULL);
+  g_signal_emit (attempt->registry, _reg_registry_signals[REG_REGISTRY_FALLBACK], 0,
+                 attempt->name, next, attempt->refusal);
+
+  return g_steal_pointer (&fn);
+}
+
+/* Why a group of a partitioned attempt did not compile: for a group of
+ * the nodes the backend does not take, the refusal says first what they
+ * are. */
+static void
+partition_failed (Attempt  *attempt,
+                  guint     group,
+                  GError  **error)
+{
+  GPtrArray *inputs;
+  gboolean taken;
+
+  _reg_partition_get_group (attempt->partition, group, &inputs, &taken);
+  if (!taken)
+    g_prefix_error (error, "%s, and no other backend compiles them: ", attempt->refusal->message);
+}
+
+static RegCompiledFn *compile_on_chain (Chain        *chain,
+                                        RegRegistry  *self,
+                                        RegGraph     *graph,
+                                        GPtrArray    *example_inputs,
+                                        GVariant     *options,
+                                        GError      **error);
+
+/* Compiles each group of a partitioned attempt in order on its nested
+ * chain (see chain_init_group()). */
+static RegCompiledFn *
+compile_partition (Chain        *chain,
+                   Attempt      *attempt,
+                   RegGraph     *graph,
+                   GPtrArray    *example_inputs,
+                   GVariant     *options,
+                   GError      **error)
+{
+  g_autoptr(Groups) groups = groups_new ();
+
+  for (guint g = 0; g < _reg_partition_get_n_groups (attempt->partition); g++)
+    {
+      g_auto(Chain) group_chain;
+      GPtrArray *group_inputs;
+      gboolean taken;
+      RegGraph *group = _reg_partition_get_group (attempt->partition, g, &group_inputs, &taken);
+      RegCompiledFn *fn;
+
+      chain_init_group (&group_chain, chain, taken ? attempt->compiler : NULL, attempt->name);
+      fn = compile_on_chain (&group_chain, attempt->registry, group, group_inputs,
+                             taken ? options : NULL, error);
+      if (fn == NULL)
+        {
+          partition_failed (attempt, g, error);
+          return NULL;
+        }
+      groups_add (groups, &group_chain, fn);
+    }
+
+  return partition_end (attempt, graph, example_inputs, groups, error);
+}
+
+/* Compiles on the backends of @chain in turn until one can. */
+static RegCompiledFn *
+compile_on_chain (Chain        *chain,
+                  RegRegistry  *self,
+                  RegGraph     *graph,
+                  GPtrArray    *example_inputs,
+                  GVariant     *options,
+                  GError      **error)
+{
+  for (;;)
+    {
+      GVariant *attempt_options = chain->position == 0 ? options : NULL;
+      g_autoptr(Attempt) attempt = NULL;
+      GError *local_error = NULL;
+      RegCompiledFn *fn = NULL;
+
+      attempt = attempt_begin (chain, self, graph, example_inputs, attempt_options,
+                               TRUE, NULL, &local_error);
+      if (attempt != NULL && attempt->hit != NULL)
+        return g_steal_pointer (&attempt->hit);
+      if (attempt != NULL &&
+          !attempt_select (attempt, chain, graph, example_inputs, &local_error))
+        g_clear_pointer (&attempt, attempt_free);
+
+      if (attempt != NULL && attempt->partition != NULL)
+        {
+          fn = compile_partition (chain, attempt, graph, example_inputs, attempt_options,
+                                  &local_error);
+        }
+      else if (attempt != NULL)
+        {
+          fn = _reg_compiler_compile_prepared (attempt->compiler, attempt->name, graph,
+                                               example_inputs, attempt_options,
+                                               attempt->shapes, &local_error);
+        }
+      if (attempt != NULL)
+        {
+          attempt_end (attempt, fn);
+          if (fn != NULL)
+            {
+              chain->shareable = (_reg_compiler_get_effective_flags (attempt->compiler) &
+                                  REG_COMPILER_FLAGS_SHAREABLE) != 0;
+              return fn;
+            }
+        }
+
+      if (!chain_next (chain, self, local_error))
+        break;
+    }
+
+  chain_fail (chain, error);
+  return NULL;
+}
+
 /**
  * reg_registry_compile:
  * @self: a [class@Reg.Registry]
@@ -316,7 +639,9 @@ attempt_begin (Chain         *chain,
  * Looks the backend up (see [method@Reg.Registry.lookup_backend] and
  * [method@Reg.Registry.dup_default_compiler]) and compiles @graph with it
  * (see [method@Reg.Compiler.compile]), falling back to
- * [property@Reg.Registry:fallback-backends] when it cannot, and returning
+ * [property@Reg.Registry:fallback-backends] when it cannot, running the
+ * nodes the backend does not take on them when it takes only some (see
+ * [Partial backends](partial-backends.html)), and returning
  * a cached function for an equal compile of a backend that shares its
  * functions (see the class description).  This function is thread-safe.
  *
@@ -346,34 +671,7 @@ reg_registry_compile (RegRegistry  *self,
 
   chain_init (&chain, self, backend);
 
-  for (;;)
-    {
-      GVariant *attempt_options = chain.position == 0 ? options : NULL;
-      g_autoptr(Attempt) attempt = NULL;
-      GError *local_error = NULL;
-      RegCompiledFn *fn = NULL;
-
-      attempt = attempt_begin (&chain, self, graph, example_inputs, attempt_options,
-                               TRUE, NULL, &local_error);
-      if (attempt != NULL && attempt->hit != NULL)
-        return g_steal_pointer (&attempt->hit);
-
-      if (attempt != NULL)
-        {
-          fn = _reg_compiler_compile_prepared (attempt->compiler, attempt->name, graph,
-                                               example_inputs, attempt_options,
-                                               attempt->shapes, &local_error);
-          attempt_end (attempt, fn);
-          if (fn != NULL)
-            return fn;
-        }
-
-      if (!chain_next (&chain, self, local_error))
-        break;
-    }
-
-  chain_fail (&chain, error);
-  return NULL;
+  return compile_on_chain (&chain, self, graph, example_inputs, options, error);
 }
 
 /* Compiling without blocking */
@@ -389,6 +687,7 @@ typedef struct
   GPtrArray *example_inputs;
   GVariant  *options;
   Attempt   *attempt;      /* between its beginning and its compile */
+  Groups    *groups;       /* while attempt is partitioned */
 } AsyncCompile;
 
 static void
@@ -401,10 +700,56 @@ async_compile_free (gpointer data)
   g_ptr_array_unref (ac->example_inputs);
   g_clear_pointer (&ac->options, g_variant_unref);
   g_clear_pointer (&ac->attempt, attempt_free);
+  g_clear_pointer (&ac->groups, groups_free);
   g_free (ac);
 }
 
 static void async_compile_attempt (GTask *task);
+
+/* Starts compiling on @chain (taken over) as reg_registry_compile_async()
+ * does. */
+static void
+compile_on_chain_async (RegRegistry         *self,
+                        Chain               *chain,
+                        RegGraph            *graph,
+                        GPtrArray           *example_inputs,
+                        GVariant            *options,
+                        GCancellable        *cancellable,
+                        GAsyncReadyCallback  callback,
+                        gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+  AsyncCompile *ac = g_new0 (AsyncCompile, 1);
+
+  g_task_set_source_tag (task, reg_registry_compile_async);
+  ac->chain = *chain;
+  memset (chain, 0, sizeof *chain);
+  /* The worker reads it after this returns, when the caller may change
+   * its own (see _reg_graph_dup_frozen()). */
+  ac->graph = _reg_graph_dup_frozen (graph);
+  ac->example_inputs = g_ptr_array_new_full (example_inputs->len, g_object_unref);
+  for (guint i = 0; i < example_inputs->len; i++)
+    g_ptr_array_add (ac->example_inputs, g_object_ref (g_ptr_array_index (example_inputs, i)));
+  ac->options = options != NULL ? g_variant_ref_sink (options) : NULL;
+  g_task_set_task_data (task, ac, async_compile_free);
+
+  async_compile_attempt (task);
+}
+
+/* The compile has what it made: records whether its backend shares its
+ * functions (for the partitioned compile this may be a group of), and
+ * returns it. */
+static void
+async_compile_return (GTask         *task,
+                      RegCompiler   *compiler,
+                      RegCompiledFn *fn)
+{
+  AsyncCompile *ac = g_task_get_task_data (task);
+
+  ac->chain.shareable = (_reg_compiler_get_effective_flags (compiler) &
+                         REG_COMPILER_FLAGS_SHAREABLE) != 0;
+  g_task_return_pointer (task, fn, g_object_unref);
+}
 
 /* The compile is over for this attempt's backend with @error (taken over):
  * falls back or fails. */
@@ -447,9 +792,73 @@ attempt_compiled (GObject      *source_object,
   g_clear_pointer (&ac->attempt, attempt_free);
 
   if (fn != NULL)
-    g_task_return_pointer (task, fn, g_object_unref);
+    async_compile_return (task, REG_COMPILER (source_object), fn);
   else
     async_compile_failed (task, error);
+}
+
+static void async_partition_next (GTask *task);
+
+static void
+group_compiled (GObject      *source_object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  AsyncCompile *ac = g_task_get_task_data (task);
+  AsyncCompile *group = g_task_get_task_data (G_TASK (result));
+  GError *error = NULL;
+  RegCompiledFn *fn;
+
+  fn = g_task_propagate_pointer (G_TASK (result), &error);
+  if (fn == NULL)
+    {
+      partition_failed (ac->attempt, ac->groups->fns->len, &error);
+      g_clear_pointer (&ac->attempt, attempt_free);
+      g_clear_pointer (&ac->groups, groups_free);
+      async_compile_failed (task, error);
+      return;
+    }
+
+  groups_add (ac->groups, &group->chain, fn);
+  async_partition_next (task);
+}
+
+/* Compiles the next group of a partitioned attempt on its nested chain,
+ * or, when every group is compiled, returns their function. */
+static void
+async_partition_next (GTask *task)
+{
+  AsyncCompile *ac = g_task_get_task_data (task);
+  Attempt *attempt = ac->attempt;
+  guint g = ac->groups->fns->len;
+  g_auto(Chain) group_chain = { NULL };
+  GPtrArray *group_inputs;
+  gboolean taken;
+  RegGraph *group;
+
+  if (g == _reg_partition_get_n_groups (attempt->partition))
+    {
+      GError *error = NULL;
+      g_autoptr(RegCompiler) compiler = g_object_ref (attempt->compiler);
+      RegCompiledFn *fn = partition_end (attempt, ac->graph, ac->example_inputs, ac->groups,
+                                         &error);
+
+      attempt_end (attempt, fn);
+      g_clear_pointer (&ac->attempt, attempt_free);
+      g_clear_pointer (&ac->groups, groups_free);
+      if (fn != NULL)
+        async_compile_return (task, compiler, fn);
+      else
+        async_compile_failed (task, error);
+      return;
+    }
+
+  group = _reg_partition_get_group (attempt->partition, g, &group_inputs, &taken);
+  chain_init_group (&group_chain, &ac->chain, taken ? attempt->compiler : NULL, attempt->name);
+  compile_on_chain_async (g_task_get_source_object (task), &group_chain, group, group_inputs,
+                          taken && ac->chain.position == 0 ? ac->options : NULL,
+                          g_task_get_cancellable (task), group_compiled, g_object_ref (task));
 }
 
 static void
@@ -463,6 +872,9 @@ attempt_begun (GObject      *source_object,
   Attempt *attempt;
 
   attempt = g_task_propagate_pointer (G_TASK (result), &error);
+  if (attempt != NULL && attempt->hit == NULL && !attempt->selected &&
+      !attempt_select (attempt, &ac->chain, ac->graph, ac->example_inputs, &error))
+    g_clear_pointer (&attempt, attempt_free);
   if (attempt == NULL)
     {
       async_compile_failed (task, error);
@@ -471,8 +883,16 @@ attempt_begun (GObject      *source_object,
 
   if (attempt->hit != NULL)
     {
-      g_task_return_pointer (task, g_steal_pointer (&attempt->hit), g_object_unref);
+      async_compile_return (task, attempt->compiler, g_steal_pointer (&attempt->hit));
       attempt_free (attempt);
+      return;
+    }
+
+  if (attempt->partition != NULL)
+    {
+      ac->attempt = attempt;
+      ac->groups = groups_new ();
+      async_partition_next (task);
       return;
     }
 
@@ -531,7 +951,14 @@ attempt_begin_in_worker (GTask        *step,
   attempt = attempt_begin (&ac->chain, source_object, ac->graph, ac->example_inputs,
                            ac->chain.position == 0 ? ac->options : NULL,
                            FALSE, cancellable, &error);
-  if (attempt != NULL && attempt->hit == NULL && _reg_compiler_compiles_in_worker (attempt->compiler))
+  /* A backend whose code runs in one thread is asked in the caller's
+   * context (attempt_begun()). */
+  if (attempt != NULL && attempt->hit == NULL &&
+      !_reg_binding_is_thread_bound (G_OBJECT_TYPE (attempt->compiler)) &&
+      !attempt_select (attempt, &ac->chain, ac->graph, ac->example_inputs, &error))
+    g_clear_pointer (&attempt, attempt_free);
+  if (attempt != NULL && attempt->hit == NULL && attempt->partition == NULL &&
+      _reg_compiler_compiles_in_worker (attempt->compiler))
     {
       attempt->hit = compile_in_this_worker (attempt, ac, cancellable, &error);
       if (attempt->hit == NULL)
@@ -600,8 +1027,7 @@ reg_registry_compile_async (RegRegistry         *self,
                             GAsyncReadyCallback  callback,
                             gpointer             user_data)
 {
-  g_autoptr(GTask) task = NULL;
-  AsyncCompile *ac;
+  Chain chain;
 
   g_return_if_fail (REG_IS_REGISTRY (self));
   g_return_if_fail (REG_IS_GRAPH (graph));
@@ -611,21 +1037,9 @@ reg_registry_compile_async (RegRegistry         *self,
   for (guint i = 0; i < example_inputs->len; i++)
     g_return_if_fail (REG_IS_TENSOR (g_ptr_array_index (example_inputs, i)));
 
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, reg_registry_compile_async);
-
-  ac = g_new0 (AsyncCompile, 1);
-  chain_init (&ac->chain, self, backend);
-  /* The worker reads it after this returns, when the caller may change
-   * its own (see _reg_graph_dup_frozen()). */
-  ac->graph = _reg_graph_dup_frozen (graph);
-  ac->example_inputs = g_ptr_array_new_full (example_inputs->len, g_object_unref);
-  for (guint i = 0; i < example_inputs->len; i++)
-    g_ptr_array_add (ac->example_inputs, g_object_ref (g_ptr_array_index (example_inputs, i)));
-  ac->options = options != NULL ? g_variant_ref_sink (options) : NULL;
-  g_task_set_task_data (task, ac, async_compile_free);
-
-  async_compile_attempt (task);
+  chain_init (&chain, self, backend);
+  compile_on_chain_async (self, &chain, graph, example_inputs, options, cancellable,
+                          callback, user_data);
 }
 
 /**

@@ -24,4 +24,19 @@ gboolean _reg_compiled_fn_bind (RegCompiledFn   *fn,
                                 const RegShape  *node_shapes,
                                 GError         **error);
 
+/* reg_compiled_fn_call() of inputs known to fit @fn's signature (the
+ * groups of a partitioned function, fed the outputs of others): they are
+ * not checked again; the outputs are. */
+GPtrArray *_reg_compiled_fn_call_trusted (RegCompiledFn  *fn,
+                                          GPtrArray      *inputs,
+                                          GError        **error);
+
+/* What reg_compiled_fn_dup_placement() returns for @fn. */
+typedef GVariant *(*RegPlacementFunc) (RegCompiledFn *fn);
+
+/* Gives @fn, bound, the function that tells where its nodes run, before
+ * anyone else has @fn. */
+void     _reg_compiled_fn_set_placement_func (RegCompiledFn    *fn,
+                                              RegPlacementFunc  func);
+
 G_END_DECLS

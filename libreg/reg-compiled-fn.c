@@ -133,6 +133,7 @@ typedef struct
   guint      n_outputs;
   char     **names;      /* n_inputs input names, then n_outputs output names */
   RegShape  *shapes;     /* the same order: example inputs, then outputs */
+  RegPlacementFunc placement;  /* nullable: set before anyone else has the function */
 } Signature;
 
 /* The qdata key of the Signature.  Not G_DEFINE_QUARK: its cache is a
@@ -322,6 +323,16 @@ _reg_compiled_fn_bind (RegCompiledFn   *fn,
   return TRUE;
 }
 
+void
+_reg_compiled_fn_set_placement_func (RegCompiledFn    *fn,
+                                     RegPlacementFunc  func)
+{
+  Signature *sig = _reg_once_get (G_OBJECT (fn), signature_quark ());
+
+  g_assert (sig != NULL && sig->placement == NULL);
+  sig->placement = func;
+}
+
 static gboolean
 check_inputs (const Signature  *sig,
               GPtrArray        *inputs,
@@ -367,12 +378,14 @@ take_outputs (GListModel       *model,
               const char       *backend,
               GError          **error)
 {
-  g_autofree char *who = _reg_text_for_message (backend, -1, 256);
   g_autoptr(GPtrArray) outputs = NULL;
   guint n;
 
   if (!G_IS_LIST_MODEL (model))
     {
+      /* Escaped for a message only: every call comes here. */
+      g_autofree char *who = _reg_text_for_message (backend, -1, 256);
+
       g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_RUNTIME,
                    "backend '%s' returned a %s, not a GListModel of RegTensor",
                    who, G_OBJECT_TYPE_NAME (model));
@@ -382,6 +395,8 @@ take_outputs (GListModel       *model,
   n = g_list_model_get_n_items (model);
   if (sig != NULL && n != sig->n_outputs)
     {
+      g_autofree char *who = _reg_text_for_message (backend, -1, 256);
+
       g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_RUNTIME,
                    "backend '%s' returned %u output%s, the graph has %u",
                    who, n, n == 1 ? "" : "s", sig->n_outputs);
@@ -396,6 +411,8 @@ take_outputs (GListModel       *model,
 
       if (item == NULL || !REG_IS_TENSOR (item))
         {
+          g_autofree char *who = _reg_text_for_message (backend, -1, 256);
+
           g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_RUNTIME,
                        "backend '%s' returned output %u as %s, not a RegTensor",
                        who, i, item == NULL ? "nothing" : G_OBJECT_TYPE_NAME (item));
@@ -410,6 +427,7 @@ take_outputs (GListModel       *model,
       want = &sig->shapes[sig->n_inputs + i];
       if (!tensor_has_shape (REG_TENSOR (item), want))
         {
+          g_autofree char *who = _reg_text_for_message (backend, -1, 256);
           g_autofree char *got_s = tensor_shape_to_string (REG_TENSOR (item));
           g_autofree char *want_s = _reg_shape_to_string (want->dims, want->n_dims);
 
@@ -444,6 +462,7 @@ call_conclude (RegCompiledFn    *self,
   return take_outputs (result, sig, backend, error);
 }
 
+/* @inputs NULL: they are known to fit (see _reg_compiled_fn_call_trusted()). */
 static gboolean
 call_begin (RegCompiledFn    *self,
             GPtrArray        *inputs,
@@ -451,7 +470,7 @@ call_begin (RegCompiledFn    *self,
             GError          **error)
 {
   *sig = _reg_once_get (G_OBJECT (self), signature_quark ());
-  if (*sig != NULL && !check_inputs (*sig, inputs, error))
+  if (*sig != NULL && inputs != NULL && !check_inputs (*sig, inputs, error))
     return FALSE;
 
   /* run is required, whether or not run_async is overridden. */
@@ -520,6 +539,23 @@ reg_compiled_fn_call (RegCompiledFn  *self,
 
   iface = REG_COMPILED_FN_GET_IFACE (self);
   model = iface->run (self, inputs, &local_error);
+
+  return call_conclude (self, sig, model, local_error, error);
+}
+
+GPtrArray *
+_reg_compiled_fn_call_trusted (RegCompiledFn  *self,
+                               GPtrArray      *inputs,
+                               GError        **error)
+{
+  const Signature *sig;
+  GError *local_error = NULL;
+  GListModel *model;
+
+  if (!call_begin (self, NULL, &sig, error))
+    return NULL;
+
+  model = REG_COMPILED_FN_GET_IFACE (self)->run (self, inputs, &local_error);
 
   return call_conclude (self, sig, model, local_error, error);
 }
@@ -634,13 +670,51 @@ reg_compiled_fn_call_finish (RegCompiledFn  *self,
 }
 
 /**
+ * reg_compiled_fn_dup_placement:
+ * @self: a [iface@Reg.CompiledFn]
+ *
+ * Tells where the nodes of a partitioned function run.  A registry
+ * partitions a graph when its backend does not take every node (see
+ * [Partial backends](partial-backends.html)): the function then runs
+ * groups of nodes in order, each compiled by one backend.  The placement
+ * gives, for each group in the order they run, the name of that backend
+ * and the ids of the group's nodes in the graph that was compiled
+ * (operator nodes only: inputs and constants run nowhere):
+ *
+ * ```python
+ * for backend, nodes in fn.dup_placement().unpack():
+ *     print(backend, [graph.get_node_op(n) for n in nodes])
+ * ```
+ *
+ * This function is thread-safe.
+ *
+ * Returns: (transfer full) (nullable): an `a(sau)` variant, or %NULL for a
+ *   function that one backend compiled whole
+ *   ([method@Reg.CompiledFn.get_backend] names it)
+ */
+GVariant *
+reg_compiled_fn_dup_placement (RegCompiledFn *self)
+{
+  const Signature *sig;
+
+  g_return_val_if_fail (REG_IS_COMPILED_FN (self), NULL);
+
+  sig = _reg_once_get (G_OBJECT (self), signature_quark ());
+
+  return sig != NULL && sig->placement != NULL ? sig->placement (self) : NULL;
+}
+
+/**
  * reg_compiled_fn_get_backend:
  * @self: a [iface@Reg.CompiledFn]
  *
  * Gets the name of the backend that compiled @self: the name the registry
  * compiled it under ([method@Reg.Registry.compile] tells which backend of
  * a fallback chain succeeded this way), or the compiler's own name
- * ([method@Reg.Compiler.get_name]) when it was compiled directly.  A
+ * ([method@Reg.Compiler.get_name]) when it was compiled directly.  For a
+ * partitioned function, the backend that the registry partitioned the
+ * graph for, which compiled part of it:
+ * [method@Reg.CompiledFn.dup_placement] tells where each node runs.  A
  * function returned by several compiles keeps the name of the first.
  * This function is thread-safe.
  *

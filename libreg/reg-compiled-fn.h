@@ -63,5 +63,7 @@ GPtrArray  *reg_compiled_fn_call_finish (RegCompiledFn        *self,
                                          GError              **error);
 REG_AVAILABLE_IN_ALL
 const char *reg_compiled_fn_get_backend (RegCompiledFn        *self);
+REG_AVAILABLE_IN_ALL
+GVariant   *reg_compiled_fn_dup_placement (RegCompiledFn      *self);
 
 G_END_DECLS

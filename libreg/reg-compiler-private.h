@@ -57,20 +57,36 @@ RegCompiledFn *_reg_compiler_compile_prepared_finish (RegCompiler          *self
 gboolean       _reg_compiler_set_options             (RegCompiler          *self,
                                                       GListModel           *options);
 
-/* Gives @self the compiler flags its module's manifest declares
- * (Shareable=), before anyone else has @self; the first call wins. */
-void           _reg_compiler_set_declared_flags      (RegCompiler          *self,
-                                                      RegCompilerFlags      flags);
+/* Gives @self the compiler flags (Shareable=) and the operators
+ * (Operators=) its module's manifest declares, before anyone else has
+ * @self; the first call wins. */
+void           _reg_compiler_set_declared            (RegCompiler          *self,
+                                                      RegCompilerFlags      flags,
+                                                      char                **operators);
 
 /* The flags the registry goes by: reg_compiler_get_flags() ORed with those
- * of _reg_compiler_set_declared_flags().  The manifest is the module
- * author's word for the compiler, given where tools read it without
- * loading the module. */
+ * of _reg_compiler_set_declared().  The manifest is the module author's
+ * word for the compiler, given where tools read it without loading the
+ * module. */
 RegCompilerFlags _reg_compiler_get_effective_flags   (RegCompiler          *self);
 
 /* Whether @self compiles asynchronously as every compiler does by default:
  * its synchronous compile in a worker thread.  The registry then runs that
  * compile in its own worker, saving a trip through the caller's context. */
 gboolean       _reg_compiler_compiles_in_worker      (RegCompiler          *self);
+
+/* The nodes of @graph (checked against @example_inputs) that @self takes:
+ * in @taken, one byte per node, nonzero for each operator node whose
+ * operator the manifest declares (_reg_compiler_set_declared()) and, when
+ * @self implements dup_supported_nodes and it returns some, that it
+ * names.  Fails with REG_COMPILER_ERROR_FAILED naming @backend when
+ * dup_supported_nodes fails or names what is not an operator node of
+ * @graph. */
+gboolean       _reg_compiler_select_nodes            (RegCompiler          *self,
+                                                      const char           *backend,
+                                                      RegGraph             *graph,
+                                                      GPtrArray            *example_inputs,
+                                                      guint8               *taken,
+                                                      GError              **error);
 
 G_END_DECLS

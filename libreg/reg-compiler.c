@@ -157,6 +157,41 @@
  */
 
 /**
+ * RegCompilerInterface::dup_supported_nodes:
+ * @self: a [iface@Reg.Compiler]
+ * @graph: the graph about to be compiled, already checked against
+ *   @example_inputs
+ * @example_inputs: (element-type Reg.Tensor): tensors shaped like the
+ *   inputs of @graph
+ * @error: return location for a #GError
+ *
+ * Says which operator nodes of @graph the compiler takes, for inputs
+ * shaped like @example_inputs: optional.  A compiler that does not
+ * implement it takes every node whose operator its module's manifest
+ * declares (`Operators=`), every node when it declares none.  One that
+ * does may take fewer, by the shapes (reg_graph_infer_shapes()) or the
+ * constants of the graph; a node whose operator the manifest does not
+ * declare is never taken.
+ *
+ * [method@Reg.Registry.compile] asks it before it compiles a graph on the
+ * backend: when it does not take every node, the registry compiles the
+ * groups of nodes it takes on it and the others on another backend (see
+ * [Partial backends](partial-backends.html)).  A node it names and then
+ * refuses to compile makes that compile fail as any refusal does.
+ *
+ * ```python
+ * def do_dup_supported_nodes(self, graph, example_inputs):
+ *     return GLib.Variant('au', [i for i in range(graph.get_n_nodes())
+ *                                if graph.get_node_op(i) in ('matmul', 'add')])
+ * ```
+ *
+ * Returns: (transfer full) (nullable): the ids of the nodes it takes, an
+ *   `au` variant, in any order; %NULL for every node the manifest allows,
+ *   as when it is not implemented; or %NULL with @error set, which fails
+ *   the compile as an error of [vfunc@Reg.Compiler.compile] would
+ */
+
+/**
  * RegCompilerInterface::dup_name:
  * @self: a [iface@Reg.Compiler]
  *
@@ -382,52 +417,130 @@ _reg_compiler_set_options (RegCompiler *self,
   return compiler_keep_schema (self, schema)->options == options;
 }
 
-/* The flags a module backend's manifest declares for its compiler, set
- * once (reg-once-private.h) by the registry that made it; none is set
- * when the manifest declares none. */
+/* The flags and operators a module backend's manifest declares for its
+ * compiler, set once (reg-once-private.h) by the registry that made it;
+ * none is set when the manifest declares neither. */
 typedef struct
 {
   RegCompilerFlags flags;
-} DeclaredFlags;
+  char           **operators;  /* NULL: every operator */
+} Declared;
 
 /* Atomic for the reason given in reg-compiled-fn.c's signature_quark(). */
 static GQuark
-declared_flags_quark (void)
+declared_quark (void)
 {
   static gint quark;  /* atomic */
   GQuark value = (GQuark) g_atomic_int_get (&quark);
 
   if (G_UNLIKELY (value == 0))
     {
-      value = g_quark_from_static_string ("reg-compiler-declared-flags");
+      value = g_quark_from_static_string ("reg-compiler-declared");
       g_atomic_int_set (&quark, (gint) value);
     }
 
   return value;
 }
 
-void
-_reg_compiler_set_declared_flags (RegCompiler      *self,
-                                  RegCompilerFlags  flags)
+static void
+declared_free (gpointer data)
 {
-  DeclaredFlags *declared;
+  Declared *declared = data;
 
-  if (flags == REG_COMPILER_FLAGS_NONE)
+  g_strfreev (declared->operators);
+  g_free (declared);
+}
+
+void
+_reg_compiler_set_declared (RegCompiler      *self,
+                            RegCompilerFlags  flags,
+                            char            **operators)
+{
+  Declared *declared;
+
+  if (flags == REG_COMPILER_FLAGS_NONE && operators == NULL)
     return;
 
-  declared = g_new0 (DeclaredFlags, 1);
+  declared = g_new0 (Declared, 1);
   declared->flags = flags;
-  if (!_reg_once_set (G_OBJECT (self), declared_flags_quark (), declared, g_free))
-    g_free (declared);
+  declared->operators = g_strdupv (operators);
+  if (!_reg_once_set (G_OBJECT (self), declared_quark (), declared, declared_free))
+    declared_free (declared);
 }
 
 RegCompilerFlags
 _reg_compiler_get_effective_flags (RegCompiler *self)
 {
-  DeclaredFlags *declared = _reg_once_get (G_OBJECT (self), declared_flags_quark ());
+  Declared *declared = _reg_once_get (G_OBJECT (self), declared_quark ());
 
   return reg_compiler_get_flags (self) |
          (declared != NULL ? declared->flags : REG_COMPILER_FLAGS_NONE);
+}
+
+gboolean
+_reg_compiler_select_nodes (RegCompiler  *self,
+                            const char   *backend,
+                            RegGraph     *graph,
+                            GPtrArray    *example_inputs,
+                            guint8       *taken,
+                            GError      **error)
+{
+  RegCompilerInterface *iface = REG_COMPILER_GET_IFACE (self);
+  const Declared *declared = _reg_once_get (G_OBJECT (self), declared_quark ());
+  char **operators = declared != NULL ? declared->operators : NULL;
+  guint n_nodes = reg_graph_get_n_nodes (graph);
+  g_autoptr(GVariant) named = NULL;
+  g_autofree guint8 *claimed = NULL;
+  g_autofree char *who = NULL;
+  GError *local_error = NULL;
+  const guint32 *ids;
+  gsize n_ids;
+
+  for (guint i = 0; i < n_nodes; i++)
+    taken[i] = reg_graph_get_node_kind (graph, i) == REG_NODE_OP &&
+               (operators == NULL ||
+                g_strv_contains ((const char * const *) operators, reg_graph_get_node_op (graph, i)));
+  if (iface->dup_supported_nodes == NULL)
+    return TRUE;
+
+  /* A C implementation may return a floating variant, a binding a
+   * reference of its own: either way, one reference that is ours. */
+  named = iface->dup_supported_nodes (self, graph, example_inputs, &local_error);
+  if (named != NULL)
+    g_variant_take_ref (named);
+  else if (local_error == NULL)
+    return TRUE;
+  if (!_reg_backend_check_result (G_OBJECT (self), backend, named != NULL,
+                                  REG_COMPILER_ERROR_FAILED, &local_error, error))
+    return FALSE;
+
+  if (!g_variant_is_of_type (named, G_VARIANT_TYPE ("au")))
+    {
+      who = _reg_text_for_message (backend, -1, 256);
+      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
+                   "backend '%s' named the nodes it takes with a '%s' variant, not 'au'",
+                   who, g_variant_get_type_string (named));
+      return FALSE;
+    }
+
+  claimed = g_new0 (guint8, MAX (n_nodes, 1));
+  ids = g_variant_get_fixed_array (named, &n_ids, sizeof (guint32));
+  for (gsize i = 0; i < n_ids; i++)
+    {
+      if (ids[i] >= n_nodes || reg_graph_get_node_kind (graph, ids[i]) != REG_NODE_OP)
+        {
+          who = _reg_text_for_message (backend, -1, 256);
+          g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
+                       "backend '%s' says it takes node %u, which is not an operator "
+                       "node of the graph (%u nodes)", who, ids[i], n_nodes);
+          return FALSE;
+        }
+      claimed[ids[i]] = 1;
+    }
+  for (guint i = 0; i < n_nodes; i++)
+    taken[i] = taken[i] && claimed[i];
+
+  return TRUE;
 }
 
 gboolean

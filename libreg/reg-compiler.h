@@ -53,6 +53,9 @@ G_DECLARE_INTERFACE (RegCompiler, reg_compiler, REG, COMPILER, GObject)
  * @compile_finish: finishes @compile_async
  * @get_flags: what the compiler says of itself (optional; the default is
  *   %REG_COMPILER_FLAGS_NONE); see [vfunc@Reg.Compiler.get_flags]
+ * @dup_supported_nodes: the nodes of a graph the compiler takes (optional;
+ *   the default is every node whose operator its manifest declares); see
+ *   [vfunc@Reg.Compiler.dup_supported_nodes]
  *
  * The virtual methods of [iface@Reg.Compiler].
  */
@@ -78,6 +81,10 @@ struct _RegCompilerInterface
                                     GError              **error);
   RegCompilerFlags (*get_flags)    (RegCompiler          *self);
   GListModel    *(*dup_options)    (RegCompiler          *self);
+  GVariant      *(*dup_supported_nodes) (RegCompiler     *self,
+                                         RegGraph        *graph,
+                                         GPtrArray       *example_inputs,
+                                         GError         **error);
 };
 
 REG_AVAILABLE_IN_ALL

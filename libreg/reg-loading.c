@@ -176,12 +176,13 @@ make_compiler (RegManifest  *manifest,
   if (compiler == NULL)
     return NULL;
 
-  /* Its manifest's flags (Shareable=) add to the compiler's own: the
-   * module's author speaks for its compiler there.  Its manifest's
+  /* Its manifest's flags (Shareable=) add to the compiler's own, and its
+   * operators (Operators=) bound what it takes: the module's author
+   * speaks for its compiler there.  Its manifest's
    * schema, none included, is the compiler's: the options a chooser was
    * shown are those compiles are checked against. */
   if (details != NULL)
-    _reg_compiler_set_declared_flags (compiler, details->compiler_flags);
+    _reg_compiler_set_declared (compiler, details->compiler_flags, details->operators);
   if (!_reg_compiler_set_options (compiler, details != NULL ? details->options : NULL))
     {
       g_autofree char *source = _reg_manifest_dup_source_path (manifest);

@@ -54,6 +54,7 @@ typedef struct
   char             *website;
   char             *license;
   RegCompilerFlags  compiler_flags;  /* within REG_BACKEND_MANIFEST_FLAGS */
+  char            **operators;       /* Operators=, names of RegOp; NULL when not given */
 } RegBackendDetails;
 
 RegBackendDetails *_reg_backend_details_ref          (RegBackendDetails  *details);

@@ -135,6 +135,7 @@ _reg_backend_details_unref (RegBackendDetails *details)
   g_clear_object (&details->options);
   g_free (details->version);
   g_strfreev (details->authors);
+  g_strfreev (details->operators);
   g_free (details->website);
   g_free (details->license);
   g_free (details);
@@ -324,9 +325,35 @@ clear_if_empty (char **value)
     g_clear_pointer (value, g_free);
 }
 
-/* Version=, Authors=, Website=, License=, Shareable= and Options= with
- * the [Option BACKEND KEY] groups it names; @details is NULL when the
- * group gives none of them. */
+/* Operators=: operator names, each once. */
+static gboolean
+check_operators (char   **names,
+                 GError **error)
+{
+  for (guint i = 0; names[i] != NULL; i++)
+    {
+      g_autofree char *shown = _reg_quote_for_message (names[i], -1);
+      const char *problem = NULL;
+
+      if (!reg_op_from_name (names[i], NULL))
+        problem = "is not an operator libreg knows";
+      for (guint j = 0; j < i && problem == NULL; j++)
+        if (g_str_equal (names[i], names[j]))
+          problem = "is listed twice";
+      if (problem != NULL)
+        {
+          g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID,
+                       "Operators: %s %s", shown, problem);
+          return FALSE;
+        }
+    }
+
+  return TRUE;
+}
+
+/* Version=, Authors=, Website=, License=, Shareable=, Operators= and
+ * Options= with the [Option BACKEND KEY] groups it names; @details is NULL
+ * when the group gives none of them. */
 static gboolean
 parse_details (RegKeyGroup        *group,
                const char         *backend,
@@ -348,6 +375,7 @@ parse_details (RegKeyGroup        *group,
       !_reg_key_group_get_string (group, "Website", &made->website, error) ||
       !_reg_key_group_get_string (group, "License", &made->license, error) ||
       !_reg_key_group_get_boolean (group, "Shareable", &shareable, error) ||
+      !_reg_key_group_get_string_list (group, "Operators", &made->operators, error) ||
       !_reg_key_group_get_string_list (group, "Options", &names, error))
     return FALSE;
   clear_if_empty (&made->version);
@@ -356,6 +384,8 @@ parse_details (RegKeyGroup        *group,
   if (made->authors != NULL && made->authors[0] == NULL)
     g_clear_pointer (&made->authors, g_strfreev);
   made->compiler_flags = shareable ? REG_COMPILER_FLAGS_SHAREABLE : REG_COMPILER_FLAGS_NONE;
+  if (made->operators != NULL && !check_operators (made->operators, &local_error))
+    goto failed;
 
   /* The list first, then the groups it names. */
   n = names != NULL ? g_strv_length (names) : 0;
@@ -395,7 +425,8 @@ parse_details (RegKeyGroup        *group,
     goto failed;
 
   if (made->version != NULL || made->authors != NULL || made->website != NULL ||
-      made->license != NULL || made->options != NULL || made->compiler_flags != 0)
+      made->license != NULL || made->options != NULL || made->compiler_flags != 0 ||
+      made->operators != NULL)
     *details = g_steal_pointer (&made);
   return TRUE;
 
@@ -426,6 +457,7 @@ _reg_backend_details_equal (RegBackendDetails *a,
          g_strcmp0 (a->website, b->website) == 0 &&
          g_strcmp0 (a->license, b->license) == 0 &&
          a->compiler_flags == b->compiler_flags &&
+         strv_equal (a->operators, b->operators) &&
          _reg_option_list_equal (a->options, b->options);
 }
 

@@ -78,6 +78,7 @@ struct _RegRegistry
   RegSettingSource  default_source;
   GPtrArray        *fallbacks;      /* never NULL: names, NULL-terminated, never
                                      * changed (a new array replaces it) */
+  gboolean          strict;         /* no partition, no fallback */
 
   /* The loaded backends, read by lookups without any lock (hazard
    * pointers, see reg-hazard-private.h).  Written under `lock`: cleared
@@ -101,6 +102,7 @@ enum {
   REG_REGISTRY_PROP_MODULE_CHECKS,
   REG_REGISTRY_PROP_FALLBACK_BACKENDS,
   REG_REGISTRY_PROP_COMPILE_CACHE_SIZE,
+  REG_REGISTRY_PROP_STRICT,
   REG_REGISTRY_N_PROPS
 };
 

@@ -453,6 +453,9 @@ reg_registry_get_property (GObject    *object,
     case REG_REGISTRY_PROP_COMPILE_CACHE_SIZE:
       g_value_set_uint (value, reg_registry_get_compile_cache_size (self));
       break;
+    case REG_REGISTRY_PROP_STRICT:
+      g_value_set_boolean (value, reg_registry_get_strict (self));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -479,6 +482,9 @@ reg_registry_set_property (GObject      *object,
       break;
     case REG_REGISTRY_PROP_COMPILE_CACHE_SIZE:
       reg_registry_set_compile_cache_size (self, g_value_get_uint (value));
+      break;
+    case REG_REGISTRY_PROP_STRICT:
+      reg_registry_set_strict (self, g_value_get_boolean (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -548,6 +554,20 @@ reg_registry_class_init (RegRegistryClass *klass)
     g_param_spec_uint ("compile-cache-size", NULL, NULL,
                        0, G_MAXUINT, REG_COMPILE_CACHE_DEFAULT_SIZE,
                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * RegRegistry:strict:
+   *
+   * Whether a compile runs on the backend asked for alone: no fallback,
+   * and no partition of a graph whose nodes the backend does not all take
+   * (see [Partial backends](partial-backends.html)); such a graph fails
+   * with %REG_COMPILER_ERROR_UNSUPPORTED_OP naming every operator the
+   * backend does not take.  %FALSE by default; `REG_STRICT=1` sets it for
+   * every registry made while it is in the environment.
+   */
+  _reg_registry_properties[REG_REGISTRY_PROP_STRICT] =
+    g_param_spec_boolean ("strict", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, REG_REGISTRY_N_PROPS, _reg_registry_properties);
 
@@ -625,7 +645,10 @@ reg_registry_class_init (RegRegistryClass *klass)
    * @error: why @failed could not
    *
    * A compile falls back from @failed to @next (see the class
-   * description).  Emitted in the thread that compiles, or, for
+   * description), or, once, ran the nodes of a graph that @failed does
+   * not take on @next (the backends that did, separated by ", ", when
+   * there are several; see [Partial backends](partial-backends.html)).
+   * Emitted in the thread that compiles, or, for
    * [method@Reg.Registry.compile_async], in the caller's main context.
    */
   _reg_registry_signals[REG_REGISTRY_FALLBACK] =

@@ -159,6 +159,11 @@ void            reg_registry_set_fallback_backends       (RegRegistry        *se
                                                           const char * const *names);
 REG_AVAILABLE_IN_ALL
 char          **reg_registry_dup_fallback_backends       (RegRegistry        *self);
+REG_AVAILABLE_IN_ALL
+void            reg_registry_set_strict                  (RegRegistry        *self,
+                                                          gboolean            strict);
+REG_AVAILABLE_IN_ALL
+gboolean        reg_registry_get_strict                  (RegRegistry        *self);
 
 REG_AVAILABLE_IN_ALL
 RegCompiledFn  *reg_registry_compile                     (RegRegistry        *self,

@@ -39,9 +39,9 @@ fallbacks_new (const char * const  *names,
   return fallbacks;
 }
 
-/* REG_DEFAULT_BACKEND, REG_FALLBACK_BACKENDS, REG_COMPILE_CACHE_SIZE and
- * REG_VERIFY_MODULES, or the built-in settings; see the class
- * description. */
+/* REG_DEFAULT_BACKEND, REG_FALLBACK_BACKENDS, REG_COMPILE_CACHE_SIZE,
+ * REG_VERIFY_MODULES and REG_STRICT, or the built-in settings; see the
+ * class description. */
 void
 _reg_settings_init (RegRegistry *self)
 {
@@ -49,6 +49,7 @@ _reg_settings_init (RegRegistry *self)
   const char *fallbacks = NULL;
   const char *cache_size = NULL;
   const char *verify = NULL;
+  const char *strict = NULL;
   guint64 size = REG_COMPILE_CACHE_DEFAULT_SIZE;
 
   if (_reg_environment_is_trusted ())
@@ -57,7 +58,10 @@ _reg_settings_init (RegRegistry *self)
       fallbacks = g_getenv ("REG_FALLBACK_BACKENDS");
       cache_size = g_getenv ("REG_COMPILE_CACHE_SIZE");
       verify = g_getenv ("REG_VERIFY_MODULES");
+      strict = g_getenv ("REG_STRICT");
     }
+
+  self->strict = g_strcmp0 (strict, "1") == 0;
 
   self->module_checks = REG_MODULE_CHECKS_QUARANTINE;
   if (g_strcmp0 (verify, "1") == 0)
@@ -374,8 +378,13 @@ reg_registry_set_fallback_backends (RegRegistry        *self,
   self->fallbacks = fallbacks;
   g_rw_lock_writer_unlock (&self->lock);
 
+  /* A partitioned function in the cache ran part of its graph on the
+   * fallbacks of its time. */
   if (changed)
-    g_object_notify_by_pspec (G_OBJECT (self), _reg_registry_properties[REG_REGISTRY_PROP_FALLBACK_BACKENDS]);
+    {
+      _reg_compile_cache_clear (self->cache);
+      g_object_notify_by_pspec (G_OBJECT (self), _reg_registry_properties[REG_REGISTRY_PROP_FALLBACK_BACKENDS]);
+    }
 }
 
 /**
@@ -412,6 +421,57 @@ _reg_settings_ref_fallbacks (RegRegistry *self)
   g_rw_lock_reader_unlock (&self->lock);
 
   return fallbacks;
+}
+
+/**
+ * reg_registry_set_strict:
+ * @self: a [class@Reg.Registry]
+ * @strict: whether compiles run on the backend asked for alone
+ *
+ * Sets [property@Reg.Registry:strict].  Empties the compile cache when it
+ * changes, as it may hold partitioned functions.  This function is
+ * thread-safe.
+ */
+void
+reg_registry_set_strict (RegRegistry *self,
+                         gboolean     strict)
+{
+  gboolean changed;
+
+  g_return_if_fail (REG_IS_REGISTRY (self));
+
+  g_rw_lock_writer_lock (&self->lock);
+  changed = self->strict != !!strict;
+  self->strict = !!strict;
+  g_rw_lock_writer_unlock (&self->lock);
+
+  if (changed)
+    {
+      _reg_compile_cache_clear (self->cache);
+      g_object_notify_by_pspec (G_OBJECT (self), _reg_registry_properties[REG_REGISTRY_PROP_STRICT]);
+    }
+}
+
+/**
+ * reg_registry_get_strict:
+ * @self: a [class@Reg.Registry]
+ *
+ * Gets [property@Reg.Registry:strict].  This function is thread-safe.
+ *
+ * Returns: whether compiles run on the backend asked for alone
+ */
+gboolean
+reg_registry_get_strict (RegRegistry *self)
+{
+  gboolean strict;
+
+  g_return_val_if_fail (REG_IS_REGISTRY (self), FALSE);
+
+  g_rw_lock_reader_lock (&self->lock);
+  strict = self->strict;
+  g_rw_lock_reader_unlock (&self->lock);
+
+  return strict;
 }
 
 /**

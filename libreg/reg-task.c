@@ -127,10 +127,15 @@ _reg_backend_check_result (GObject           *implementation,
                            GError           **local_error,
                            GError           **error)
 {
-  g_autofree char *who = _reg_text_for_message (backend, -1, 256);
+  g_autofree char *who = NULL;
   g_autoptr(GError) reported = g_steal_pointer (local_error);
   g_autofree char *why = NULL;
 
+  /* Every call comes here: escaped only for a message. */
+  if (returned && reported == NULL)
+    return TRUE;
+
+  who = _reg_text_for_message (backend, -1, 256);
   if (reported != NULL)
     why = _reg_text_for_message (reported->message, -1, BACKEND_MESSAGE_MAX);
 

@@ -561,6 +561,62 @@ test_manifest_shareable (void)
   }
 }
 
+/* Operators= names the operators a backend takes, each once: absent, every
+ * operator (no details of its own); empty, none.  RegBackendInfo gives
+ * them as the manifest does. */
+static void
+test_manifest_operators (void)
+{
+  static const char text[] =
+    GOOD_HEADER
+    "[Backend dsp]\nOperators=matmul;add\n\n"
+    "[Backend nothing]\nOperators=\n\n"
+    "[Backend all]\nDescription=says nothing of it\n";
+  static const struct { const char *text; const char *message; } bad[] = {
+    { GOOD_HEADER "[Backend b]\nOperators=add;relu2\n",
+      "[Backend b] Operators: 'relu2' is not an operator libreg knows" },
+    { GOOD_HEADER "[Backend b]\nOperators=add;matmul;add\n",
+      "[Backend b] Operators: 'add' is listed twice" },
+    { GOOD_HEADER "[Backend b]\nOperators=add;\\tab\n",
+      "[Backend b] Operators: '<U+0009>ab' is not an operator libreg knows" },
+  };
+  g_autofree char *dir = make_tmp_dir ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(RegManifest) manifest = NULL;
+  g_autoptr(RegRegistry) reg = NULL;
+  g_autoptr(RegBackendInfo) dsp = NULL;
+  g_autoptr(RegBackendInfo) nothing = NULL;
+  g_autoptr(RegBackendInfo) all = NULL;
+
+  manifest = _reg_manifest_parse ("/some/dir/ops.backend", text, sizeof text - 1, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstrv (manifest->backends[0].details->operators,
+                    ((const char *[]) { "matmul", "add", NULL }));
+  g_assert_cmpstrv (manifest->backends[1].details->operators, ((const char *[]) { NULL }));
+  g_assert_null (manifest->backends[2].details);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(RegManifest) refused = _reg_manifest_parse ("/some/dir/bad.backend", bad[i].text,
+                                                            strlen (bad[i].text), &error);
+
+      g_assert_null (refused);
+      g_assert_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_INVALID);
+      g_assert_cmpstr (error->message, ==, bad[i].message);
+      g_clear_error (&error);
+    }
+
+  write_file (dir, "ops.backend", text, -1);
+  reg = registry_for (dir);
+  dsp = reg_registry_get_backend_info (reg, "dsp");
+  nothing = reg_registry_get_backend_info (reg, "nothing");
+  all = reg_registry_get_backend_info (reg, "all");
+  g_assert_cmpstrv (reg_backend_info_get_operators (dsp), ((const char *[]) { "matmul", "add", NULL }));
+  g_assert_cmpstrv (reg_backend_info_get_operators (nothing), ((const char *[]) { NULL }));
+  g_assert_null (reg_backend_info_get_operators (all));
+  remove_tmp_dir (dir);
+}
+
 /* ---- Manifests that are not regular files ------------------------------ */
 
 /* A FIFO named like a manifest: reading it would wait for a writer that
@@ -1032,8 +1088,8 @@ test_registry_hostile_names (void)
 /* ---- The environment of setuid and setgid programs --------------------- */
 
 /* In helper mode (a copy of this program made setuid or setgid), prints
- * whether the kernel marked the process secure, then the search path of a
- * new registry, one directory a line. */
+ * whether the kernel marked the process secure, whether a new registry is
+ * strict (REG_STRICT), then its search path, one directory a line. */
 static int
 print_search_paths (void)
 {
@@ -1041,6 +1097,7 @@ print_search_paths (void)
   g_auto(GStrv) dirs = reg_registry_get_search_paths (reg);
 
   g_print ("secure=%lu\n", getauxval (AT_SECURE));
+  g_print ("strict=%d\n", reg_registry_get_strict (reg));
   for (guint i = 0; dirs[i] != NULL; i++)
     g_print ("%s\n", dirs[i]);
 
@@ -1051,7 +1108,7 @@ print_search_paths (void)
 #define EVIL_SYSTEM_DIR "/nonexistent/evil-system-dir"
 
 /* Runs @argv with REG_BACKEND_PATH and REG_BACKEND_SYSTEM_DIR pointing at
- * directories nobody should load code from; returns the helper's output
+ * directories nobody should load code from, and REG_STRICT=1; returns the helper's output
  * lines, or NULL with @error set (its message ends with the helper's
  * stderr) when it cannot be run or fails. */
 static GStrv
@@ -1065,6 +1122,7 @@ try_helper (const char * const  *argv,
 
   envp = g_environ_setenv (envp, "REG_BACKEND_PATH", EVIL_PATH, TRUE);
   envp = g_environ_setenv (envp, "REG_BACKEND_SYSTEM_DIR", EVIL_SYSTEM_DIR, TRUE);
+  envp = g_environ_setenv (envp, "REG_STRICT", "1", TRUE);
   /* LeakSanitizer cannot stop the threads of a process that changed
    * credentials; the helper's leaks do not matter. */
   envp = g_environ_setenv (envp, "ASAN_OPTIONS", "detect_leaks=0", TRUE);
@@ -1114,9 +1172,9 @@ typedef enum { SETUID, SETGID } SecureKind;
 
 /* Makes a copy of this program setuid root (run as nobody through
  * setpriv) or setgid nogroup (run as root): the kernel then sets
- * AT_SECURE, and the copy must not take its search path from the
- * environment.  The same copy run without a change of credentials takes
- * it, which shows the environment does reach it. */
+ * AT_SECURE, and the copy must take neither its search path nor
+ * REG_STRICT from the environment.  The same copy run without a change of
+ * credentials takes both, which shows the environment does reach it. */
 static void
 test_secure_environment (gconstpointer data)
 {
@@ -1160,6 +1218,7 @@ test_secure_environment (gconstpointer data)
   /* Without a change of credentials: the environment is honoured. */
   plain = run_helper ((const char * const[]) { helper, "--print-search-paths", NULL });
   g_assert_cmpstr (plain[0], ==, "secure=0");
+  g_assert_cmpstr (plain[1], ==, "strict=1");
   g_assert_true (g_strv_contains ((const char * const *) plain, EVIL_PATH));
   g_assert_true (g_strv_contains ((const char * const *) plain, EVIL_SYSTEM_DIR));
 
@@ -1212,12 +1271,13 @@ test_secure_environment (gconstpointer data)
       g_test_skip ("the kernel did not mark the copy secure (a file system mounted nosuid?)");
       return;
     }
-  for (guint i = 1; secure[i] != NULL && secure[i][0] != '\0'; i++)
+  g_assert_cmpstr (secure[1], ==, "strict=0");
+  for (guint i = 2; secure[i] != NULL && secure[i][0] != '\0'; i++)
     g_test_message ("secure search path: %s", secure[i]);
   g_assert_false (mentions_evil ((const char * const *) secure));
   /* Only the installed directory is left. */
-  g_assert_cmpuint (g_strv_length (secure), ==, 3);
-  g_assert_cmpstr (secure[2], ==, "");
+  g_assert_cmpuint (g_strv_length (secure), ==, 4);
+  g_assert_cmpstr (secure[3], ==, "");
 }
 
 /* Files that change while they are read (reg-file.c) */
@@ -1383,6 +1443,7 @@ main (int   argc,
   g_test_add_func ("/bad-input/manifest/escape-at-end", test_manifest_escape_at_end);
   g_test_add_func ("/bad-input/manifest/good-escapes", test_manifest_good_escapes);
   g_test_add_func ("/bad-input/manifest/shareable", test_manifest_shareable);
+  g_test_add_func ("/bad-input/manifest/operators", test_manifest_operators);
   g_test_add_func ("/bad-input/manifest/not-regular/fifo", test_manifest_fifo);
   g_test_add_func ("/bad-input/manifest/not-regular/dev-zero", test_manifest_dev_zero);
   g_test_add_func ("/bad-input/file/changed-while-read", test_file_changed_while_read);

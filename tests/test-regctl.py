@@ -1034,6 +1034,23 @@ class TestInfo(RegctlTestCase):
             with self.subTest(backend=name):
                 self.assertIs(json.loads(regctl('info', name, '--json').stdout)['shareable'], True)
 
+    def test_operators(self):
+        # What the manifest says (Operators=), the module not loaded.
+        d = self.mkdir('operators')
+        self.write('operators/x.backend',
+                   '[Reg Module]\nModule=libx.so\nAbiVersion=2\n\n'
+                   '[Backend dsp]\nOperators=matmul;add\n\n'
+                   '[Backend none_]\nOperators=\n\n'
+                   '[Backend unsaid]\nDescription=Says nothing of it\n')
+        env = {'REG_BACKEND_PATH': d}
+        for name, text, listed in [('dsp', 'matmul, add', ['matmul', 'add']),
+                                   ('none_', 'none', []), ('unsaid', 'all', None)]:
+            with self.subTest(backend=name):
+                fields = self.info_fields(regctl('info', name, env=env).stdout)
+                self.assertEqual(fields['Operators'], text)
+                info = json.loads(regctl('info', name, '--json', env=env).stdout)
+                self.assertEqual(info['operators'], listed)
+
     def test_load(self):
         result = regctl('info', 'eager', '--load')
         self.assertExit(result, 0)
@@ -1861,6 +1878,68 @@ class TestNoDiscoveryCache(RegctlTestCase):
         self.assertEqual([b['name'] for b in self.listing(d)], ['c_one', 'c_two'])
 
 
+MIXED_GRAPH = ('graph(x, y):\n  m = matmul(x, y)\n  r = relu(m)\n  a = add(r, x)\n'
+               '  s = sum(a)\n  return (s, a)\n')
+
+
+@unittest.skipUnless(FIXTURES, 'REGCTL_FIXTURES is not set')
+class TestPartial(RegctlTestCase):
+    """A backend that takes matmul and add only (tests/modules/partial):
+    the other nodes run on inductor, the default."""
+
+    def setUp(self):
+        super().setUp()
+        if 'inductor' not in all_backend_names():
+            self.skipTest('inductor is not built')
+        d = self.mkdir('partial')
+        for name in ['partial.backend', 'libfixture-partial.so']:
+            shutil.copy(os.path.join(FIXTURES, name), d)
+        self.env = {'REG_BACKEND_PATH': d + ':' + os.environ['REG_BACKEND_PATH']}
+        self.graph = self.write('mixed.graph', MIXED_GRAPH)
+
+    def test_explain(self):
+        result = regctl('run', self.graph, '--backend', 'partial', '--explain', '--max-values', '0',
+                        env=self.env)
+        self.assertExit(result, 0)
+        lines = result.stdout.splitlines()
+        self.assertEqual(lines[0], "backend: partial (partitioned: backend 'partial' does not take "
+                                   "relu, sum)")
+        self.assertEqual(lines[1:6], ['placement: 2 of 4 nodes on partial: matmul, add; '
+                                      '2 on inductor: relu, sum',
+                                      '  group 1 on partial: m', '  group 2 on inductor: r',
+                                      '  group 3 on partial: a', '  group 4 on inductor: s'])
+        # What eager computes for the whole graph (the same seed).
+        partitioned = parse_run('\n'.join([lines[0]] + lines[6:]))
+        eager = regctl('run', self.graph, '--backend', 'eager', '--max-values', '0', env=self.env)
+        for got, want in zip(partitioned['outputs'], parse_run(eager.stdout)['outputs']):
+            for g, w in zip(got[2], want[2]):
+                self.assertTrue(math.isclose(g, w, rel_tol=1e-5, abs_tol=1e-5), (got, want))
+        # A graph one backend compiles whole.
+        result = regctl('run', self.graph, '--backend', 'eager', '--explain', env=self.env)
+        self.assertEqual(result.stdout.splitlines()[1],
+                         'placement: 4 of 4 nodes on eager: matmul, relu, add, sum')
+
+    def test_json(self):
+        result = regctl('run', self.graph, '--backend', 'partial', '--json', env=self.env)
+        self.assertExit(result, 0)
+        run = json.loads(result.stdout)
+        self.assertEqual(set(run), {'backend', 'fallback_from', 'placement', 'outputs',
+                                    'compile_ms', 'call_ms'})
+        self.assertEqual(run['backend'], 'partial')
+        self.assertEqual(run['fallback_from'], 'partial')
+        self.assertEqual(run['placement'], [{'backend': 'partial', 'nodes': [2]},
+                                            {'backend': 'inductor', 'nodes': [3]},
+                                            {'backend': 'partial', 'nodes': [4]},
+                                            {'backend': 'inductor', 'nodes': [5]}])
+        self.assertEqual([(o['name'], o['shape']) for o in run['outputs']], [('s', []), ('a', [4, 4])])
+        self.assertEqual(len(run['outputs'][1]['values']), 8)
+
+    def test_strict(self):
+        result = regctl('run', self.graph, '--backend', 'partial', env=dict(self.env, REG_STRICT='1'))
+        self.assertExit(result, 1)
+        self.assertIn("backend 'partial' does not take relu, sum (the registry is strict", result.stderr)
+
+
 VERIFY_KEYS = {'name', 'verdict', 'reason', 'unsupported_ops', 'quarantined', 'time', 'module_path',
                'store_error'}
 
@@ -1918,6 +1997,23 @@ class TestVerify(RegctlTestCase):
         self.assertIn("graph 'op/sigmoid': output 0: largest error", by_name['verify_wrong']['reason'])
         self.assertIn('no result after 1 s', by_name['verify_hang']['reason'])
         self.assertEqual({n for n, c in by_name.items() if c['quarantined']}, {'verify_crash', 'verify_hang'})
+
+    def test_declared_operators(self):
+        # Held to its Operators=: ok when it computes them (the graphs that
+        # mix them with others partitioned), wrong when it refuses or
+        # miscomputes one, naming it.
+        d, env = self.fixtures('partial', 'verify-wrong')
+        result, checked = self.verify_json('partial', 'partial_refuses_add', 'verify_wrong_declared',
+                                           env=env)
+        self.assertExit(result, 1)
+        by_name = {c['name']: c for c in checked}
+        self.assertEqual(by_name['partial']['verdict'], 'ok')
+        self.assertEqual(by_name['partial_refuses_add']['verdict'], 'wrong-results')
+        self.assertIn("graph 'op/add': refused add, which it declares",
+                      by_name['partial_refuses_add']['reason'])
+        self.assertEqual(by_name['verify_wrong_declared']['verdict'], 'wrong-results')
+        self.assertIn("graph 'op/sigmoid', sigmoid on it: output 0",
+                      by_name['verify_wrong_declared']['reason'])
 
     def test_load_failed(self):
         d = self.mkdir('abi')
@@ -1997,7 +2093,7 @@ class TestVerify(RegctlTestCase):
         self.verify_json('verify_unsupported', env=env)
         result = regctl('list', '--all', env=dict(env, G_MESSAGES_DEBUG='Reg'))
         self.assertExit(result, 0)
-        self.assertEqual(result.stdout.count(' declared '), 8)
+        self.assertEqual(result.stdout.count(' declared '), 9)
         # Both stores, once each, however many backends are listed.  (GLib
         # prints debug messages on the standard output.)
         reads = re.findall(r'verdict store (\S+) read: ', result.stdout + result.stderr)

@@ -263,6 +263,29 @@ test_verdict_wrong_results (Fixture       *f,
   g_assert_false (reg_verdict_get_quarantines (verdict));
 }
 
+/* A backend that declares the operators it takes (Operators=) is held to
+ * them: the graphs of those only must compile on it and agree with eager,
+ * those that mix them with others agree once partitioned (partial
+ * refuses every other operator), and refusing one it declares is wrong,
+ * as is computing one wrong, the verdict naming the operator. */
+static void
+test_verdict_declared_operators (Fixture       *f,
+                                 gconstpointer  data)
+{
+  g_autofree char *partial_module = install_fixture (f->dir, "partial");
+  g_autofree char *wrong_module = install_fixture (f->dir, "verify-wrong");
+  g_autoptr(RegVerdict) ok = verify (f->registry, "partial", NULL);
+  g_autoptr(RegVerdict) refuses = verify (f->registry, "partial_refuses_add", NULL);
+  g_autoptr(RegVerdict) wrong = verify (f->registry, "verify_wrong_declared", NULL);
+
+  assert_kind (ok, REG_VERDICT_KIND_OK);
+  assert_kind (refuses, REG_VERDICT_KIND_WRONG_RESULTS);
+  assert_reason_contains (refuses, "graph 'op/add': refused add, which it declares: "
+                                   "partial_refuses_add: no add (node 2)");
+  assert_kind (wrong, REG_VERDICT_KIND_WRONG_RESULTS);
+  assert_reason_contains (wrong, "graph 'op/sigmoid', sigmoid on it: output 0: largest error ");
+}
+
 static void
 test_verdict_crashed (Fixture       *f,
                       gconstpointer  data)
@@ -1539,6 +1562,7 @@ main (int    argc,
   ADD ("/verify/verdict/ok", test_verdict_ok);
   ADD ("/verify/verdict/unsupported", test_verdict_unsupported);
   ADD ("/verify/verdict/wrong-results", test_verdict_wrong_results);
+  ADD ("/verify/verdict/declared-operators", test_verdict_declared_operators);
   ADD ("/verify/verdict/crashed", test_verdict_crashed);
   ADD ("/verify/verdict/crashed-stage", test_verdict_crashed_stage);
   ADD ("/verify/verdict/timeout", test_verdict_timeout);

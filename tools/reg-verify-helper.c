@@ -13,6 +13,12 @@
  * what the module reaches through reg_registry_get_default() is the
  * SEARCHDIRs of the registry that asked, in order, with the quarantine on.
  *
+ * A backend whose manifest declares the operators it takes (Operators=)
+ * is held to them: the graphs of those operators only compile on it
+ * directly, and refusing one is wrong; the graphs that mix them with
+ * others compile through that registry, which partitions them, the other
+ * nodes on the reference; the graphs of none of them are not its business.
+ *
  * The module's code runs here, so the parent takes nothing from this
  * process but its exit and the lines it writes on the standard output as
  * it was when the program started (the module's own writes go to the
@@ -231,8 +237,38 @@ note_failure (Results      *results,
                    g_strdup_printf ("graph '%s': %s failed: %s", name, stage, error->message));
 }
 
+/* The name of the reference when a graph is partitioned: registered
+ * beside the backend, and the fallback of the registry that has it. */
+#define REFERENCE_NAME "verify_reference"
+
+/* The operators of @c's graph, each once, in @declared (names, NULL for
+ * every operator) and not, as ", "-separated lists. */
 static void
-run_case (RegCompiler           *backend,
+split_operators (const ConformanceCase *c,
+                 const char * const    *declared,
+                 GString               *in,
+                 GString               *out)
+{
+  g_autoptr(GPtrArray) seen = g_ptr_array_new ();
+
+  for (guint i = 0; i < reg_graph_get_n_nodes (c->graph); i++)
+    {
+      const char *op = reg_graph_get_node_op (c->graph, i);
+      GString *list;
+
+      if (op == NULL || g_ptr_array_find_with_equal_func (seen, op, g_str_equal, NULL))
+        continue;
+      g_ptr_array_add (seen, (gpointer) op);
+      list = declared == NULL || g_strv_contains (declared, op) ? in : out;
+      g_string_append_printf (list, "%s%s", list->len > 0 ? ", " : "", op);
+    }
+}
+
+static void
+run_case (RegRegistry           *registry,
+          const char            *name,
+          RegCompiler           *backend,
+          const char * const    *declared,
           const ConformanceCase *c,
           GPtrArray             *want,
           Results               *results)
@@ -241,9 +277,26 @@ run_case (RegCompiler           *backend,
   g_autoptr(GPtrArray) got = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *problem = NULL;
+  g_autoptr(GString) taken = g_string_new (NULL);
+  g_autoptr(GString) others = g_string_new (NULL);
+
+  split_operators (c, declared, taken, others);
+  if (taken->len == 0 && others->len > 0)
+    return;
 
   say ("compiling", c->name, NULL);
-  fn = reg_compiler_compile (backend, c->graph, c->inputs, NULL, &error);
+  if (others->len == 0)
+    fn = reg_compiler_compile (backend, c->graph, c->inputs, NULL, &error);
+  else
+    fn = reg_registry_compile (registry, name, c->graph, c->inputs, NULL, &error);
+  if (fn == NULL && declared != NULL &&
+      g_error_matches (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_UNSUPPORTED_OP))
+    {
+      /* It said it takes them. */
+      g_ptr_array_add (results->wrong, g_strdup_printf ("graph '%s': refused %s, which it declares: %s",
+                                                        c->name, taken->str, error->message));
+      return;
+    }
   if (fn == NULL && g_error_matches (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_UNSUPPORTED_OP))
     {
       if (c->op == NULL)
@@ -263,7 +316,10 @@ run_case (RegCompiler           *backend,
   if (got == NULL)
     note_failure (results, c->name, "call", error);
   else if (!conformance_compare (c, got, want, &problem))
-    g_ptr_array_add (results->wrong, g_strdup_printf ("graph '%s': %s", c->name, problem));
+    g_ptr_array_add (results->wrong,
+                     declared != NULL
+                     ? g_strdup_printf ("graph '%s', %s on it: %s", c->name, taken->str, problem)
+                     : g_strdup_printf ("graph '%s': %s", c->name, problem));
 }
 
 /* "WHAT (and N more of the M graphs)" */
@@ -280,9 +336,12 @@ first_and_more (GPtrArray *failed,
 
 /* Says the verdict, the last line; returns the exit status. */
 static int
-check (RegCompiler *backend,
-       GPtrArray   *cases,
-       GPtrArray   *wants)
+check (RegRegistry        *registry,
+       const char         *name,
+       RegCompiler        *backend,
+       const char * const *declared,
+       GPtrArray          *cases,
+       GPtrArray          *wants)
 {
   g_autoptr(GPtrArray) refused_ops = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) refused_graphs = g_ptr_array_new_with_free_func (g_free);
@@ -294,7 +353,8 @@ check (RegCompiler *backend,
   gboolean ok;
 
   for (guint i = 0; i < cases->len; i++)
-    run_case (backend, g_ptr_array_index (cases, i), g_ptr_array_index (wants, i), &results);
+    run_case (registry, name, backend, declared, g_ptr_array_index (cases, i),
+              g_ptr_array_index (wants, i), &results);
 
   g_ptr_array_add (refused_ops, NULL);
   g_ptr_array_add (refused_graphs, NULL);
@@ -329,9 +389,9 @@ check (RegCompiler *backend,
 /* The reference's outputs for every case, computed before any code of
  * the module runs. */
 static GPtrArray *
-reference_outputs (GPtrArray *cases)
+reference_outputs (RegCompiler *reference,
+                   GPtrArray   *cases)
 {
-  g_autoptr(RegCompiler) reference = reference_new ();
   GPtrArray *wants = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
 
   for (guint i = 0; i < cases->len; i++)
@@ -372,6 +432,7 @@ main (int    argc,
   g_autoptr(RegRegistry) registry = NULL;
   g_autoptr(RegBackendInfo) info = NULL;
   g_autoptr(RegCompiler) backend = NULL;
+  g_autoptr(RegCompiler) reference = NULL;
   g_autoptr(GPtrArray) cases = NULL;
   g_autoptr(GPtrArray) wants = NULL;
   g_autoptr(GError) error = NULL;
@@ -408,8 +469,16 @@ main (int    argc,
   info = reg_registry_get_backend_info (registry, names[0]);
 
   cases = conformance_cases_new ();
-  wants = reference_outputs (cases);
+  reference = reference_new ();
+  wants = reference_outputs (reference, cases);
   watch_address_space ();
+
+  /* The other nodes of the graphs the registry partitions, whatever the
+   * environment says of fallbacks and strictness. */
+  if (!reg_registry_register_backend (registry, REFERENCE_NAME, reference, NULL, &error))
+    g_error ("the reference cannot be registered: %s", error->message);
+  reg_registry_set_fallback_backends (registry, (const char *[]) { REFERENCE_NAME, NULL });
+  reg_registry_set_strict (registry, FALSE);
 
   /* The handshake: from here on, what happens is the module's doing. */
   if (!say ("loading", names[0], NULL))
@@ -434,5 +503,5 @@ main (int    argc,
   if (backend == NULL)
     return say ("load-failed", error->message, NULL) ? 0 : 1;
 
-  return check (backend, cases, wants);
+  return check (registry, names[0], backend, reg_backend_info_get_operators (info), cases, wants);
 }

@@ -491,6 +491,7 @@ print_info_text (RegRegistry    *registry,
   g_autofree char *loader = regctl_escape (loader_of (info));
   g_autofree char *entry_point = regctl_escape (reg_backend_info_get_entry_point (info));
   const char * const *authors = reg_backend_info_get_authors (info);
+  const char * const *operators = reg_backend_info_get_operators (info);
   const struct { const char *label; const char *value; } about[] = {
     { "Version:  ", reg_backend_info_get_version (info) },
     { "Website:  ", reg_backend_info_get_website (info) },
@@ -513,6 +514,14 @@ print_info_text (RegRegistry    *registry,
   else
     regctl_print ("Default:      no\n");
   regctl_print ("Shareable:    %s\n", is_shareable (info) ? "yes" : "no");
+  if (operators == NULL)
+    regctl_print ("Operators:    all\n");
+  else
+    {
+      g_autofree char *joined = g_strjoinv (", ", (char **) operators);
+
+      regctl_print ("Operators:    %s\n", operators[0] != NULL ? joined : "none");
+    }
   for (gsize i = 0; i < G_N_ELEMENTS (about); i++)
     if (about[i].value != NULL)
       {
@@ -548,6 +557,11 @@ print_info_json (RegBackendInfo *info,
 
   append_info_json (out, info, "  ");
   g_string_append_printf (out, ",\n  \"shareable\": %s", is_shareable (info) ? "true" : "false");
+  g_string_append (out, ",\n  \"operators\": ");
+  if (reg_backend_info_get_operators (info) != NULL)
+    regctl_json_append_strv (out, reg_backend_info_get_operators (info));
+  else
+    g_string_append (out, "null");
   g_string_append (out, ",\n  \"manifest_path\": ");
   regctl_json_append_string (out, reg_backend_info_get_manifest_path (info));
   g_string_append (out, ",\n  \"shadowed_manifests\": ");

@@ -337,6 +337,180 @@ parse_options_for (char           **specs,
 
 /* ---- run ---------------------------------------------------------------- */
 
+/* Where @fn runs the nodes of @graph: its placement, or, for a function
+ * one backend compiled whole, every operator node on that backend. */
+static GVariant *
+dup_placement (RegCompiledFn *fn,
+               RegGraph      *graph)
+{
+  GVariant *placement = reg_compiled_fn_dup_placement (fn);
+  g_autoptr(GArray) nodes = NULL;
+
+  if (placement != NULL)
+    return placement;
+
+  nodes = g_array_new (FALSE, FALSE, sizeof (guint32));
+  for (guint i = 0; i < reg_graph_get_n_nodes (graph); i++)
+    if (reg_graph_get_node_kind (graph, i) == REG_NODE_OP)
+      g_array_append_val (nodes, i);
+
+  return g_variant_ref_sink (g_variant_new_parsed ("[(%s, %@au)]", reg_compiled_fn_get_backend (fn),
+                                                   g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32,
+                                                                              nodes->data, nodes->len,
+                                                                              sizeof (guint32))));
+}
+
+/* "5 of 7 nodes on dsp: matmul, add; 2 on inductor: sum, exp": the nodes
+ * of each backend, in the order the backends first run, with the
+ * operators they call in the order they first appear; then one line per
+ * group, its nodes by name. */
+static void
+print_placement (GVariant *placement,
+                 RegGraph *graph)
+{
+  g_autoptr(GString) line = g_string_new ("placement: ");
+  g_autoptr(GPtrArray) backends = g_ptr_array_new ();
+  guint n_total = 0;
+  gsize n_groups = g_variant_n_children (placement);
+
+  for (gsize g = 0; g < n_groups; g++)
+    {
+      const char *backend;
+      g_autoptr(GVariant) nodes = NULL;
+
+      g_variant_get_child (placement, g, "(&s@au)", &backend, &nodes);
+      n_total += g_variant_n_children (nodes);
+      if (!g_ptr_array_find_with_equal_func (backends, backend, g_str_equal, NULL))
+        g_ptr_array_add (backends, (gpointer) backend);
+    }
+
+  for (guint b = 0; b < backends->len; b++)
+    {
+      g_autoptr(GPtrArray) ops = g_ptr_array_new ();
+      g_autofree char *shown = regctl_escape (backends->pdata[b]);
+      guint n = 0;
+
+      for (gsize g = 0; g < n_groups; g++)
+        {
+          const char *backend;
+          g_autoptr(GVariant) nodes = NULL;
+          const guint32 *ids;
+          gsize n_ids;
+
+          g_variant_get_child (placement, g, "(&s@au)", &backend, &nodes);
+          if (!g_str_equal (backend, backends->pdata[b]))
+            continue;
+          ids = g_variant_get_fixed_array (nodes, &n_ids, sizeof (guint32));
+          n += n_ids;
+          for (gsize k = 0; k < n_ids; k++)
+            if (!g_ptr_array_find (ops, reg_graph_get_node_op (graph, ids[k]), NULL))
+              g_ptr_array_add (ops, (gpointer) reg_graph_get_node_op (graph, ids[k]));
+        }
+      g_ptr_array_add (ops, NULL);
+      if (b == 0)
+        g_string_append_printf (line, "%u of %u nodes on %s", n, n_total, shown);
+      else
+        g_string_append_printf (line, "; %u on %s", n, shown);
+      if (ops->len > 1)
+        {
+          g_autofree char *joined = g_strjoinv (", ", (char **) ops->pdata);
+
+          g_string_append_printf (line, ": %s", joined);
+        }
+    }
+  regctl_print ("%s\n", line->str);
+
+  for (gsize g = 0; g < n_groups && n_groups > 1; g++)
+    {
+      const char *backend;
+      g_autoptr(GVariant) nodes = NULL;
+      g_autoptr(GString) names = g_string_new (NULL);
+      g_autofree char *shown = NULL;
+      g_autofree char *shown_names = NULL;
+      const guint32 *ids;
+      gsize n_ids;
+
+      g_variant_get_child (placement, g, "(&s@au)", &backend, &nodes);
+      ids = g_variant_get_fixed_array (nodes, &n_ids, sizeof (guint32));
+      for (gsize k = 0; k < n_ids; k++)
+        {
+          const char *name = reg_graph_get_node_name (graph, ids[k]);
+
+          g_string_append (names, k > 0 ? ", " : "");
+          if (name != NULL)
+            g_string_append (names, name);
+          else
+            g_string_append_printf (names, "%%%u", ids[k]);
+        }
+      shown = regctl_escape (backend);
+      shown_names = regctl_escape (names->str);
+      regctl_print ("  group %" G_GSIZE_FORMAT " on %s: %s\n", g + 1, shown, shown_names);
+    }
+}
+
+/* What `regctl run --json` prints. */
+static void
+print_run_json (const char *backend,
+                Fallback   *fallback,
+                GVariant   *placement,
+                RegGraph   *graph,
+                GPtrArray  *outputs,
+                guint       max_values,
+                gint64      compile_ns,
+                gint64      call_ns)
+{
+  g_autoptr(GString) out = g_string_new ("{\n  \"backend\": ");
+  char number[G_ASCII_DTOSTR_BUF_SIZE];
+
+  regctl_json_append_string (out, backend);
+  g_string_append (out, ",\n  \"fallback_from\": ");
+  regctl_json_append_string (out, fallback->failed);
+  g_string_append (out, ",\n  \"placement\": [");
+  for (gsize g = 0; g < g_variant_n_children (placement); g++)
+    {
+      const char *name;
+      g_autoptr(GVariant) nodes = NULL;
+      const guint32 *ids;
+      gsize n_ids;
+
+      g_variant_get_child (placement, g, "(&s@au)", &name, &nodes);
+      ids = g_variant_get_fixed_array (nodes, &n_ids, sizeof (guint32));
+      g_string_append_printf (out, "%s\n    {\"backend\": ", g > 0 ? "," : "");
+      regctl_json_append_string (out, name);
+      g_string_append (out, ", \"nodes\": [");
+      for (gsize k = 0; k < n_ids; k++)
+        g_string_append_printf (out, "%s%u", k > 0 ? ", " : "", ids[k]);
+      g_string_append (out, "]}");
+    }
+  g_string_append (out, "\n  ],\n  \"outputs\": [");
+  for (guint i = 0; i < outputs->len; i++)
+    {
+      RegTensor *tensor = g_ptr_array_index (outputs, i);
+      const char *name = reg_graph_get_node_name (graph, reg_graph_get_outputs (graph, NULL)[i]);
+      guint n_dims;
+      const gint64 *shape = reg_tensor_get_shape (tensor, &n_dims);
+      gsize n_elements;
+      const float *data = reg_tensor_get_data (tensor, &n_elements);
+      gsize n_shown = max_values > 0 ? MIN (n_elements, max_values) : n_elements;
+
+      g_string_append_printf (out, "%s\n    {\"name\": ", i > 0 ? "," : "");
+      regctl_json_append_string (out, name);
+      g_string_append (out, ", \"shape\": [");
+      for (guint d = 0; d < n_dims; d++)
+        g_string_append_printf (out, "%s%" G_GINT64_FORMAT, d > 0 ? ", " : "", shape[d]);
+      /* JSON has no NaN or infinity: those are null. */
+      g_string_append (out, "], \"values\": [");
+      for (gsize k = 0; k < n_shown; k++)
+        g_string_append_printf (out, "%s%s", k > 0 ? ", " : "",
+                                isfinite (data[k]) ? g_ascii_formatd (number, sizeof number, "%.9g", data[k])
+                                                   : "null");
+      g_string_append (out, "]}");
+    }
+  g_string_append_printf (out, "\n  ],\n  \"compile_ms\": %s", g_ascii_formatd (number, sizeof number, "%.3f", compile_ns / 1e6));
+  g_string_append_printf (out, ",\n  \"call_ms\": %s\n}\n", g_ascii_formatd (number, sizeof number, "%.3f", call_ns / 1e6));
+  regctl_write_stdout (out->str, out->len);
+}
+
 int
 regctl_run (const RegctlCommand  *command,
             int                   argc,
@@ -351,6 +525,8 @@ regctl_run (const RegctlCommand  *command,
   int size = RUN_DEFAULT_SIZE;
   int max_values = DEFAULT_MAX_VALUES;
   gboolean print_inputs = FALSE;
+  gboolean explain = FALSE;
+  gboolean json = FALSE;
   const GOptionEntry entries[] = {
     { "backend", 'b', 0, G_OPTION_ARG_FILENAME, &backend,
       "Compile on backend NAME (default: the registry's default backend)", "NAME" },
@@ -367,6 +543,10 @@ regctl_run (const RegctlCommand  *command,
       "Print the inputs' values too", NULL },
     { "max-values", 'n', 0, G_OPTION_ARG_INT, &max_values,
       "Print at most N values of each tensor (default 8, 0 for all)", "N" },
+    { "explain", 'e', 0, G_OPTION_ARG_NONE, &explain,
+      "Print which backend runs each node", NULL },
+    { "json", 'j', 0, G_OPTION_ARG_NONE, &json,
+      "Print the result as JSON, with where each node runs", NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &positionals, NULL, NULL },
     G_OPTION_ENTRY_NULL
   };
@@ -378,6 +558,7 @@ regctl_run (const RegctlCommand  *command,
   g_autoptr(RegBackendInfo) info = NULL;
   g_autoptr(RegCompiledFn) fn = NULL;
   g_autoptr(GPtrArray) outputs = NULL;
+  g_autoptr(GVariant) placement = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *default_name = NULL;
   g_autofree char *compile_ms = NULL;
@@ -474,8 +655,20 @@ regctl_run (const RegctlCommand  *command,
       return REGCTL_EXIT_FAILURE;
     }
 
+  placement = dup_placement (fn, graph);
+  if (json)
+    {
+      print_run_json (compiled_by, &fallback, placement, graph, outputs, max_values,
+                      compile_ns, call_ns);
+      return REGCTL_EXIT_OK;
+    }
+
   shown_backend = regctl_escape (compiled_by);
-  if (fallback.failed != NULL)
+  if (fallback.failed != NULL && g_variant_n_children (placement) > 1)
+    {
+      regctl_print ("backend: %s (partitioned: %s)\n", shown_backend, fallback.reason);
+    }
+  else if (fallback.failed != NULL)
     {
       g_autofree char *shown_failed = regctl_escape (fallback.failed);
 
@@ -485,6 +678,9 @@ regctl_run (const RegctlCommand  *command,
     {
       regctl_print ("backend: %s%s\n", shown_backend, backend != NULL ? "" : " (default)");
     }
+
+  if (explain)
+    print_placement (placement, graph);
 
   input_ids = reg_graph_get_inputs (graph, NULL);
   for (guint i = 0; i < inputs->len; i++)

@@ -253,6 +253,43 @@ const ThrowingCompiler = GObject.registerClass({
     }
 });
 
+// Takes matmul and add only, computes them with `eager`, and says so in
+// vfunc_dup_supported_nodes.
+const PartialCompiler = GObject.registerClass({
+    Implements: [Reg.Compiler],
+}, class PartialCompiler extends GObject.Object {
+    _init(eager) {
+        super._init();
+        this._eager = eager;
+        this.asked = 0;
+    }
+
+    vfunc_compile(graph, exampleInputs, options) {
+        for (let i = 0; i < graph.get_n_nodes(); i++) {
+            const op = graph.get_node_op(i);
+            if (op !== null && op !== 'matmul' && op !== 'add') {
+                throw new GLib.Error(Reg.CompilerError, Reg.CompilerError.UNSUPPORTED_OP,
+                    `js_partial: no ${op}`);
+            }
+        }
+        return this._eager.compile(graph, exampleInputs, null);
+    }
+
+    vfunc_dup_name() {
+        return 'js_partial';
+    }
+
+    vfunc_dup_supported_nodes(graph, exampleInputs) {
+        this.asked++;
+        const ids = [];
+        for (let i = 0; i < graph.get_n_nodes(); i++) {
+            if (['matmul', 'add'].includes(graph.get_node_op(i)))
+                ids.push(i);
+        }
+        return new GLib.Variant('au', ids);
+    }
+});
+
 // -- Tests ---------------------------------------------------------------------
 
 const tests = [];
@@ -521,6 +558,39 @@ test('a JavaScript backend agrees with eager', () => {
     assertEqual(mine[1].get_shape(), []);
     for (let i = 0; i < 2; i++)
         assert(mine[i].allclose(eager[i], 1e-5, 1e-5), `output ${i} differs`);
+}, {modules: true});
+
+test('a JavaScript backend that takes part of a graph', () => {
+    const registry = Reg.Registry.new();
+    registry.fallback_backends = ['eager'];
+    const partial = new PartialCompiler(registry.lookup_backend('eager'));
+    registry.register_backend(null, partial, null);
+    const graph = Reg.Graph.new_from_string(`graph(x, y):
+  m = matmul(x, y)
+  r = relu(m)
+  a = add(r, x)
+  s = sum(a)
+  return (s, a)
+`);
+    const x = tensor(randomValues(4), [2, 2]), y = tensor(randomValues(4), [2, 2]);
+    const eager = registry.compile('eager', graph, [x, y], null).call([x, y]);
+    const placement = [['js_partial', [2]], ['eager', [3]], ['js_partial', [4]], ['eager', [5]]];
+    for (let i = 0; i < 50; i++) {
+        const fn = registry.compile('js_partial', graph, [x, y], null);
+        assertEqual(fn.dup_placement().deepUnpack(), placement);
+        const out = fn.call([x, y]);
+        for (let k = 0; k < 2; k++)
+            assert(out[k].allclose(eager[k], 0, 0), `output ${k} differs`);
+        System.gc();
+    }
+    // Asynchronously: its methods run in this thread.
+    const out = runAsync(async () => {
+        const fn = await registry.compile_async('js_partial', graph, [x, y], null, null);
+        assertEqual(fn.dup_placement().deepUnpack(), placement);
+        return fn.call_async([x, y], null);
+    });
+    assert(out[0].allclose(eager[0], 0, 0), 'asynchronous output differs');
+    assert(partial.asked > 0, 'never asked');
 }, {modules: true});
 
 test('FuncCompiler with a JavaScript closure', () => {

@@ -200,6 +200,45 @@ class FnCompiler(GObject.Object, Reg.Compiler):
         return self.fn_class()
 
 
+class PartialCompiler(GObject.Object, Reg.Compiler):
+    """Takes matmul and add only, and computes them with eager; says so in
+    dup_supported_nodes."""
+
+    TAKES = ("matmul", "add")
+
+    def __init__(self, eager, claims=TAKES):
+        super().__init__()
+        self.eager = eager
+        self.claims = claims
+        self.asked = 0
+
+    def do_compile(self, graph, example_inputs, options):
+        for i in range(graph.get_n_nodes()):
+            op = graph.get_node_op(i)
+            if op is not None and op not in self.TAKES:
+                raise GLib.Error.new_literal(COMPILER_ERROR, "py_partial: no %s" % op,
+                                             Reg.CompilerError.UNSUPPORTED_OP)
+        return self.eager.compile(graph, example_inputs, None)
+
+    def do_dup_name(self):
+        return "py_partial"
+
+    def do_dup_supported_nodes(self, graph, example_inputs):
+        self.asked += 1
+        return GLib.Variant("au", [i for i in range(graph.get_n_nodes())
+                                   if graph.get_node_op(i) in self.claims])
+
+
+PARTIAL_TEXT = """\
+graph(x, y):
+  m = matmul(x, y)
+  r = relu(m)
+  a = add(r, x)
+  s = sum(a)
+  return (s, a)
+"""
+
+
 if np is not None:
     class NumpyFn(GObject.Object, Reg.CompiledFn):
         def __init__(self, program):
@@ -1490,6 +1529,53 @@ class TestLifetimes(RegTestCase):
 
 
 class TestPythonBackends(RegTestCase):
+    def test_partial_backend(self):
+        """A backend that takes matmul and add: the registry runs relu and
+        sum on the fallback, and says where each node ran."""
+        r = Reg.Registry.new()
+        r.set_fallback_backends(["eager"])
+        partial = PartialCompiler(r.lookup_backend("eager"))
+        r.register_backend(None, partial, None)
+        heard = []
+        r.connect("fallback", lambda reg, failed, next_, error: heard.append((failed, next_, error.message)))
+        graph = Reg.Graph.new_from_string(PARTIAL_TEXT)
+        x = tensor([0.5, -1, 2, 0.25], [2, 2])
+        y = tensor([1, 2, -3, 0.5], [2, 2])
+        want = [t.get_data() for t in r.compile("eager", graph, [x, y], None).call([x, y])]
+        # Many times: the variant the method returns is handed over once.
+        for _ in range(200):
+            fn = r.compile("py_partial", graph, [x, y], None)
+            self.assertEqual(fn.get_backend(), "py_partial")
+            self.assertEqual(fn.dup_placement().unpack(),
+                             [("py_partial", [2]), ("eager", [3]), ("py_partial", [4]), ("eager", [5])])
+            for got, expected in zip(fn.call([x, y]), want):
+                self.assertEqual(got.get_data(), expected)
+            collect()
+        self.assertEqual(heard[0], ("py_partial", "eager", "backend 'py_partial' does not take relu, sum"))
+        self.assertEqual(len(heard), 200)
+        # One function compiled whole has no placement.
+        self.assertIsNone(r.compile("eager", graph, [x, y], None).dup_placement())
+        # Strict: the operators it does not take, named.
+        r.props.strict = True
+        with self.assertRaises(GLib.Error) as cm:
+            r.compile("py_partial", graph, [x, y], None)
+        self.assertGError(cm, COMPILER_ERROR, Reg.CompilerError.UNSUPPORTED_OP,
+                          "backend 'py_partial' does not take relu, sum (the registry is strict: "
+                          "nothing else runs them)")
+
+    def test_partial_backend_that_lies(self):
+        """A node it says it takes and then refuses: the graph falls back
+        whole."""
+        r = Reg.Registry.new()
+        r.set_fallback_backends(["eager"])
+        r.register_backend(None, PartialCompiler(r.lookup_backend("eager"), ("matmul", "add", "relu")),
+                           None)
+        graph = Reg.Graph.new_from_string(PARTIAL_TEXT)
+        x = tensor([1, 2, 3, 4], [2, 2])
+        fn = r.compile("py_partial", graph, [x, x], None)
+        self.assertEqual(fn.get_backend(), "eager")
+        self.assertIsNone(fn.dup_placement())
+
     def test_scenario(self):
         """Register a custom backend, get a signal, list, compile, call."""
         r = Reg.Registry.new()

@@ -120,6 +120,12 @@ class ScaleCompiler : Object, Reg.Compiler {
     public Reg.CompilerFlags get_flags () {
         return Reg.CompilerFlags.NONE;
     }
+
+    /* Likewise: it takes every node. */
+    public Variant? dup_supported_nodes (Reg.Graph graph, GenericArray<Reg.Tensor> example_inputs)
+        throws Error {
+        return null;
+    }
 }
 
 void test_list () {

@@ -5,6 +5,8 @@
  * Computes sigmoid as tanh (the graph is rebuilt with the one operator
  * swapped, then interpreted as eager does) and everything else right:
  * `regctl verify` finds wrong results, on a graph with sigmoid.
+ * verify_wrong_declared does the same, its manifest declaring that it
+ * takes sigmoid and add only (Operators=): the verdict names sigmoid.
  */
 
 #include <gmodule.h>
@@ -76,10 +78,13 @@ compile (RegGraph   *graph,
 }
 
 static const FixtureCompilerSpec spec = { "verify_wrong", NULL, compile };
+static const FixtureCompilerSpec declared = { "verify_wrong_declared", NULL, compile };
 
 G_MODULE_EXPORT void
 reg_module_load (RegModule *module)
 {
   fixture_eager_register (G_TYPE_MODULE (module));
   reg_module_add_backend (module, "verify_wrong", fixture_compiler_register (G_TYPE_MODULE (module), &spec));
+  reg_module_add_backend (module, "verify_wrong_declared",
+                          fixture_compiler_register (G_TYPE_MODULE (module), &declared));
 }
