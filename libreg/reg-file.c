@@ -38,6 +38,10 @@ set_errno_error (GError     **error,
 {
   int saved_errno = errno;
 
+  /* g_strerror() converts the message to UTF-8 through iconv, which a
+   * missing file (a verdict store that was never written) need not pay. */
+  if (error == NULL)
+    return FALSE;
   g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
                "%s%s", prefix, g_strerror (saved_errno));
   return FALSE;
