@@ -77,6 +77,12 @@ RegCompiledFn   *_reg_compile_cache_begin            (RegCompileCache      *cach
                                                       gboolean              compiles_here,
                                                       GCancellable         *cancellable,
                                                       RegCompileCacheMiss **miss);
+/* Gives up the claim of @miss, which stays the caller's to settle: its
+ * compile turned out to go on where a waiter could block it (the groups
+ * of a partitioned compile_async, which the caller's main context
+ * compiles).  The waiters compile themselves. */
+void             _reg_compile_cache_disown           (RegCompileCache      *cache,
+                                                      RegCompileCacheMiss  *miss);
 /* Ends the compile of @miss with its function (@fn, nullable) of the
  * estimated memory @cost; @miss is no longer the caller's.  The function
  * is kept unless the compile was dropped meanwhile (see below) or @cost

@@ -577,6 +577,23 @@ _reg_compile_cache_begin (RegCompileCache      *cache,
 }
 
 void
+_reg_compile_cache_disown (RegCompileCache     *cache,
+                           RegCompileCacheMiss *miss)
+{
+  Entry *entry = (Entry *) miss;
+
+  g_mutex_lock (&cache->mutex);
+  if (entry->owner != NULL)
+    {
+      entry->owner = NULL;
+      g_hash_table_steal (cache->entries, entry);
+      g_hash_table_add (cache->unclaimed, entry);
+      g_cond_broadcast (&cache->settled);
+    }
+  g_mutex_unlock (&cache->mutex);
+}
+
+void
 _reg_compile_cache_settle (RegCompileCache     *cache,
                            RegCompileCacheMiss *miss,
                            RegCompiledFn       *fn,

@@ -957,6 +957,10 @@ attempt_begin_in_worker (GTask        *step,
       !_reg_binding_is_thread_bound (G_OBJECT_TYPE (attempt->compiler)) &&
       !attempt_select (attempt, &ac->chain, ac->graph, ac->example_inputs, &error))
     g_clear_pointer (&attempt, attempt_free);
+  /* The groups compile in the caller's context, which may block waiting
+   * for this key: nobody waits for them. */
+  if (attempt != NULL && attempt->partition != NULL && attempt->miss != NULL)
+    _reg_compile_cache_disown (attempt->registry->cache, attempt->miss);
   if (attempt != NULL && attempt->hit == NULL && attempt->partition == NULL &&
       _reg_compiler_compiles_in_worker (attempt->compiler))
     {

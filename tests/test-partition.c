@@ -837,6 +837,44 @@ test_async (Fixture       *f,
   g_assert_cmpint (f->dsp->compiles, ==, 2);
 }
 
+/* A compile_async of a graph it partitions, then a compile of the same
+ * key in the main thread before the first is done: the groups of the first
+ * compile in this main context, so the second must not wait for it (it
+ * compiles on its own), and both give a function. */
+static void
+test_async_then_sync (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autoptr(RegGraph) graph = graph_new_from_string (mixed_text);
+  g_autoptr(GPtrArray) inputs = inputs_for (graph);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(RegCompiledFn) first = NULL;
+  g_autoptr(RegCompiledFn) second = NULL;
+  g_autoptr(GError) error = NULL;
+  guint64 misses = 0;
+  Watchdog dog;
+
+  f->dsp->flags = REG_COMPILER_FLAGS_SHAREABLE;
+  watchdog_arm (&dog);
+  reg_registry_compile_async (f->registry, "dsp", graph, inputs, NULL, NULL,
+                              compiled_cb, &result);
+  /* The worker has looked in the cache: the key is taken. */
+  while (misses == 0)
+    {
+      g_usleep (1000);
+      reg_registry_get_compile_cache_counters (f->registry, NULL, &misses, NULL);
+    }
+  second = reg_registry_compile (f->registry, "dsp", graph, inputs, NULL, &error);
+  g_assert_no_error (error);
+  while (result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  first = reg_registry_compile_finish (f->registry, result, &error);
+  g_assert_no_error (error);
+  watchdog_disarm (&dog);
+  g_assert_nonnull (first);
+  g_assert_nonnull (second);
+}
+
 /* Cancelled while its groups compile: cancelled, and nothing is kept,
  * not even in the cache. */
 static void
@@ -893,6 +931,7 @@ main (int   argc,
   ADD ("/partition/debug-summary", test_debug_summary);
   ADD ("/partition/async", test_async);
   ADD ("/partition/async/cancel", test_async_cancel_between_groups);
+  ADD ("/partition/async/then-sync", test_async_then_sync);
 
   return g_test_run ();
 }
