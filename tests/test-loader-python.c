@@ -199,6 +199,8 @@ test_failures (void)
                              "attribute 'Missing'", NULL } },
     { "py_not_compiler", { "regfix_wrong.NotACompiler() returned a regfix_wrong+NotACompiler, "
                            "which does not implement Reg.Compiler", NULL } },
+    { "py_not_initialised", { "regfix_wrong.NotInitialised() returned a GObject.Object that "
+                              "was never initialised", NULL } },
     { "py_not_gobject", { "regfix_wrong.NotAGObject is a class, but not a GObject.Object "
                           "implementing Reg.Compiler", NULL } },
     { "py_not_callable", { "regfix_wrong.NOT_CALLABLE is a value of type int, not a class "

@@ -601,6 +601,7 @@ make (GObject     *loaded,
   RegPythonSource *self = REG_PYTHON_SOURCE (loaded);
   RegCompiler *compiler = NULL;
   PyObject *object, *made = NULL;
+  int is_gobject = 1;
   g_autofree char *what = g_strdup_printf ("%s.%s", self->name, entry);
   PyGILState_STATE gil;
 
@@ -610,7 +611,12 @@ make (GObject     *loaded,
   if (object == NULL)
     goto out;
 
-  if (PyType_Check (object) && !py.PyObject_IsSubclass (object, gobject_class))
+  if (PyType_Check (object) && (is_gobject = py.PyObject_IsSubclass (object, gobject_class)) < 0)
+    {
+      set_error_from_exception (error, what);
+      goto out;
+    }
+  if (PyType_Check (object) && !is_gobject)
     {
       LOADER_ERROR (error, "%s is a class, but not a GObject.Object implementing "
                     "Reg.Compiler", what);
@@ -642,6 +648,12 @@ make (GObject     *loaded,
       LOADER_ERROR (error, "%s() returned a value of type %s, not a GObject.Object "
                     "implementing Reg.Compiler", what, type);
       py.PyErr_Clear ();
+      goto out;
+    }
+  if (pygobject_get (made) == NULL)
+    {
+      LOADER_ERROR (error, "%s() returned a GObject.Object that was never initialised "
+                    "(its __init__ does not call GObject.Object.__init__)", what);
       goto out;
     }
   if (!REG_IS_COMPILER (pygobject_get (made)))

@@ -16,6 +16,11 @@ class NotAGObject:
     pass
 
 
+class NotInitialised(GObject.Object):
+    def __init__(self):
+        pass  # never chains up: no GObject behind the wrapper
+
+
 NOT_CALLABLE = 42
 
 
