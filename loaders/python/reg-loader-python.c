@@ -534,6 +534,14 @@ load (const char  *dir,
     }
 
   g_hash_table_remove (failed, source);
+  /* The import ran Python code, which lets other threads take the GIL:
+   * another registry may have loaded the same module meanwhile. */
+  loaded = g_hash_table_lookup (sources, source);
+  if (loaded != NULL)
+    {
+      decref (module);
+      goto out;
+    }
   loaded = g_object_new (REG_TYPE_PYTHON_SOURCE, NULL);
   loaded->name = g_strdup (source);
   loaded->module = module;
