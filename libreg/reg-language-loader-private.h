@@ -36,6 +36,11 @@ typedef struct
   /* Python only, in a program that runs Python already: what identifies
    * that interpreter's environment ("python MAJOR.MINOR SYS.PREFIX"). */
   char          *(*environment) (void);
+  /* Python only: the files the module @source is made of (see
+   * _reg_language_loader_dup_python_files()), found without running them,
+   * starting the interpreter if it runs not yet. */
+  char         **(*source_files) (const char  *source,
+                                  GError     **error);
 } RegLoaderModule;
 
 /* "python MAJOR.MINOR PREFIX" of the interpreter a Python backend would
@@ -45,5 +50,16 @@ typedef struct
  * built-in prefix).  Part of the key of Python backends' verdicts.  Newly
  * allocated. */
 char *_reg_language_loader_dup_python_environment (void);
+
+/* The files of the Python module @source, as the interpreter a backend
+ * would run in finds them: its top-level package's source files and
+ * extension modules, or the one file of a top-level module.  Part of the
+ * key of Python backends' verdicts, so that a verdict holds only for the
+ * code it judged.  Starts the interpreter (a check runs the module's
+ * code next anyway), and runs none of the module's.  NULL, with the
+ * reason in @error, when the loader or the interpreter is missing or the
+ * files are too many to list.  Newly allocated. */
+char **_reg_language_loader_dup_python_files (const char  *source,
+                                              GError     **error);
 
 G_END_DECLS

@@ -436,3 +436,19 @@ _reg_language_loader_dup_python_environment (void)
   return g_strdup_printf ("python %s %s", REG_PYTHON_VERSION,
                           home != NULL && home[0] != '\0' ? home : REG_PYTHON_PREFIX);
 }
+
+char **
+_reg_language_loader_dup_python_files (const char  *source,
+                                       GError     **error)
+{
+  char **files;
+
+  if (language_open (&python, error) == NULL)
+    return NULL;
+
+  files = python.module->source_files (source, error);
+  if (files == NULL)
+    escape_error (error);
+
+  return files;
+}

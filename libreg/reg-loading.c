@@ -324,21 +324,81 @@ record_failure (RegRegistry  *self,
   return changed;
 }
 
-/* Verdict keys */
+/* Verdict keys
+ *
+ * A C backend's verdicts are recorded against its module file.  A Python
+ * or JavaScript backend has none of its own: its verdicts are recorded
+ * against a key file in the user's cache, named after what decides a
+ * check's result, which it holds as text: the manifest and the source (an
+ * ES module file) with their stamps, and for Python the interpreter's
+ * environment.  Below that text, a Python backend's key file lists the
+ * files of its module, which only the interpreter can find, with their
+ * stamps when it was last checked.  A verdict holds while the key file is
+ * the one it was recorded against and those files are as listed: an
+ * edited module is checked anew. */
+
+/* Key files are small: the lines above, and a line per file of a module. */
+#define VERDICT_KEY_MAX_SIZE (4 << 20)
 
 static void
-append_stamp (GString    *key,
-              const char *what,
+append_stamp (GString    *text,
               const char *path)
 {
   RegFileStamp stamp;
 
-  g_string_append_printf (key, "%s=%s", what, path);
   if (_reg_file_stamp_get (path, &stamp, NULL))
-    g_string_append_printf (key, " %" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT " %" G_GINT64_FORMAT
-                            " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT,
+    g_string_append_printf (text, "%" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT ":%" G_GINT64_FORMAT
+                            ":%" G_GINT64_FORMAT ":%" G_GINT64_FORMAT,
                             stamp.dev, stamp.ino, stamp.size, stamp.mtime_ns, stamp.ctime_ns);
-  g_string_append_c (key, '\n');
+  else
+    g_string_append (text, "missing");
+}
+
+/* "file=STAMP PATH" for each of @files, the path escaped. */
+static void
+append_files (GString            *text,
+              const char * const *files)
+{
+  for (guint i = 0; files[i] != NULL; i++)
+    {
+      g_autofree char *escaped = g_strescape (files[i], NULL);
+
+      g_string_append (text, "file=");
+      append_stamp (text, files[i]);
+      g_string_append_printf (text, " %s\n", escaped);
+    }
+}
+
+/* Whether the key file @path exists, and each file it lists is as it
+ * was when listed. */
+static gboolean
+key_file_holds (const char *path)
+{
+  g_autoptr(GBytes) contents = _reg_file_read (path, VERDICT_KEY_MAX_SIZE, "verdict key", NULL, NULL);
+  g_auto(GStrv) lines = NULL;
+
+  if (contents == NULL)
+    return FALSE;
+
+  /* _reg_file_read() ends the contents with a NUL byte. */
+  lines = g_strsplit (g_bytes_get_data (contents, NULL), "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      const char *space = strchr (lines[i], ' ');
+      g_autoptr(GString) now = g_string_new ("file=");
+      g_autofree char *file = NULL;
+
+      if (!g_str_has_prefix (lines[i], "file="))
+        continue;
+      if (space == NULL)
+        return FALSE;
+      file = g_strcompress (space + 1);
+      append_stamp (now, file);
+      if ((gsize) (space - lines[i]) != now->len || strncmp (lines[i], now->str, now->len) != 0)
+        return FALSE;
+    }
+
+  return TRUE;
 }
 
 char *
@@ -346,60 +406,73 @@ _reg_loading_dup_verdict_path (const RegManifest *manifest,
                                gboolean           create)
 {
   g_autoptr(GString) key = NULL;
+  g_autoptr(GBytes) written = NULL;
+  g_autoptr(GError) error = NULL;
   g_autofree char *manifest_path = NULL;
   g_autofree char *dir = NULL;
   g_autofree char *digest = NULL;
   g_autofree char *name = NULL;
-  char *path;
+  g_autofree char *path = NULL;
+  g_auto(GStrv) files = NULL;
+  gboolean python = manifest->loader == &_reg_python_loader;
 
-  if (manifest->loader != &_reg_python_loader && manifest->loader != &_reg_gjs_loader)
+  if (!python && manifest->loader != &_reg_gjs_loader)
     return _reg_manifest_dup_source_path (manifest);
   if (!_reg_environment_is_trusted ())
     return _reg_manifest_dup_source_path (manifest);
 
   manifest_path = _reg_manifest_dup_path (manifest);
-  key = g_string_new ("libreg verdict key 1\n");
-  g_string_append_printf (key, "loader=%s\n", manifest->loader->name);
-  append_stamp (key, "manifest", manifest_path);
+  key = g_string_new ("libreg verdict key 2\n");
+  g_string_append_printf (key, "loader=%s\nmanifest=%s ", manifest->loader->name, manifest_path);
+  append_stamp (key, manifest_path);
   if (manifest->loader->locate != NULL)
     {
       g_autofree char *source = _reg_manifest_dup_source_path (manifest);
 
-      append_stamp (key, "source", source);
+      g_string_append_printf (key, "\nsource=%s ", source);
+      append_stamp (key, source);
     }
   else
-    g_string_append_printf (key, "source=%s\n", manifest->source);
-  if (manifest->loader == &_reg_python_loader)
+    g_string_append_printf (key, "\nsource=%s", manifest->source);
+  if (python)
     {
       g_autofree char *environment = _reg_language_loader_dup_python_environment ();
 
-      g_string_append_printf (key, "environment=%s\n", environment);
+      g_string_append_printf (key, "\nenvironment=%s", environment);
     }
+  g_string_append_c (key, '\n');
 
-  /* Named after its text, which never changes: the file's own identity
-   * stays that of the state it names. */
+  /* Named after that text, which a file never changes: the file's own
+   * identity stays that of the state it names. */
   digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, key->str, key->len);
   dir = g_build_filename (g_get_user_cache_dir (), "libreg", "verdict-keys", NULL);
   name = g_strconcat (digest, ".key", NULL);
   path = g_build_filename (dir, name, NULL);
-  if (!create && !g_file_test (path, G_FILE_TEST_IS_REGULAR))
-    {
-      /* No verdict was ever recorded against it. */
-      g_free (path);
-      return NULL;
-    }
-  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR) &&
-      (g_mkdir_with_parents (dir, 0700) != 0 ||
-       !g_file_set_contents_full (path, key->str, key->len, G_FILE_SET_CONTENTS_CONSISTENT,
-                                  0600, NULL)))
+
+  /* No key file, or a module changed since: no verdict recorded holds. */
+  if (!create)
+    return key_file_holds (path) ? g_steal_pointer (&path) : NULL;
+
+  /* Without its files, a verdict holds until the text above changes. */
+  if (python && (files = _reg_language_loader_dup_python_files (manifest->source, &error)) == NULL)
+    g_debug ("the verdicts of %s do not follow its files: %s", manifest_path, error->message);
+  if (files != NULL)
+    append_files (key, (const char * const *) files);
+
+  /* Rewritten only when it changed: its identity is what verdicts hold. */
+  written = _reg_file_read (path, VERDICT_KEY_MAX_SIZE, "verdict key", NULL, NULL);
+  if (written != NULL && g_bytes_get_size (written) == key->len &&
+      memcmp (g_bytes_get_data (written, NULL), key->str, key->len) == 0)
+    return g_steal_pointer (&path);
+  if (g_mkdir_with_parents (dir, 0700) != 0 ||
+      !g_file_set_contents_full (path, key->str, key->len, G_FILE_SET_CONTENTS_CONSISTENT, 0600, NULL))
     {
       g_debug ("the verdict key %s cannot be written: verdicts are recorded against the source",
                path);
-      g_free (path);
       return _reg_manifest_dup_source_path (manifest);
     }
 
-  return path;
+  return g_steal_pointer (&path);
 }
 
 /* The code is loaded only if no verdict quarantines it (and, when

@@ -706,7 +706,7 @@ _reg_verify_before_load (gboolean            check_first,
       g_autofree char *why = _reg_message_embed (blocking->reason);
 
       failure = g_strdup_printf ("is quarantined: when backend '%s' was checked on %s, it %s: %s. The module "
-                                 "is not opened until the file changes; run `regctl verify %s` to check "
+                                 "is not loaded until it changes; run `regctl verify %s` to check "
                                  "it again.", blocking->backend_name, date,
                                  blocking->kind == REG_VERDICT_KIND_TIMEOUT ? "timed out" : "crashed",
                                  why, blocking->backend_name);

@@ -388,7 +388,7 @@ class TestLanguageLoaders(RegctlTestCase):
 class TestVerifyLanguageLoaders(RegctlTestCase):
     """regctl verify on backends written in Python and JavaScript: checked
     in the checker's process, their verdicts keyed by the manifest, the
-    JavaScript file and the Python environment."""
+    JavaScript file, the Python environment and the Python module's files."""
 
     env = TestLanguageLoaders.env
 
@@ -464,6 +464,60 @@ class TestVerifyLanguageLoaders(RegctlTestCase):
             f.write('// changed\n')
         self.assertEqual(self.state(env, 'py_crash'), 'declared')
         self.assertEqual(self.state(env, 'js_crash'), 'declared')
+
+    def test_an_edited_python_module_is_checked_anew(self):
+        d, env = self.copies('python/crash.backend', 'python/regfix_crash.py')
+        env['PYTHONPATH'] = os.path.join(d, 'python') + ':' + env['PYTHONPATH']
+        module = os.path.join(d, 'python', 'regfix_crash.py')
+        self.assertEqual(self.verdicts(env, 'py_crash')['py_crash']['verdict'], 'crashed')
+        self.assertEqual(self.state(env, 'py_crash'), 'quarantined')
+        # Its verdict is about the module as it was: edited, it is checked
+        # anew (and still crashes).
+        with open(module, 'a', encoding='utf-8') as f:
+            f.write('# changed\n')
+        self.assertEqual(self.state(env, 'py_crash'), 'declared')
+        self.assertEqual(self.verdicts(env, 'py_crash')['py_crash']['verdict'], 'crashed')
+        self.assertEqual(self.state(env, 'py_crash'), 'quarantined')
+        # Fixed, it loads.
+        with open(module, 'w', encoding='utf-8') as f:
+            f.write('from regfix_good import GoodCompiler as Compiler\n')
+        self.assertEqual(self.state(env, 'py_crash'), 'declared')
+        result = regctl('run', os.path.join(EXAMPLES, 'elementwise.graph'), '-b', 'py_crash', env=env)
+        self.assertExit(result, 0)
+        self.assertIn('backend: py_crash\n', result.stdout)
+
+    def test_a_damaged_key_file_is_replaced(self):
+        _, env = self.copies('python/crash.backend')
+        key = self.verdicts(env, 'py_crash')['py_crash']['module_path']
+        self.assertEqual(self.state(env, 'py_crash'), 'quarantined')
+        for damage in (b'file=', b'file=1:2 \\', b'\0file=x', b'x' * (5 << 20)):
+            with self.subTest(damage=damage[:16]):
+                with open(key, 'wb') as f:
+                    f.write(damage)
+                self.assertEqual(self.state(env, 'py_crash'), 'declared')
+                self.assertEqual(self.verdicts(env, 'py_crash')['py_crash']['module_path'], key)
+                self.assertEqual(self.state(env, 'py_crash'), 'quarantined')
+
+    def test_a_package_is_its_files(self):
+        d, env = self.copies()
+        package = os.path.join(d, 'python', 'regfix_package')
+        os.makedirs(os.path.join(package, 'kernels'))
+        for name, text in (('__init__.py', ''), ('compiler.py', 'from .kernels import abort\n'),
+                           ('kernels/__init__.py', 'import os\n\ndef abort():\n    os.abort()\n\nabort()\n')):
+            with open(os.path.join(package, name), 'w', encoding='utf-8') as f:
+                f.write(text)
+        with open(os.path.join(d, 'python', 'package.backend'), 'w', encoding='utf-8') as f:
+            f.write('[Reg Module]\nAbiVersion=2\nLoader=python\nImport=regfix_package.compiler\n\n'
+                    '[Backend py_package]\nObject=Compiler\n')
+        env['PYTHONPATH'] = os.path.join(d, 'python') + ':' + env['PYTHONPATH']
+        self.assertEqual(self.verdicts(env, 'py_package')['py_package']['verdict'], 'crashed')
+        self.assertEqual(self.state(env, 'py_package'), 'quarantined')
+        # Any file of the package, however deep.
+        with open(os.path.join(package, 'kernels', '__init__.py'), 'a', encoding='utf-8') as f:
+            f.write('# changed\n')
+        self.assertEqual(self.state(env, 'py_package'), 'declared')
+        self.verdicts(env, 'py_package')
+        self.assertEqual(self.state(env, 'py_package'), 'quarantined')
 
 
 class TestTopLevel(RegctlTestCase):

@@ -84,6 +84,10 @@ static struct
   void              (*PyErr_NormalizeException) (PyObject **, PyObject **, PyObject **);
   void              (*PyErr_Clear) (void);
   int               (*PyException_SetTraceback) (PyObject *, PyObject *);
+  PyObject         *(*PyDict_New) (void);
+  PyObject         *(*PyDict_GetItemString) (PyObject *, const char *);
+  PyObject         *(*PyRun_StringFlags) (const char *, int, PyObject *, PyObject *,
+                                          PyCompilerFlags *);
 } py;
 
 static const struct
@@ -103,6 +107,7 @@ static const struct
   SYMBOL (PyUnicode_FromString), SYMBOL (PySequence_Size), SYMBOL (PySequence_GetItem),
   SYMBOL (PyLong_AsLong), SYMBOL (PyErr_Occurred), SYMBOL (PyErr_Fetch),
   SYMBOL (PyErr_NormalizeException), SYMBOL (PyErr_Clear), SYMBOL (PyException_SetTraceback),
+  SYMBOL (PyDict_New), SYMBOL (PyDict_GetItemString), SYMBOL (PyRun_StringFlags),
 #undef SYMBOL
 };
 
@@ -712,6 +717,83 @@ environment (void)
   return text;
 }
 
+/* The files a source is made of, found as the import system finds them,
+ * running none of them: the source files and extension modules of its
+ * top-level package (every one, however deep: the package's modules import
+ * each other), or the one file of a top-level module.  No more than
+ * FILES_MAX: more are too many to check at each load. */
+#define FILES_MAX 4096
+
+static const char files_code[] =
+  "def files(name):\n"
+  "    import importlib.machinery, importlib.util, os\n"
+  "    spec = importlib.util.find_spec(name.partition('.')[0])\n"
+  "    if spec is None:\n"
+  "        return []\n"
+  "    if not spec.submodule_search_locations:\n"
+  "        return [spec.origin] if spec.has_location else []\n"
+  "    suffixes = tuple(importlib.machinery.SOURCE_SUFFIXES + importlib.machinery.EXTENSION_SUFFIXES)\n"
+  "    found = []\n"
+  "    for root in spec.submodule_search_locations:\n"
+  "        for top, dirs, names in os.walk(root):\n"
+  "            dirs[:] = sorted(d for d in dirs if d != '__pycache__')\n"
+  "            found += [os.path.join(top, n) for n in sorted(names) if n.endswith(suffixes)]\n"
+  "            if len(found) > " G_STRINGIFY (FILES_MAX) ":\n"
+  "                raise OverflowError('more than " G_STRINGIFY (FILES_MAX) " files')\n"
+  "    return found\n";
+
+static char **
+source_files (const char  *source,
+              GError     **error)
+{
+  PyGILState_STATE gil;
+  PyObject *globals, *ran = NULL, *function = NULL, *name = NULL, *found = NULL;
+  GPtrArray *files = NULL;
+  Py_ssize_t n;
+
+  if (!ensure_interpreter (error))
+    return NULL;
+
+  gil = py.PyGILState_Ensure ();
+  globals = py.PyDict_New ();
+  if (globals != NULL)
+    ran = py.PyRun_StringFlags (files_code, Py_file_input, globals, globals, NULL);
+  if (ran != NULL)
+    function = py.PyDict_GetItemString (globals, "files");  /* borrowed */
+  if (function != NULL && (name = py.PyUnicode_FromString (source)) != NULL)
+    found = py.PyObject_CallFunctionObjArgs (function, name, NULL);
+
+  n = found != NULL ? py.PySequence_Size (found) : -1;
+  if (n >= 0)
+    {
+      files = g_ptr_array_new_with_free_func (g_free);
+      for (Py_ssize_t i = 0; i < n && files != NULL; i++)
+        {
+          PyObject *item = py.PySequence_GetItem (found, i);
+          const char *path = item != NULL ? py.PyUnicode_AsUTF8 (item) : NULL;
+
+          if (path != NULL)
+            g_ptr_array_add (files, g_strdup (path));
+          else
+            g_clear_pointer (&files, g_ptr_array_unref);
+          decref (item);
+        }
+    }
+  if (files == NULL)
+    set_error_from_exception (error, "the files of the Python module cannot be listed");
+  py.PyErr_Clear ();
+  decref (found);
+  decref (name);
+  decref (ran);
+  decref (globals);
+  py.PyGILState_Release (gil);
+
+  if (files == NULL)
+    return NULL;
+  g_ptr_array_add (files, NULL);
+  return (char **) g_ptr_array_free (files, FALSE);
+}
+
 static const RegLoader python_loader = {
   .name = "python",
   .load = load,
@@ -723,4 +805,5 @@ G_MODULE_EXPORT const RegLoaderModule reg_loader_module = {
   REG_VERSION_S,
   &python_loader,
   environment,
+  source_files,
 };

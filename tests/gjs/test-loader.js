@@ -4,8 +4,8 @@
 // run as promise jobs), and starts Python beside it.
 //
 // The fixtures are tests/loaders/gjs and tests/loaders/python (on
-// REG_BACKEND_PATH, and PYTHONPATH, see tests/meson.build).  Prints TAP;
-// exits 1 when a test fails.
+// REG_BACKEND_PATH, and PYTHONPATH, see tests/meson.build).  Verdicts go
+// to a cache of the test's own.  Prints TAP; exits 1 when a test fails.
 //
 // SPDX-License-Identifier: LGPL-2.1-or-later
 
@@ -13,6 +13,9 @@ imports.gi.versions.GLib = '2.0';
 imports.gi.versions.Reg = '1.0';
 const {GLib, Reg} = imports.gi;
 const System = imports.system;
+
+const cache = GLib.dir_make_tmp('test-loader-gjs-XXXXXX');
+GLib.setenv('XDG_CACHE_HOME', cache, true);
 
 const registry = Reg.Registry.get_default();
 const graph = Reg.Graph.new_from_string(
@@ -92,6 +95,27 @@ test('a first lookup from an async function', () => {
 });
 
 test('a backend written in Python, from gjs', () => {
+    checkRuns(registry.lookup_backend('py_good'));
+});
+
+test('verification quarantines the crashing ones', () => {
+    const timeout = new GLib.Variant('a{sv}', {timeout: new GLib.Variant('d', 2)});
+    const expected = {js_crash: 'crashed', py_crash: 'crashed', js_hang: 'timeout', js_good: 'ok'};
+    for (const [name, kind] of Object.entries(expected)) {
+        const verdict = registry.verify_backend(name, timeout, null);
+        const nick = Object.keys(Reg.VerdictKind).find(k => Reg.VerdictKind[k] === verdict.get_kind());
+        assert(nick === kind.toUpperCase(), `${name}: ${nick}, ${verdict.get_reason()}`);
+        assert(verdict.get_module_path().startsWith(`${cache}/libreg/verdict-keys/`),
+            `${name}: recorded against ${verdict.get_module_path()}`);
+        if (kind === 'ok') {
+            assert(!verdict.get_quarantines());
+            checkRuns(registry.lookup_backend(name));
+        } else {
+            assert(verdict.get_quarantines(), `${name} is not quarantined`);
+            expectLoadFailed(name, 'is quarantined', `run \`regctl verify ${name}\``);
+        }
+    }
+    // And this program goes on.
     checkRuns(registry.lookup_backend('py_good'));
 });
 

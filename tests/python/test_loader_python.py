@@ -233,8 +233,10 @@ def print_verdict():
 @scenario
 def verdicts_per_environment():
     # A verdict is keyed by the interpreter's environment: another process
-    # of this Python sees it, one of a virtual environment (another
-    # sys.prefix) does not.  The cache is set before GLib reads it.
+    # of this Python sees it, and so does a C program (regctl), whose
+    # loader would start this Python; one of a virtual environment
+    # (another sys.prefix) does not.  The cache is set before GLib reads
+    # it.
     tmp = tempfile.mkdtemp()
     os.environ["XDG_CACHE_HOME"] = tmp
     GLib, Reg = reg()
@@ -250,6 +252,9 @@ def verdicts_per_environment():
         return result.stdout
 
     assert kind(sys.executable) == "crashed\n"
+    info = subprocess.run([os.environ["REGCTL"], "info", "py_crash"], capture_output=True, text=True,
+                          timeout=60)
+    assert "\nState:        quarantined\n" in info.stdout, info.stdout + info.stderr
     venv = os.path.join(tmp, "venv")
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", venv],
                    check=True)
