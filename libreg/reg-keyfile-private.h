@@ -9,14 +9,17 @@
 
 G_BEGIN_DECLS
 
-/* A key file that GKeyFile accepted, with its values looked up without
- * GKeyFile's getters: each of those hashes the group and the key, copies
- * the value and, for a missing key, translates an error message (even
- * when no error is asked for), which made discovery half again as slow as
- * reading the manifests.  GKeyFile decides what is a key file (its
- * syntax, its errors); one pass over the accepted text then finds the
- * values where GKeyFile would (fuzz-manifest checks that they are the
- * ones g_key_file_get_value() gives), and the rare value with escapes is
+/* A key file, read without GKeyFile where it can be: loading a GKeyFile
+ * (its hash tables, a copy of every line) and its getters (each hashes
+ * the group and the key, copies the value and, for a missing key,
+ * translates an error message) cost twice the reading of the manifests.
+ * A text that is plainly a key file (ASCII, each line a comment, a group
+ * alone or KEY=VALUE with a plain key: what manifests are) is read by one
+ * pass; any other is loaded by GKeyFile, which decides whether it is a key
+ * file and says why not, and then read by the same pass.  The pass finds
+ * the values where GKeyFile would (fuzz-manifest checks that GKeyFile
+ * accepts every plain text and that they are the values
+ * g_key_file_get_value() gives), and the rare value with escapes is
  * unescaped by GKeyFile itself. */
 typedef struct _RegKeyFile RegKeyFile;
 

@@ -30,10 +30,11 @@ typedef struct
 #define MAX_RUNS_SCANNED 8
 
 /* One block: the struct, then room for a pair, a run and a group per line
- * of the text, then the copy of the text. */
+ * of the text, then two copies of the text. */
 struct _RegKeyFile
 {
-  GKeyFile   *keyfile;     /* unescapes the values that have escapes */
+  GKeyFile   *keyfile;     /* unescapes the values that have escapes; made
+                            * when first needed for a plain text */
   GHashTable *first_runs;  /* name -> first run + 1, beyond MAX_RUNS_SCANNED runs */
   Pair       *pairs;
   Run        *runs;
@@ -42,6 +43,8 @@ struct _RegKeyFile
   guint       n_runs;
   guint       n_groups;
   char       *text;        /* the text, with the ends of keys and values cut */
+  const char *original;    /* the text as it was given */
+  gsize       length;
 };
 
 void
@@ -50,7 +53,7 @@ _reg_key_file_free (RegKeyFile *self)
   if (self == NULL)
     return;
 
-  g_key_file_unref (self->keyfile);
+  g_clear_pointer (&self->keyfile, g_key_file_unref);
   g_clear_pointer (&self->first_runs, g_hash_table_unref);
   g_free (self);
 }
@@ -155,12 +158,73 @@ find_values (RegKeyFile *self,
     }
 }
 
+/* Whether @text is plainly a key file: printable ASCII (tabs and line
+ * ends besides), a group before any key, and each line empty, a comment,
+ * "[NAME]" alone or KEY=VALUE with a key of letters, digits, '-', '_' and
+ * '.'.  GKeyFile accepts every such text (fuzz-manifest checks that it
+ * does); the others, which manifests seldom are, it reads itself.  Its
+ * loading is most of the cost of reading a manifest. */
+static gboolean
+is_plain (const char *text,
+          gsize       length)
+{
+  const char *p = text, *end = text + length;
+  gboolean in_group = FALSE;
+
+  while (p < end)
+    {
+      while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+
+      if (p == end || *p == '\n' || *p == '#')
+        ;
+      else if (*p == '[')
+        {
+          const char *name = ++p;
+
+          while (p < end && *p >= 0x20 && *p < 0x7f && *p != '[' && *p != ']')
+            p++;
+          if (p == name || p == end || *p != ']')
+            return FALSE;
+          p++;
+          in_group = TRUE;
+          if (p < end && *p != '\n' && !(*p == '\r' && p + 1 < end && p[1] == '\n'))
+            return FALSE;
+        }
+      else
+        {
+          const char *key = p;
+
+          while (p < end && (g_ascii_isalnum (*p) || *p == '-' || *p == '_' || *p == '.'))
+            p++;
+          /* GKeyFile reads the encoding of the text from an Encoding key. */
+          if (p == key || !in_group || (p - key == 8 && memcmp (key, "Encoding", 8) == 0))
+            return FALSE;
+          while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+          if (p == end || *p != '=')
+            return FALSE;
+        }
+
+      /* The rest of the line: a comment's or a value's. */
+      while (p < end && ((*p >= 0x20 && *p < 0x7f) || *p == '\t'))
+        p++;
+      if (p < end && *p == '\r' && p + 1 < end && p[1] == '\n')
+        p++;
+      if (p < end && *p != '\n')
+        return FALSE;
+      p++;
+    }
+
+  return TRUE;
+}
+
 RegKeyFile *
 _reg_key_file_new (const char  *data,
                    gsize        length,
                    GError     **error)
 {
-  g_autoptr(GKeyFile) keyfile = g_key_file_new ();
+  g_autoptr(GKeyFile) keyfile = NULL;
   RegKeyFile *self;
   gsize n_lines = 1, slot, size;
 
@@ -168,8 +232,12 @@ _reg_key_file_new (const char  *data,
   if (length == 0)
     data = "";
 
-  if (!g_key_file_load_from_data (keyfile, data, length, G_KEY_FILE_NONE, error))
-    return NULL;
+  if (!is_plain (data, length))
+    {
+      keyfile = g_key_file_new ();
+      if (!g_key_file_load_from_data (keyfile, data, length, G_KEY_FILE_NONE, error))
+        return NULL;
+    }
 
   /* A NUL byte ends GKeyFile's reading of a line, not of the text: the
    * string functions below stop at it the same way. */
@@ -180,7 +248,9 @@ _reg_key_file_new (const char  *data,
    * length, which the caller bounds. */
   slot = sizeof (Pair) + sizeof (Run) + sizeof (char *);
   if (!g_size_checked_mul (&size, n_lines + 1, slot) ||
-      !g_size_checked_add (&size, size, sizeof (RegKeyFile) + length + 1))
+      !g_size_checked_add (&size, size, sizeof (RegKeyFile)) ||
+      !g_size_checked_add (&size, size, length + 1) ||
+      !g_size_checked_add (&size, size, length + 1))
     {
       g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_PARSE,
                    "a key file of %" G_GSIZE_FORMAT " bytes is too large", length);
@@ -194,10 +264,29 @@ _reg_key_file_new (const char  *data,
   self->groups = (const char **) (gpointer) (self->runs + n_lines);
   self->text = memcpy ((char *) (self->groups + n_lines + 1), data, length);
   self->text[length] = '\0';
+  self->original = memcpy (self->text + length + 1, data, length);
+  self->length = length;
 
   find_values (self, length);
 
   return self;
+}
+
+/* The GKeyFile of the text, for a value with escapes. */
+static GKeyFile *
+get_gkeyfile (RegKeyFile  *self,
+              GError     **error)
+{
+  if (self->keyfile == NULL)
+    {
+      g_autoptr(GKeyFile) keyfile = g_key_file_new ();
+
+      if (!g_key_file_load_from_data (keyfile, self->original, self->length, G_KEY_FILE_NONE, error))
+        return NULL;
+      self->keyfile = g_steal_pointer (&keyfile);
+    }
+
+  return self->keyfile;
 }
 
 const char * const *
@@ -278,6 +367,7 @@ _reg_key_group_get_string (RegKeyGroup  *group,
                            GError      **error)
 {
   g_autoptr(GError) local_error = NULL;
+  GKeyFile *keyfile;
   const char *raw;
   gboolean escaped;
 
@@ -290,7 +380,8 @@ _reg_key_group_get_string (RegKeyGroup  *group,
       return TRUE;
     }
 
-  *value = g_key_file_get_string (group->keyfile->keyfile, group->name, key, &local_error);
+  keyfile = get_gkeyfile (group->keyfile, &local_error);
+  *value = keyfile != NULL ? g_key_file_get_string (keyfile, group->name, key, &local_error) : NULL;
   if (*value == NULL)
     {
       g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "[%s] %s: ",
@@ -308,6 +399,7 @@ _reg_key_group_get_string_list (RegKeyGroup   *group,
                                 GError       **error)
 {
   g_autoptr(GError) local_error = NULL;
+  GKeyFile *keyfile;
   const char *raw;
   gboolean escaped;
   guint n;
@@ -320,8 +412,9 @@ _reg_key_group_get_string_list (RegKeyGroup   *group,
 
   if (escaped)
     {
-      *value = g_key_file_get_string_list (group->keyfile->keyfile, group->name, key, NULL,
-                                           &local_error);
+      keyfile = get_gkeyfile (group->keyfile, &local_error);
+      *value = keyfile != NULL ? g_key_file_get_string_list (keyfile, group->name, key, NULL,
+                                                             &local_error) : NULL;
       if (*value == NULL)
         {
           g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "[%s] %s: ",
@@ -347,20 +440,28 @@ _reg_key_group_get_boolean (RegKeyGroup  *group,
                             gboolean     *value,
                             GError      **error)
 {
-  g_autoptr(GError) local_error = NULL;
   g_autofree char *shown = NULL;
   const char *raw;
-  gboolean escaped, parsed;
+  gboolean escaped;
+  gsize n;
 
   if (!get_raw_value (group, key, &raw, &escaped, error))
     return FALSE;
   if (raw == NULL)
     return TRUE;
 
-  parsed = g_key_file_get_boolean (group->keyfile->keyfile, group->name, key, &local_error);
-  if (local_error == NULL)
+  /* As g_key_file_get_boolean() reads it: white space after the word is
+   * allowed. */
+  for (n = strlen (raw); n > 0 && g_ascii_isspace (raw[n - 1]); n--)
+    ;
+  if ((n == 4 && memcmp (raw, "true", 4) == 0) || (n == 1 && raw[0] == '1'))
     {
-      *value = parsed;
+      *value = TRUE;
+      return TRUE;
+    }
+  if ((n == 5 && memcmp (raw, "false", 5) == 0) || (n == 1 && raw[0] == '0'))
+    {
+      *value = FALSE;
       return TRUE;
     }
 

@@ -55,6 +55,18 @@ static const char * const tricky_texts[] = {
   "[A]",
   "",
   "[A]\nk=v\n[B]\n[C]\n[D]\n[E]\n[F]\n[G]\n[H]\n[I]\n[A]\nj=w\n[J]\nx=y\n[B]\nz=1\n",
+  "[A]\nEncoding=UTF-8\n",
+  "[A]\nEncoding=ISO-8859-1\n",
+  "[A]\nk=v\n[B]\nEncoding=ISO-8859-1\n",
+  "[A]\nk.x-y_Z9=v\n",
+  "[A]\n  k \t=  v\t\n",
+  "[A]\r\n\r\nk=v\r\n",
+  "[A]\n\r\n",
+  "[A]\n#\tc\n",
+  "[A]\nk=v\x7f\n",
+  "[A\x7f]\nk=v\n",
+  "[A]\nk=caf\xc3\xa9\n",
+  "[A]\nk=\xff\n",
 };
 
 static void
@@ -81,6 +93,38 @@ test_keyfile_nul_ends_a_line (void)
   g_assert_true (_reg_key_file_has_group (keyfile, "A"));
   _reg_key_group_init (&group, keyfile, "A");
   g_assert_cmpstr (_reg_key_group_get_value (&group, "l"), ==, "x");
+}
+
+/* Booleans are read as g_key_file_get_boolean() reads them. */
+static void
+test_keyfile_booleans (void)
+{
+  static const char * const values[] = {
+    "true", "false", "1", "0", "true ", "false\t", "0  ", "True", "TRUE", "yes", "no", "01", "10",
+    "truex", "tru", "t", "", "2", "-1", "true false",
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (values); i++)
+    {
+      g_autofree char *text = g_strdup_printf ("[A]\nk=%s\n", values[i]);
+      g_autoptr(RegKeyFile) keyfile = _reg_key_file_new (text, strlen (text), NULL);
+      g_autoptr(GKeyFile) reference = g_key_file_new ();
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GError) reference_error = NULL;
+      gboolean ours = 2, theirs;
+      RegKeyGroup group;
+
+      g_test_message ("k=%s", values[i]);
+      g_assert_nonnull (keyfile);
+      g_assert_true (g_key_file_load_from_data (reference, text, strlen (text), G_KEY_FILE_NONE, NULL));
+      _reg_key_group_init (&group, keyfile, "A");
+      theirs = g_key_file_get_boolean (reference, "A", "k", &reference_error);
+      g_assert_cmpint (_reg_key_group_get_boolean (&group, "k", &ours, &error), ==, reference_error == NULL);
+      if (reference_error == NULL)
+        g_assert_cmpint (ours, ==, theirs);
+      else
+        g_assert_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE);
+    }
 }
 
 /* GKeyFile refuses these, and so does the reader, with GKeyFile's error. */
@@ -337,6 +381,7 @@ main (int   argc,
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
   g_test_add_func ("/manifest/keyfile/like-gkeyfile", test_keyfile_like_gkeyfile);
+  g_test_add_func ("/manifest/keyfile/booleans", test_keyfile_booleans);
   g_test_add_func ("/manifest/keyfile/refused", test_keyfile_refused);
   g_test_add_func ("/manifest/keyfile/nul-ends-a-line", test_keyfile_nul_ends_a_line);
   g_test_add_func ("/manifest/keyfile/values", test_keyfile_values);
