@@ -261,6 +261,48 @@ def verdicts_per_environment():
     assert kind(os.path.join(venv, "bin", "python3")) == "none\n"
 
 
+@scenario
+def verdicts_from_threads():
+    # Reading a Python backend's verdict asks this interpreter for its
+    # environment, from whichever thread reads it: Python threads, and a
+    # worker thread of libreg's that holds no interpreter lock while the
+    # main thread runs a main loop.
+    tmp = tempfile.mkdtemp()
+    os.environ["XDG_CACHE_HOME"] = tmp
+    GLib, Reg = reg()
+    registry = Reg.Registry.get_default()
+    assert registry.verify_backend("py_crash", None, None).get_quarantines()
+    kinds = []
+
+    def read():
+        for _ in range(50):
+            kinds.append(registry.dup_verdict("py_crash").get_kind())
+            kinds.append(registry.get_backend_info("py_crash").get_verdict().get_kind())
+
+    workers = [threading.Thread(target=read) for _ in range(8)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert kinds == [Reg.VerdictKind.CRASHED] * 800, set(kinds)
+
+    loop = GLib.MainLoop()
+    failure = []
+    graph = Reg.Graph.new_from_string("graph(x):\n  a = relu(x)\n  return (a,)\n")
+    inputs = [Reg.Tensor.new_from_data([1, -2], [2])]
+
+    def done(source, result):
+        try:
+            registry.compile_finish(result)
+        except GLib.Error as e:
+            failure.append(e.message)
+        loop.quit()
+
+    registry.compile_async("py_crash", graph, inputs, None, None, done)
+    loop.run()
+    assert len(failure) == 1 and "is quarantined" in failure[0], failure
+
+
 class LoaderPythonTest(unittest.TestCase):
     pass
 
