@@ -58,6 +58,7 @@
 #include "reg-language-loader-private.h"
 #include "reg-message-private.h"
 #include "reg-module.h"
+#include "reg-module-private.h"
 #include "reg-registry-private.h"
 #include "reg-verify-private.h"
 
@@ -709,7 +710,9 @@ dup_declaring_manifest (RegRegistry  *self,
  *
  * Fails with %REG_REGISTRY_ERROR_INVALID_BACKEND for an unknown name,
  * %G_IO_ERROR_NOT_SUPPORTED for a backend registered at run time (there is
- * no module to check), %G_IO_ERROR_INVALID_ARGUMENT for bad @options,
+ * no module to check) and for `"system"` with a backend written in Python
+ * or JavaScript (its verdicts follow one user's interpreter and files:
+ * they are the user's), %G_IO_ERROR_INVALID_ARGUMENT for bad @options,
  * %G_IO_ERROR_CANCELLED, the error of starting the checker or
  * %G_SPAWN_ERROR_FAILED when it ended before it reached the module (both
  * in the %G_SPAWN_ERROR domain: no verdict about the module), or
@@ -747,6 +750,16 @@ reg_registry_verify_backend (RegRegistry   *self,
   manifest = dup_declaring_manifest (self, name, error);
   if (manifest == NULL)
     return NULL;
+
+  if (parsed.store == REG_VERIFY_STORE_SYSTEM && manifest->loader != &_reg_module_loader)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "backend '%s' is written in %s: its verdicts are each user's, as they follow "
+                   "the user's interpreter and files, and none is recorded for the system. "
+                   "Check it for yourself, without the system store.",
+                   name, manifest->loader == &_reg_python_loader ? "Python" : "JavaScript");
+      return NULL;
+    }
 
   source = _reg_manifest_dup_source_path (manifest);
   verdict_path = _reg_loading_dup_verdict_path (manifest, TRUE);

@@ -486,6 +486,23 @@ class TestVerifyLanguageLoaders(RegctlTestCase):
         self.assertExit(result, 0)
         self.assertIn('backend: py_crash\n', result.stdout)
 
+    def test_no_system_verdicts(self):
+        _, env = self.copies()
+        for name, language in (('py_good', 'Python'), ('js_good', 'JavaScript')):
+            with self.subTest(name=name):
+                result = regctl('verify', '--system', name, env=env)
+                self.assertExit(result, 1)
+                self.assertIn("backend '%s' is written in %s: its verdicts are each user's" % (name, language),
+                              result.stderr)
+                self.assertEqual(self.state(env, name), 'declared')
+        # --all leaves them out.
+        d, env = self.copies('python/crash.backend', 'gjs/crash.backend', 'gjs/crash.js')
+        env['REG_BACKEND_PATH'] = os.path.join(d, 'python') + ':' + os.path.join(d, 'gjs')
+        result = regctl('verify', '--all', '--system', '--json', env=env)
+        self.assertExit(result, 0)
+        self.assertEqual(json.loads(result.stdout), [])
+        self.assertEqual(self.state(env, 'py_crash'), 'declared')
+
     def test_a_damaged_key_file_is_replaced(self):
         _, env = self.copies('python/crash.backend')
         key = self.verdicts(env, 'py_crash')['py_crash']['module_path']

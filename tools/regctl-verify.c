@@ -89,9 +89,12 @@ checked_clear (gpointer data)
   g_clear_object (&checked->verdict);
 }
 
-/* The module backends of the registry, debug and experimental included. */
+/* The module backends of the registry, debug and experimental included;
+ * for the system store, those written in C only (the others' verdicts are
+ * each user's). */
 static char **
-module_backends (RegRegistry *registry)
+module_backends (RegRegistry *registry,
+                 gboolean     system)
 {
   const char * const none[] = { NULL };
   g_auto(GStrv) names = reg_registry_list_backends (registry, none);
@@ -101,7 +104,8 @@ module_backends (RegRegistry *registry)
     {
       g_autoptr(RegBackendInfo) info = reg_registry_get_backend_info (registry, names[i]);
 
-      if (info != NULL && reg_backend_info_get_origin (info) == REG_BACKEND_ORIGIN_MODULE)
+      if (info != NULL && reg_backend_info_get_origin (info) == REG_BACKEND_ORIGIN_MODULE &&
+          (!system || g_strcmp0 (reg_backend_info_get_loader (info), "c") == 0))
         g_strv_builder_add (builder, names[i]);
     }
 
@@ -209,7 +213,7 @@ regctl_verify (const RegctlCommand  *command,
     return regctl_usage_error (command, "%s", error->message);
 
   registry = regctl_get_registry (add_paths);
-  names = all ? module_backends (registry) : g_strdupv (positionals);
+  names = all ? module_backends (registry, system) : g_strdupv (positionals);
 
   g_variant_dict_insert (options, "timeout", "d", timeout);
   g_variant_dict_insert (options, "memory-limit", "t", (guint64) memory_limit_mib << 20);
