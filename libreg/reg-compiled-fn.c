@@ -136,23 +136,10 @@ typedef struct
   RegPlacementFunc placement;  /* nullable: set before anyone else has the function */
 } Signature;
 
-/* The qdata key of the Signature.  Not G_DEFINE_QUARK: its cache is a
- * plain variable that the first compiles, in any threads, may store at
- * once (benign, the same value, but a data race all the same). */
-static GQuark
-signature_quark (void)
-{
-  static gint quark;  /* atomic */
-  GQuark value = (GQuark) g_atomic_int_get (&quark);
-
-  if (G_UNLIKELY (value == 0))
-    {
-      value = g_quark_from_static_string ("reg-compiled-fn-signature");
-      g_atomic_int_set (&quark, (gint) value);
-    }
-
-  return value;
-}
+/* The qdata key of the Signature.  Set before any function exists
+ * (reg_compiled_fn_default_init()), so that any thread reads it without a
+ * race. */
+static GQuark signature_quark;
 
 static void
 signature_free (gpointer data)
@@ -262,6 +249,8 @@ reg_compiled_fn_default_init (RegCompiledFnInterface *iface)
 {
   iface->run_async = reg_compiled_fn_real_run_async;
   iface->run_finish = reg_compiled_fn_real_run_finish;
+
+  signature_quark = g_quark_from_static_string ("reg-compiled-fn-signature");
 }
 
 gboolean
@@ -300,12 +289,12 @@ _reg_compiled_fn_bind (RegCompiledFn   *fn,
       sig->names[n_inputs + i] = node_label (graph, outputs[i]);
     }
 
-  if (_reg_once_set (G_OBJECT (fn), signature_quark (), sig, signature_free))
+  if (_reg_once_set (G_OBJECT (fn), signature_quark, sig, signature_free))
     return TRUE;
 
   /* Returned by an earlier compile: its signature stays as it is (calls in
    * other threads may be reading it), and must be this one. */
-  bound = _reg_once_get (G_OBJECT (fn), signature_quark ());
+  bound = _reg_once_get (G_OBJECT (fn), signature_quark);
   if (!signature_equal (bound, sig))
     {
       g_autofree char *who = _reg_text_for_message (backend, -1, 256);
@@ -327,7 +316,7 @@ void
 _reg_compiled_fn_set_placement_func (RegCompiledFn    *fn,
                                      RegPlacementFunc  func)
 {
-  Signature *sig = _reg_once_get (G_OBJECT (fn), signature_quark ());
+  Signature *sig = _reg_once_get (G_OBJECT (fn), signature_quark);
 
   g_assert (sig != NULL && sig->placement == NULL);
   sig->placement = func;
@@ -469,7 +458,7 @@ call_begin (RegCompiledFn    *self,
             const Signature **sig,
             GError          **error)
 {
-  *sig = _reg_once_get (G_OBJECT (self), signature_quark ());
+  *sig = _reg_once_get (G_OBJECT (self), signature_quark);
   if (*sig != NULL && inputs != NULL && !check_inputs (*sig, inputs, error))
     return FALSE;
 
@@ -699,7 +688,7 @@ reg_compiled_fn_dup_placement (RegCompiledFn *self)
 
   g_return_val_if_fail (REG_IS_COMPILED_FN (self), NULL);
 
-  sig = _reg_once_get (G_OBJECT (self), signature_quark ());
+  sig = _reg_once_get (G_OBJECT (self), signature_quark);
 
   return sig != NULL && sig->placement != NULL ? sig->placement (self) : NULL;
 }
@@ -728,7 +717,7 @@ reg_compiled_fn_get_backend (RegCompiledFn *self)
 
   g_return_val_if_fail (REG_IS_COMPILED_FN (self), NULL);
 
-  sig = _reg_once_get (G_OBJECT (self), signature_quark ());
+  sig = _reg_once_get (G_OBJECT (self), signature_quark);
 
   return sig != NULL ? sig->backend : NULL;
 }

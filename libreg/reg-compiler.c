@@ -224,6 +224,14 @@
 
 G_DEFINE_INTERFACE (RegCompiler, reg_compiler, G_TYPE_OBJECT)
 
+/* The qdata keys of what is set once on a compiler (reg-once-private.h):
+ * its name, its schema, what its manifest declares.  Set before any
+ * compiler exists (reg_compiler_default_init()), so that any thread reads
+ * them without a race. */
+static GQuark name_quark;
+static GQuark schema_quark;
+static GQuark declared_quark;
+
 /* What an asynchronous compile works on. */
 typedef struct
 {
@@ -305,24 +313,10 @@ reg_compiler_default_init (RegCompilerInterface *iface)
 {
   iface->compile_async = reg_compiler_real_compile_async;
   iface->compile_finish = reg_compiler_real_compile_finish;
-}
 
-/* The qdata key of a compiler's name, set once: see
- * reg_compiler_get_name().  Atomic for the reason given in
- * reg-compiled-fn.c's signature_quark(). */
-static GQuark
-name_quark (void)
-{
-  static gint quark;  /* atomic */
-  GQuark value = (GQuark) g_atomic_int_get (&quark);
-
-  if (G_UNLIKELY (value == 0))
-    {
-      value = g_quark_from_static_string ("reg-compiler-name");
-      g_atomic_int_set (&quark, (gint) value);
-    }
-
-  return value;
+  name_quark = g_quark_from_static_string ("reg-compiler-name");
+  schema_quark = g_quark_from_static_string ("reg-compiler-schema");
+  declared_quark = g_quark_from_static_string ("reg-compiler-declared");
 }
 
 /* A compiler's schema, set once (reg-once-private.h): see
@@ -344,33 +338,16 @@ schema_free (gpointer data)
   g_free (schema);
 }
 
-/* The qdata key of a compiler's schema.  Atomic for the reason given in
- * reg-compiled-fn.c's signature_quark(). */
-static GQuark
-schema_quark (void)
-{
-  static gint quark;  /* atomic */
-  GQuark value = (GQuark) g_atomic_int_get (&quark);
-
-  if (G_UNLIKELY (value == 0))
-    {
-      value = g_quark_from_static_string ("reg-compiler-schema");
-      g_atomic_int_set (&quark, (gint) value);
-    }
-
-  return value;
-}
-
 /* Sets @schema as @self's if it has none; frees it otherwise.  Returns
  * the schema @self keeps, which lives as long as @self. */
 static Schema *
 compiler_keep_schema (RegCompiler *self,
                       Schema      *schema)
 {
-  if (!_reg_once_set (G_OBJECT (self), schema_quark (), schema, schema_free))
+  if (!_reg_once_set (G_OBJECT (self), schema_quark, schema, schema_free))
     schema_free (schema);
 
-  return _reg_once_get (G_OBJECT (self), schema_quark ());
+  return _reg_once_get (G_OBJECT (self), schema_quark);
 }
 
 /* The schema of @self: set by the registry from a module's manifest, or
@@ -384,7 +361,7 @@ compiler_get_schema (RegCompiler *self)
   g_autoptr(GError) error = NULL;
   Schema *schema;
 
-  schema = _reg_once_get (G_OBJECT (self), schema_quark ());
+  schema = _reg_once_get (G_OBJECT (self), schema_quark);
   if (G_LIKELY (schema != NULL))
     return schema;
 
@@ -426,22 +403,6 @@ typedef struct
   char           **operators;  /* NULL: every operator */
 } Declared;
 
-/* Atomic for the reason given in reg-compiled-fn.c's signature_quark(). */
-static GQuark
-declared_quark (void)
-{
-  static gint quark;  /* atomic */
-  GQuark value = (GQuark) g_atomic_int_get (&quark);
-
-  if (G_UNLIKELY (value == 0))
-    {
-      value = g_quark_from_static_string ("reg-compiler-declared");
-      g_atomic_int_set (&quark, (gint) value);
-    }
-
-  return value;
-}
-
 static void
 declared_free (gpointer data)
 {
@@ -464,14 +425,14 @@ _reg_compiler_set_declared (RegCompiler      *self,
   declared = g_new0 (Declared, 1);
   declared->flags = flags;
   declared->operators = g_strdupv (operators);
-  if (!_reg_once_set (G_OBJECT (self), declared_quark (), declared, declared_free))
+  if (!_reg_once_set (G_OBJECT (self), declared_quark, declared, declared_free))
     declared_free (declared);
 }
 
 RegCompilerFlags
 _reg_compiler_get_effective_flags (RegCompiler *self)
 {
-  Declared *declared = _reg_once_get (G_OBJECT (self), declared_quark ());
+  Declared *declared = _reg_once_get (G_OBJECT (self), declared_quark);
 
   return reg_compiler_get_flags (self) |
          (declared != NULL ? declared->flags : REG_COMPILER_FLAGS_NONE);
@@ -486,7 +447,7 @@ _reg_compiler_select_nodes (RegCompiler  *self,
                             GError      **error)
 {
   RegCompilerInterface *iface = REG_COMPILER_GET_IFACE (self);
-  const Declared *declared = _reg_once_get (G_OBJECT (self), declared_quark ());
+  const Declared *declared = _reg_once_get (G_OBJECT (self), declared_quark);
   char **operators = declared != NULL ? declared->operators : NULL;
   guint n_nodes = reg_graph_get_n_nodes (graph);
   g_autoptr(GVariant) named = NULL;
@@ -908,7 +869,7 @@ reg_compiler_get_name (RegCompiler *self)
 
   g_return_val_if_fail (REG_IS_COMPILER (self), NULL);
 
-  known = _reg_once_get (G_OBJECT (self), name_quark ());
+  known = _reg_once_get (G_OBJECT (self), name_quark);
   if (G_LIKELY (known != NULL))
     return known;
 
@@ -920,10 +881,10 @@ reg_compiler_get_name (RegCompiler *self)
 
   /* Set once: a thread that lost the race drops its copy and returns the
    * winner's, which lives as long as the compiler. */
-  if (!_reg_once_set (G_OBJECT (self), name_quark (), name, g_free))
+  if (!_reg_once_set (G_OBJECT (self), name_quark, name, g_free))
     g_free (name);
 
-  return _reg_once_get (G_OBJECT (self), name_quark ());
+  return _reg_once_get (G_OBJECT (self), name_quark);
 }
 
 /**
