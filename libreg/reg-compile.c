@@ -432,6 +432,7 @@ typedef struct
 {
   GPtrArray *fns;        /* RegCompiledFn, one per group compiled */
   GPtrArray *backends;   /* the name of the backend that compiled each */
+  GPtrArray *others;     /* those of the groups not taken, each once (borrowed) */
   gboolean   shareable;  /* whether every one of them shares its functions */
 } Groups;
 
@@ -442,6 +443,7 @@ groups_new (void)
 
   groups->fns = g_ptr_array_new_with_free_func (g_object_unref);
   groups->backends = g_ptr_array_new_with_free_func (g_free);
+  groups->others = g_ptr_array_new ();
   groups->shareable = TRUE;
 
   return groups;
@@ -452,6 +454,7 @@ groups_free (Groups *groups)
 {
   g_ptr_array_unref (groups->fns);
   g_ptr_array_unref (groups->backends);
+  g_ptr_array_unref (groups->others);
   g_free (groups);
 }
 
@@ -463,8 +466,13 @@ groups_add (Groups        *groups,
             const Chain   *chain,
             RegCompiledFn *fn)
 {
+  char *backend = g_strdup (chain->name);
+
   g_ptr_array_add (groups->fns, fn);
-  g_ptr_array_add (groups->backends, g_strdup (chain->name));
+  g_ptr_array_add (groups->backends, backend);
+  if (chain->only == NULL &&
+      !g_ptr_array_find_with_equal_func (groups->others, backend, g_str_equal, NULL))
+    g_ptr_array_add (groups->others, backend);
   groups->shareable = groups->shareable && chain->shareable;
 }
 
@@ -480,28 +488,15 @@ partition_end (Attempt    *attempt,
                GError    **error)
 {
   g_autoptr(RegCompiledFn) fn = NULL;
-  g_autoptr(GPtrArray) others = g_ptr_array_new ();
   g_autofree char *next = NULL;
 
-  for (guint g = 0; g < groups->fns->len; g++)
-    {
-      GPtrArray *inputs;
-      gboolean taken;
-      const char *backend = groups->backends->pdata[g];
-
-      _reg_partition_get_group (attempt->partition, g, &inputs, &taken);
-      if (!taken && !g_ptr_array_find_with_equal_func (others, backend, g_str_equal, NULL))
-        g_ptr_array_add (others, (gpointer) backend);
-    }
-  g_ptr_array_add (others, NULL);
-  next = g_strjoinv (", ", (char **) others->pdata);
+  g_ptr_array_add (groups->others, NULL);
+  next = g_strjoinv (", ", (char **) groups->others->pdata);
 
   g_ptr_array_add (groups->backends, NULL);
-  g_ptr_array_set_free_func (groups->fns, NULL);
   fn = _reg_partition_finish (g_steal_pointer (&attempt->partition), graph,
-                              (RegCompiledFn **) groups->fns->pdata,
-                              (const char * const *) groups->backends->pdata);
-  g_ptr_array_set_size (groups->fns, 0);
+                              (RegCompiledFn **) g_ptr_array_steal (groups->fns, NULL),
+                              (char **) g_ptr_array_steal (groups->backends, NULL));
   if (!_reg_compiled_fn_bind (fn, attempt->name, graph, example_inputs, attempt->shapes, error))
     return NULL;
   _reg_compiled_fn_set_placement_func (fn, _reg_partition_dup_placement);
@@ -514,19 +509,15 @@ partition_end (Attempt    *attempt,
   return g_steal_pointer (&fn);
 }
 
-/* Why a group of a partitioned attempt did not compile: for a group of
- * the nodes the backend does not take, the refusal says first what they
- * are. */
+/* Why a group of a partitioned attempt did not compile on @group_chain:
+ * for a group of the nodes the backend does not take, the refusal says
+ * first what they are. */
 static void
-partition_failed (Attempt  *attempt,
-                  guint     group,
-                  GError  **error)
+partition_failed (Attempt      *attempt,
+                  const Chain  *group_chain,
+                  GError      **error)
 {
-  GPtrArray *inputs;
-  gboolean taken;
-
-  _reg_partition_get_group (attempt->partition, group, &inputs, &taken);
-  if (!taken)
+  if (group_chain->only == NULL)
     g_prefix_error (error, "%s, and no other backend compiles them: ", attempt->refusal->message);
 }
 
@@ -562,7 +553,7 @@ compile_partition (Chain        *chain,
                              taken ? options : NULL, error);
       if (fn == NULL)
         {
-          partition_failed (attempt, g, error);
+          partition_failed (attempt, &group_chain, error);
           return NULL;
         }
       groups_add (groups, &group_chain, fn);
@@ -813,7 +804,7 @@ group_compiled (GObject      *source_object,
   fn = g_task_propagate_pointer (G_TASK (result), &error);
   if (fn == NULL)
     {
-      partition_failed (ac->attempt, ac->groups->fns->len, &error);
+      partition_failed (ac->attempt, &group->chain, &error);
       g_clear_pointer (&ac->attempt, attempt_free);
       g_clear_pointer (&ac->groups, groups_free);
       async_compile_failed (task, error);

@@ -44,13 +44,13 @@ RegGraph      *_reg_partition_get_group    (RegPartition    *partition,
  * @partition's groups in order, group i by @fns[i] (compiled for the
  * group's graph by the backend named @backends[i], and bound, see
  * _reg_compiled_fn_bind()), handing each group's outputs to the next ones
- * as they are; not bound yet.  Takes @partition and the functions (the
- * arrays stay the caller's).  Logs a summary of where the nodes run at
- * debug level. */
+ * as they are; not bound yet.  Takes @partition, @fns (one reference per
+ * group, the array g_free()d) and @backends (a NULL-terminated strv).
+ * Logs a summary of where the nodes run at debug level. */
 RegCompiledFn *_reg_partition_finish       (RegPartition       *partition,
                                             RegGraph           *graph,
                                             RegCompiledFn     **fns,
-                                            const char * const *backends);
+                                            char              **backends);
 
 /* Where the nodes of @fn, a function of _reg_partition_finish(), run, as
  * reg_compiled_fn_dup_placement() tells it (a RegPlacementFunc). */

@@ -645,19 +645,17 @@ describe_placement (RegPartitionedFn *self,
 }
 
 RegCompiledFn *
-_reg_partition_finish (RegPartition        *partition,
-                       RegGraph            *graph,
-                       RegCompiledFn      **fns,
-                       const char * const  *backends)
+_reg_partition_finish (RegPartition   *partition,
+                       RegGraph       *graph,
+                       RegCompiledFn **fns,
+                       char          **backends)
 {
   RegPartitionedFn *self = g_object_new (REG_TYPE_PARTITIONED_FN, NULL);
   guint n_groups = partition->groups->len;
 
   self->partition = partition;
-  self->fns = g_memdup2 (fns, n_groups * sizeof (RegCompiledFn *));
-  self->backends = g_new0 (char *, n_groups + 1);
-  for (guint g = 0; g < n_groups; g++)
-    self->backends[g] = g_strdup (backends[g]);
+  self->fns = fns;
+  self->backends = backends;
 
   /* What compiled is no longer needed. */
   for (guint g = 0; g < n_groups; g++)
