@@ -158,6 +158,14 @@ falls_back (const GError *error)
          g_error_matches (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED);
 }
 
+/* Whether the registry may cache and hand out again the functions
+ * @compiler makes. */
+static gboolean
+is_shareable (RegCompiler *compiler)
+{
+  return (_reg_compiler_get_effective_flags (compiler) & REG_COMPILER_FLAGS_SHAREABLE) != 0;
+}
+
 /* Records why the backend at the chain's position failed (@error, taken
  * over) and moves to the next backend to try, announcing the fallback in
  * the calling thread.  Returns FALSE when there is none, or when @error
@@ -336,8 +344,7 @@ attempt_begin (Chain         *chain,
   attempt->name = g_strdup (chain->name);
 
   /* The groups of a partitioned compile are not kept: the whole is. */
-  if (!chain->nested &&
-      (_reg_compiler_get_effective_flags (attempt->compiler) & REG_COMPILER_FLAGS_SHAREABLE) &&
+  if (!chain->nested && is_shareable (attempt->compiler) &&
       may_look_up_first (graph, example_inputs, options))
     {
       gboolean compiles_here = synchronous || _reg_compiler_compiles_in_worker (attempt->compiler);
@@ -598,14 +605,11 @@ compile_on_chain (Chain        *chain,
                                                attempt->shapes, &local_error);
         }
       if (attempt != NULL)
+        attempt_end (attempt, fn);
+      if (fn != NULL)
         {
-          attempt_end (attempt, fn);
-          if (fn != NULL)
-            {
-              chain->shareable = (_reg_compiler_get_effective_flags (attempt->compiler) &
-                                  REG_COMPILER_FLAGS_SHAREABLE) != 0;
-              return fn;
-            }
+          chain->shareable = is_shareable (attempt->compiler);
+          return fn;
         }
 
       if (!chain_next (chain, self, local_error))
@@ -727,21 +731,6 @@ compile_on_chain_async (RegRegistry         *self,
   async_compile_attempt (task);
 }
 
-/* The compile has what it made: records whether its backend shares its
- * functions (for the partitioned compile this may be a group of), and
- * returns it. */
-static void
-async_compile_return (GTask         *task,
-                      RegCompiler   *compiler,
-                      RegCompiledFn *fn)
-{
-  AsyncCompile *ac = g_task_get_task_data (task);
-
-  ac->chain.shareable = (_reg_compiler_get_effective_flags (compiler) &
-                         REG_COMPILER_FLAGS_SHAREABLE) != 0;
-  g_task_return_pointer (task, fn, g_object_unref);
-}
-
 /* The compile is over for this attempt's backend with @error (taken over):
  * falls back or fails. */
 static void
@@ -768,24 +757,40 @@ async_compile_failed (GTask  *task,
     }
 }
 
+/* The attempt is over, with @fn or @error (taken over): it settles, and
+ * the compile returns @fn, recording whether its backend shares its
+ * functions (for the partitioned compile this may be a group of), or
+ * falls back or fails. */
+static void
+async_attempt_end (GTask         *task,
+                   RegCompiledFn *fn,
+                   GError        *error)
+{
+  AsyncCompile *ac = g_task_get_task_data (task);
+
+  if (fn != NULL)
+    ac->chain.shareable = is_shareable (ac->attempt->compiler);
+  attempt_end (ac->attempt, fn);
+  g_clear_pointer (&ac->attempt, attempt_free);
+  g_clear_pointer (&ac->groups, groups_free);
+
+  if (fn != NULL)
+    g_task_return_pointer (task, fn, g_object_unref);
+  else
+    async_compile_failed (task, error);
+}
+
 static void
 attempt_compiled (GObject      *source_object,
                   GAsyncResult *result,
                   gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
-  AsyncCompile *ac = g_task_get_task_data (task);
   GError *error = NULL;
   RegCompiledFn *fn;
 
   fn = _reg_compiler_compile_prepared_finish (REG_COMPILER (source_object), result, &error);
-  attempt_end (ac->attempt, fn);
-  g_clear_pointer (&ac->attempt, attempt_free);
-
-  if (fn != NULL)
-    async_compile_return (task, REG_COMPILER (source_object), fn);
-  else
-    async_compile_failed (task, error);
+  async_attempt_end (task, fn, error);
 }
 
 static void async_partition_next (GTask *task);
@@ -805,9 +810,7 @@ group_compiled (GObject      *source_object,
   if (fn == NULL)
     {
       partition_failed (ac->attempt, &group->chain, &error);
-      g_clear_pointer (&ac->attempt, attempt_free);
-      g_clear_pointer (&ac->groups, groups_free);
-      async_compile_failed (task, error);
+      async_attempt_end (task, NULL, error);
       return;
     }
 
@@ -831,17 +834,10 @@ async_partition_next (GTask *task)
   if (g == _reg_partition_get_n_groups (attempt->partition))
     {
       GError *error = NULL;
-      g_autoptr(RegCompiler) compiler = g_object_ref (attempt->compiler);
       RegCompiledFn *fn = partition_end (attempt, ac->graph, ac->example_inputs, ac->groups,
                                          &error);
 
-      attempt_end (attempt, fn);
-      g_clear_pointer (&ac->attempt, attempt_free);
-      g_clear_pointer (&ac->groups, groups_free);
-      if (fn != NULL)
-        async_compile_return (task, compiler, fn);
-      else
-        async_compile_failed (task, error);
+      async_attempt_end (task, fn, error);
       return;
     }
 
@@ -872,16 +868,15 @@ attempt_begun (GObject      *source_object,
       return;
     }
 
+  ac->attempt = attempt;
   if (attempt->hit != NULL)
     {
-      async_compile_return (task, attempt->compiler, g_steal_pointer (&attempt->hit));
-      attempt_free (attempt);
+      async_attempt_end (task, g_steal_pointer (&attempt->hit), NULL);
       return;
     }
 
   if (attempt->partition != NULL)
     {
-      ac->attempt = attempt;
       ac->groups = groups_new ();
       async_partition_next (task);
       return;
@@ -889,7 +884,6 @@ attempt_begun (GObject      *source_object,
 
   /* The backend's compile, in its own way (the default: a worker thread);
    * the attempt's shapes go with it. */
-  ac->attempt = attempt;
   _reg_compiler_compile_prepared_async (attempt->compiler, attempt->name, ac->graph,
                                         ac->example_inputs,
                                         ac->chain.position == 0 ? ac->options : NULL,
