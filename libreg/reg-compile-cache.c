@@ -380,15 +380,10 @@ _reg_compile_cache_key (RegGraph  *graph,
   GByteArray *out = g_private_get (&key_buffer);
   KeyWriter w = { NULL, 0 };
 
-  if (out != NULL && out->len > KEPT_KEY_BUFFER)
-    {
-      g_private_replace (&key_buffer, NULL);
-      out = NULL;
-    }
-  if (out == NULL)
+  if (out == NULL || out->len > KEPT_KEY_BUFFER)
     {
       out = g_byte_array_new ();
-      g_private_set (&key_buffer, out);
+      g_private_replace (&key_buffer, out);
     }
   w.out = out;
 

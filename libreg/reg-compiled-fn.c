@@ -511,10 +511,7 @@ reg_compiled_fn_call (RegCompiledFn  *self,
                       GPtrArray      *inputs,
                       GError        **error)
 {
-  RegCompiledFnInterface *iface;
   const Signature *sig;
-  GError *local_error = NULL;
-  GListModel *model;
 
   g_return_val_if_fail (REG_IS_COMPILED_FN (self), NULL);
   g_return_val_if_fail (inputs != NULL, NULL);
@@ -523,13 +520,11 @@ reg_compiled_fn_call (RegCompiledFn  *self,
   for (guint i = 0; i < inputs->len; i++)
     g_return_val_if_fail (REG_IS_TENSOR (g_ptr_array_index (inputs, i)), NULL);
 
-  if (!call_begin (self, inputs, &sig, error))
+  sig = _reg_once_get (G_OBJECT (self), signature_quark);
+  if (sig != NULL && !check_inputs (sig, inputs, error))
     return NULL;
 
-  iface = REG_COMPILED_FN_GET_IFACE (self);
-  model = iface->run (self, inputs, &local_error);
-
-  return call_conclude (self, sig, model, local_error, error);
+  return _reg_compiled_fn_call_trusted (self, inputs, error);
 }
 
 GPtrArray *
@@ -564,8 +559,7 @@ run_async_done (GObject      *source_object,
   model = REG_COMPILED_FN_GET_IFACE (self)->run_finish (self, result, &local_error);
 
   /* Cancelled is not the backend's failure: it stays as it is. */
-  if (model == NULL && local_error != NULL &&
-      g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+  if (model == NULL && g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
       g_task_return_error (task, local_error);
       return;

@@ -688,8 +688,7 @@ prepared_compile_done (GObject      *source_object,
   fn = REG_COMPILER_GET_IFACE (self)->compile_finish (self, result, &local_error);
 
   /* Cancelled is not the backend's failure: it stays as it is. */
-  if (fn == NULL && local_error != NULL &&
-      g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+  if (fn == NULL && g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
       g_task_return_error (task, local_error);
       return;

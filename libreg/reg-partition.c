@@ -132,7 +132,7 @@ input_name (RegGraph   *group,
             const char *name,
             guint       id)
 {
-  GString *candidate = name != NULL ? g_string_new (name) : g_string_new (NULL);
+  GString *candidate = g_string_new (name);
 
   if (name == NULL)
     g_string_printf (candidate, "v%u", id);

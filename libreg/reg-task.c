@@ -141,8 +141,7 @@ _reg_backend_check_result (GObject           *implementation,
 
   if (returned)
     {
-      if (reported != NULL)
-        g_warning ("backend '%s' returned its result and set an error: %s", who, why);
+      g_warning ("backend '%s' returned its result and set an error: %s", who, why);
       return TRUE;
     }
 
