@@ -181,17 +181,11 @@ evict_locked (RegCompileCache *cache,
     }
 }
 
-static GPtrArray *
-garbage_new (void)
-{
-  return g_ptr_array_new_with_free_func (g_object_unref);
-}
-
 void
 _reg_compile_cache_set_max_entries (RegCompileCache *cache,
                                     guint            max_entries)
 {
-  g_autoptr(GPtrArray) garbage = garbage_new ();
+  g_autoptr(GPtrArray) garbage = g_ptr_array_new_with_free_func (g_object_unref);
 
   g_mutex_lock (&cache->mutex);
   cache->max_entries = max_entries;
@@ -594,7 +588,7 @@ _reg_compile_cache_settle (RegCompileCache     *cache,
                            RegCompiledFn       *fn,
                            gsize                cost)
 {
-  g_autoptr(GPtrArray) garbage = garbage_new ();
+  g_autoptr(GPtrArray) garbage = g_ptr_array_new_with_free_func (g_object_unref);
   Entry *entry = (Entry *) miss;
   gboolean keep;
 
@@ -657,7 +651,7 @@ drop_where (RegCompileCache *cache,
             RegCompiler     *compiler,
             gboolean         default_only)
 {
-  g_autoptr(GPtrArray) garbage = garbage_new ();
+  g_autoptr(GPtrArray) garbage = g_ptr_array_new_with_free_func (g_object_unref);
   g_autoptr(GPtrArray) ready = g_ptr_array_new ();
   GHashTableIter iter;
   gpointer key;

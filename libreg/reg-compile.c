@@ -389,7 +389,7 @@ attempt_select (Attempt      *attempt,
 {
   guint n_nodes = reg_graph_get_n_nodes (graph);
   g_autofree guint8 *taken = g_new (guint8, MAX (n_nodes, 1));
-  g_autoptr(GPtrArray) refused = g_ptr_array_new ();
+  g_autoptr(GPtrArray) refused = g_ptr_array_new_null_terminated (1, NULL, TRUE);
   g_autofree char *names = NULL;
   g_autofree char *who = NULL;
   guint n_taken = 0;
@@ -416,7 +416,6 @@ attempt_select (Attempt      *attempt,
   if (refused->len == 0)
     return TRUE;
 
-  g_ptr_array_add (refused, NULL);
   names = g_strjoinv (", ", (char **) refused->pdata);
   who = _reg_text_for_message (attempt->name, -1, 255);
   attempt->refusal = g_error_new (REG_COMPILER_ERROR, REG_COMPILER_ERROR_UNSUPPORTED_OP,
@@ -449,8 +448,8 @@ groups_new (void)
   Groups *groups = g_new0 (Groups, 1);
 
   groups->fns = g_ptr_array_new_with_free_func (g_object_unref);
-  groups->backends = g_ptr_array_new_with_free_func (g_free);
-  groups->others = g_ptr_array_new ();
+  groups->backends = g_ptr_array_new_null_terminated (1, g_free, TRUE);
+  groups->others = g_ptr_array_new_null_terminated (1, NULL, TRUE);
   groups->shareable = TRUE;
 
   return groups;
@@ -497,10 +496,8 @@ partition_end (Attempt    *attempt,
   g_autoptr(RegCompiledFn) fn = NULL;
   g_autofree char *next = NULL;
 
-  g_ptr_array_add (groups->others, NULL);
   next = g_strjoinv (", ", (char **) groups->others->pdata);
 
-  g_ptr_array_add (groups->backends, NULL);
   fn = _reg_partition_finish (g_steal_pointer (&attempt->partition), graph,
                               (RegCompiledFn **) g_ptr_array_steal (groups->fns, NULL),
                               (char **) g_ptr_array_steal (groups->backends, NULL));

@@ -612,7 +612,7 @@ describe_placement (RegPartitionedFn *self,
   for (guint b = 0; b < backends->len; b++)
     {
       g_autofree char *shown = _reg_escape (backends->pdata[b]);
-      g_autoptr(GPtrArray) ops = g_ptr_array_new ();
+      g_autoptr(GPtrArray) ops = g_ptr_array_new_null_terminated (1, NULL, TRUE);
       g_autofree char *names = NULL;
       guint n = 0;
 
@@ -632,7 +632,6 @@ describe_placement (RegPartitionedFn *self,
                 g_ptr_array_add (ops, (gpointer) op);
             }
         }
-      g_ptr_array_add (ops, NULL);
       names = g_strjoinv (", ", (char **) ops->pdata);
 
       if (b == 0)
