@@ -770,7 +770,6 @@ reg_compiler_compile_async (RegCompiler         *self,
                             gpointer             user_data)
 {
   g_autoptr(GVariant) options_ref = NULL;
-  g_autoptr(RegGraph) frozen = NULL;
   GError *error = NULL;
   RegShape *shapes;
 
@@ -785,16 +784,14 @@ reg_compiler_compile_async (RegCompiler         *self,
   if (options != NULL)
     options_ref = g_variant_ref_sink (options);
 
-  /* The caller may change its graph as soon as this returns. */
-  frozen = _reg_graph_dup_frozen (graph);
-  shapes = _reg_compiler_prepare (self, NULL, frozen, example_inputs, options, &error);
+  shapes = _reg_compiler_prepare (self, NULL, graph, example_inputs, options, &error);
   if (shapes == NULL)
     {
       g_task_report_error (self, callback, user_data, _reg_compiler_compile_prepared_async, error);
       return;
     }
 
-  _reg_compiler_compile_prepared_async (self, NULL, frozen, example_inputs, options, shapes,
+  _reg_compiler_compile_prepared_async (self, NULL, graph, example_inputs, options, shapes,
                                         cancellable, callback, user_data);
 }
 
