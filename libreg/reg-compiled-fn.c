@@ -512,6 +512,8 @@ reg_compiled_fn_call (RegCompiledFn  *self,
                       GError        **error)
 {
   const Signature *sig;
+  GError *local_error = NULL;
+  GListModel *model;
 
   g_return_val_if_fail (REG_IS_COMPILED_FN (self), NULL);
   g_return_val_if_fail (inputs != NULL, NULL);
@@ -520,11 +522,12 @@ reg_compiled_fn_call (RegCompiledFn  *self,
   for (guint i = 0; i < inputs->len; i++)
     g_return_val_if_fail (REG_IS_TENSOR (g_ptr_array_index (inputs, i)), NULL);
 
-  sig = _reg_once_get (G_OBJECT (self), signature_quark);
-  if (sig != NULL && !check_inputs (sig, inputs, error))
+  if (!call_begin (self, inputs, &sig, error))
     return NULL;
 
-  return _reg_compiled_fn_call_trusted (self, inputs, error);
+  model = REG_COMPILED_FN_GET_IFACE (self)->run (self, inputs, &local_error);
+
+  return call_conclude (self, sig, model, local_error, error);
 }
 
 GPtrArray *
