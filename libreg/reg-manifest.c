@@ -449,7 +449,7 @@ gboolean
 _reg_backend_details_equal (RegBackendDetails *a,
                             RegBackendDetails *b)
 {
-  if (a == NULL || b == NULL)
+  if (a == b || a == NULL || b == NULL)
     return a == b;
 
   return g_strcmp0 (a->version, b->version) == 0 &&
