@@ -553,10 +553,8 @@ reg_backend_info_get_description (RegBackendInfo *self)
  * reg_backend_info_get_module_path:
  * @self: a [class@Reg.BackendInfo]
  *
- * Gets the full path of the module file that declares the backend: for
- * a backend written in JavaScript its ES module file, for one written in
- * Python none (Python finds the module when it imports it: see
- * [property@Reg.BackendInfo:entry-point]).
+ * Gets the full path of the module file that declares the backend (see
+ * [property@Reg.BackendInfo:module-path]).
  *
  * Returns: (transfer none) (nullable) (type filename): the path, or %NULL
  *   for a runtime backend or one written in Python
@@ -767,12 +765,7 @@ reg_backend_info_get_license (RegBackendInfo *self)
  * @self: a [class@Reg.BackendInfo]
  *
  * Gets what the backend's compiler promises, the flags the registry goes
- * by: those its manifest declares (`Shareable=true` gives
- * %REG_COMPILER_FLAGS_SHAREABLE, known without loading the module), ORed
- * with those of [method@Reg.Compiler.get_flags] when its compiler existed
- * (a loaded module backend, or one registered at run time).  With
- * %REG_COMPILER_FLAGS_SHAREABLE, the registry keeps the backend's compiled
- * functions in its compile cache (see [class@Reg.Registry]).
+ * by (see [property@Reg.BackendInfo:compiler-flags]).
  *
  * Returns: the flags
  */

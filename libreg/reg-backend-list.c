@@ -229,8 +229,7 @@ splice_and_emit (RegBackendList *self,
   if (removed == 0 && added == 0)
     return;
 
-  if (removed > 0)
-    g_ptr_array_remove_range (self->items, position, removed);
+  g_ptr_array_remove_range (self->items, position, removed);
   for (guint k = 0; k < added; k++)
     g_ptr_array_insert (self->items, position + k,
                         g_object_ref (g_ptr_array_index (fresh, first + k)));
