@@ -11,7 +11,8 @@
 G_BEGIN_DECLS
 
 /* @options: an option list, or NULL (no schema); @details: the manifest's
- * version, authors, website, license and compiler flags (nullable). */
+ * version, authors, website, license and compiler flags (nullable), kept
+ * by reference. */
 RegBackendInfo *_reg_backend_info_new   (const char         *name,
                                          const char * const *tags,
                                          const char         *description,

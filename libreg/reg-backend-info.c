@@ -16,9 +16,9 @@
  * description, where it comes from, whether its compiler exists yet and
  * whether it is the default, the options it takes, whether its compiled
  * functions may be shared, the operators it compiles and, from its
- * manifest, its version, authors,
- * website and license: what a user choosing a backend is shown.  [class@Reg.BackendList] keeps a list of them up to
- * date.
+ * manifest, its version, authors, website and license: what a user
+ * choosing a backend is shown.  [class@Reg.BackendList] keeps a list of
+ * them up to date.
  *
  * It is immutable, so it may be read from any thread; it does not follow
  * later changes of the registry.
@@ -36,12 +36,8 @@ struct _RegBackendInfo
   RegBackendOrigin  origin;
   gboolean          is_default;
   GListModel       *options;  /* an option list, or NULL */
-  char             *version;
-  char            **authors;
-  char             *website;
-  char             *license;
+  RegBackendDetails *details; /* the manifest's (shared, immutable), or NULL */
   RegCompilerFlags  compiler_flags;
-  char            **operators;  /* NULL: every operator */
   char             *manifest_path;
   char            **shadowed_manifests;
   RegBackendState   state;
@@ -91,11 +87,7 @@ reg_backend_info_finalize (GObject *object)
   g_free (self->description);
   g_free (self->module_path);
   g_clear_object (&self->options);
-  g_free (self->version);
-  g_strfreev (self->authors);
-  g_free (self->website);
-  g_free (self->license);
-  g_strfreev (self->operators);
+  g_clear_pointer (&self->details, _reg_backend_details_unref);
   g_free (self->manifest_path);
   g_strfreev (self->shadowed_manifests);
   g_clear_object (&self->verdict);
@@ -141,22 +133,22 @@ reg_backend_info_get_property (GObject    *object,
       g_value_set_object (value, self->options);
       break;
     case PROP_VERSION:
-      g_value_set_string (value, self->version);
+      g_value_set_string (value, reg_backend_info_get_version (self));
       break;
     case PROP_AUTHORS:
-      g_value_set_boxed (value, self->authors);
+      g_value_set_boxed (value, reg_backend_info_get_authors (self));
       break;
     case PROP_WEBSITE:
-      g_value_set_string (value, self->website);
+      g_value_set_string (value, reg_backend_info_get_website (self));
       break;
     case PROP_LICENSE:
-      g_value_set_string (value, self->license);
+      g_value_set_string (value, reg_backend_info_get_license (self));
       break;
     case PROP_COMPILER_FLAGS:
       g_value_set_flags (value, self->compiler_flags);
       break;
     case PROP_OPERATORS:
-      g_value_set_boxed (value, self->operators);
+      g_value_set_boxed (value, reg_backend_info_get_operators (self));
       break;
     case PROP_MANIFEST_PATH:
       g_value_set_string (value, self->manifest_path);
@@ -453,12 +445,8 @@ _reg_backend_info_new (const char         *name,
   self->options = options != NULL ? g_object_ref (options) : NULL;
   if (details != NULL)
     {
-      self->version = g_strdup (details->version);
-      self->authors = g_strdupv (details->authors);
-      self->website = g_strdup (details->website);
-      self->license = g_strdup (details->license);
+      self->details = _reg_backend_details_ref (details);
       self->compiler_flags = details->compiler_flags;
-      self->operators = g_strdupv (details->operators);
     }
 
   return self;
@@ -500,12 +488,8 @@ _reg_backend_info_equal (RegBackendInfo *a,
          a->origin == b->origin &&
          a->is_default == b->is_default &&
          (a->options == b->options || _reg_option_list_equal (a->options, b->options)) &&
-         g_strcmp0 (a->version, b->version) == 0 &&
-         strv_equal (a->authors, b->authors) &&
-         g_strcmp0 (a->website, b->website) == 0 &&
-         g_strcmp0 (a->license, b->license) == 0 &&
+         _reg_backend_details_equal (a->details, b->details) &&
          a->compiler_flags == b->compiler_flags &&
-         strv_equal (a->operators, b->operators) &&
          g_strcmp0 (a->manifest_path, b->manifest_path) == 0 &&
          strv_equal (a->shadowed_manifests, b->shadowed_manifests) &&
          a->state == b->state &&
@@ -569,10 +553,8 @@ reg_backend_info_get_description (RegBackendInfo *self)
  * reg_backend_info_get_module_path:
  * @self: a [class@Reg.BackendInfo]
  *
- * Gets the full path of the module file that declares the backend: for
- * a backend written in JavaScript its ES module file, for one written in
- * Python none (Python finds the module when it imports it: see
- * [property@Reg.BackendInfo:entry-point]).
+ * Gets the full path of the module file that declares the backend (see
+ * [property@Reg.BackendInfo:module-path]).
  *
  * Returns: (transfer none) (nullable) (type filename): the path, or %NULL
  *   for a runtime backend or one written in Python
@@ -708,7 +690,7 @@ reg_backend_info_get_version (RegBackendInfo *self)
 {
   g_return_val_if_fail (REG_IS_BACKEND_INFO (self), NULL);
 
-  return self->version;
+  return self->details != NULL ? self->details->version : NULL;
 }
 
 /**
@@ -725,7 +707,7 @@ reg_backend_info_get_authors (RegBackendInfo *self)
 {
   g_return_val_if_fail (REG_IS_BACKEND_INFO (self), NULL);
 
-  return (const char * const *) self->authors;
+  return self->details != NULL ? (const char * const *) self->details->authors : NULL;
 }
 
 /**
@@ -743,7 +725,7 @@ reg_backend_info_get_operators (RegBackendInfo *self)
 {
   g_return_val_if_fail (REG_IS_BACKEND_INFO (self), NULL);
 
-  return (const char * const *) self->operators;
+  return self->details != NULL ? (const char * const *) self->details->operators : NULL;
 }
 
 /**
@@ -759,7 +741,7 @@ reg_backend_info_get_website (RegBackendInfo *self)
 {
   g_return_val_if_fail (REG_IS_BACKEND_INFO (self), NULL);
 
-  return self->website;
+  return self->details != NULL ? self->details->website : NULL;
 }
 
 /**
@@ -775,7 +757,7 @@ reg_backend_info_get_license (RegBackendInfo *self)
 {
   g_return_val_if_fail (REG_IS_BACKEND_INFO (self), NULL);
 
-  return self->license;
+  return self->details != NULL ? self->details->license : NULL;
 }
 
 /**
@@ -783,12 +765,7 @@ reg_backend_info_get_license (RegBackendInfo *self)
  * @self: a [class@Reg.BackendInfo]
  *
  * Gets what the backend's compiler promises, the flags the registry goes
- * by: those its manifest declares (`Shareable=true` gives
- * %REG_COMPILER_FLAGS_SHAREABLE, known without loading the module), ORed
- * with those of [method@Reg.Compiler.get_flags] when its compiler existed
- * (a loaded module backend, or one registered at run time).  With
- * %REG_COMPILER_FLAGS_SHAREABLE, the registry keeps the backend's compiled
- * functions in its compile cache (see [class@Reg.Registry]).
+ * by (see [property@Reg.BackendInfo:compiler-flags]).
  *
  * Returns: the flags
  */

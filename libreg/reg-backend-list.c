@@ -57,7 +57,7 @@
  * a weak reference, and only in the model's context. */
 typedef struct
 {
-  gint             ref_count;  /* atomic, as in reg-backend-details.c */
+  gint             ref_count;  /* atomic, as in reg-manifest.c */
   GWeakRef         model;
   GMainContext    *context;
   GThread         *home;      /* the thread that made the model */
@@ -229,8 +229,7 @@ splice_and_emit (RegBackendList *self,
   if (removed == 0 && added == 0)
     return;
 
-  if (removed > 0)
-    g_ptr_array_remove_range (self->items, position, removed);
+  g_ptr_array_remove_range (self->items, position, removed);
   for (guint k = 0; k < added; k++)
     g_ptr_array_insert (self->items, position + k,
                         g_object_ref (g_ptr_array_index (fresh, first + k)));
@@ -238,18 +237,10 @@ splice_and_emit (RegBackendList *self,
   g_list_model_items_changed (G_LIST_MODEL (self), position, removed, added);
 }
 
-static gpointer
-ref_item (gconstpointer item,
-          gpointer      user_data)
-{
-  return g_object_ref ((gpointer) item);
-}
-
 static void
 update_once (RegBackendList *self)
 {
   g_autoptr(GPtrArray) fresh = NULL;
-  g_autoptr(GPtrArray) old = NULL;
   guint n_before = self->items->len;
   guint i = 0, j = 0;
   gint shift = 0;
@@ -261,18 +252,16 @@ update_once (RegBackendList *self)
 
   /* Both lists are in byte order of names: one merge finds the runs of
    * differences.  Items are spliced run by run, in order, so that each
-   * items-changed describes the model as it is when emitted. */
-  old = g_ptr_array_copy (self->items, ref_item, NULL);
-  g_ptr_array_set_free_func (old, g_object_unref);
-
-  while (i < old->len || j < fresh->len)
+   * items-changed describes the model as it is when emitted: the old item
+   * i is then at i + shift. */
+  while (i < n_before || j < fresh->len)
     {
       guint run_old = i, run_fresh = j;
 
       /* A run of differences, up to the next item that stays or the end. */
-      while (i < old->len || j < fresh->len)
+      while (i < n_before || j < fresh->len)
         {
-          RegBackendInfo *a = i < old->len ? g_ptr_array_index (old, i) : NULL;
+          RegBackendInfo *a = i < n_before ? g_ptr_array_index (self->items, i + shift) : NULL;
           RegBackendInfo *b = j < fresh->len ? g_ptr_array_index (fresh, j) : NULL;
           int cmp = a == NULL ? 1 : b == NULL ? -1
                     : strcmp (reg_backend_info_get_name (a), reg_backend_info_get_name (b));

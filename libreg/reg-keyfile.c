@@ -272,23 +272,6 @@ _reg_key_file_new (const char  *data,
   return self;
 }
 
-/* The GKeyFile of the text, for a value with escapes. */
-static GKeyFile *
-get_gkeyfile (RegKeyFile  *self,
-              GError     **error)
-{
-  if (self->keyfile == NULL)
-    {
-      g_autoptr(GKeyFile) keyfile = g_key_file_new ();
-
-      if (!g_key_file_load_from_data (keyfile, self->original, self->length, G_KEY_FILE_NONE, error))
-        return NULL;
-      self->keyfile = g_steal_pointer (&keyfile);
-    }
-
-  return self->keyfile;
-}
-
 const char * const *
 _reg_key_file_get_groups (RegKeyFile *self)
 {
@@ -360,36 +343,59 @@ get_raw_value (RegKeyGroup  *group,
   return TRUE;
 }
 
+/* A value with escapes, unescaped by GKeyFile (loaded when first needed
+ * for a plain text): a string, or a list when @list. */
+static gpointer
+get_unescaped (RegKeyGroup  *group,
+               const char   *key,
+               gboolean      list,
+               GError      **error)
+{
+  RegKeyFile *self = group->keyfile;
+  g_autoptr(GError) local_error = NULL;
+  gpointer value = NULL;
+
+  if (self->keyfile == NULL)
+    {
+      g_autoptr(GKeyFile) keyfile = g_key_file_new ();
+
+      if (g_key_file_load_from_data (keyfile, self->original, self->length, G_KEY_FILE_NONE,
+                                     &local_error))
+        self->keyfile = g_steal_pointer (&keyfile);
+    }
+
+  if (self->keyfile != NULL && list)
+    value = g_key_file_get_string_list (self->keyfile, group->name, key, NULL, &local_error);
+  else if (self->keyfile != NULL)
+    value = g_key_file_get_string (self->keyfile, group->name, key, &local_error);
+  if (value == NULL)
+    g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "[%s] %s: ",
+                                group->name, key);
+
+  return value;
+}
+
 gboolean
 _reg_key_group_get_string (RegKeyGroup  *group,
                            const char   *key,
                            char        **value,
                            GError      **error)
 {
-  g_autoptr(GError) local_error = NULL;
-  GKeyFile *keyfile;
   const char *raw;
   gboolean escaped;
 
   *value = NULL;
   if (!get_raw_value (group, key, &raw, &escaped, error))
     return FALSE;
-  if (raw == NULL || !escaped)
+
+  if (!escaped)
     {
       *value = g_strdup (raw);
       return TRUE;
     }
 
-  keyfile = get_gkeyfile (group->keyfile, &local_error);
-  *value = keyfile != NULL ? g_key_file_get_string (keyfile, group->name, key, &local_error) : NULL;
-  if (*value == NULL)
-    {
-      g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "[%s] %s: ",
-                                  group->name, key);
-      return FALSE;
-    }
-
-  return TRUE;
+  *value = get_unescaped (group, key, FALSE, error);
+  return *value != NULL;
 }
 
 gboolean
@@ -398,8 +404,6 @@ _reg_key_group_get_string_list (RegKeyGroup   *group,
                                 char        ***value,
                                 GError       **error)
 {
-  g_autoptr(GError) local_error = NULL;
-  GKeyFile *keyfile;
   const char *raw;
   gboolean escaped;
   guint n;
@@ -407,22 +411,13 @@ _reg_key_group_get_string_list (RegKeyGroup   *group,
   *value = NULL;
   if (!get_raw_value (group, key, &raw, &escaped, error))
     return FALSE;
-  if (raw == NULL)
-    return TRUE;
-
   if (escaped)
     {
-      keyfile = get_gkeyfile (group->keyfile, &local_error);
-      *value = keyfile != NULL ? g_key_file_get_string_list (keyfile, group->name, key, NULL,
-                                                             &local_error) : NULL;
-      if (*value == NULL)
-        {
-          g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "[%s] %s: ",
-                                      group->name, key);
-          return FALSE;
-        }
-      return TRUE;
+      *value = get_unescaped (group, key, TRUE, error);
+      return *value != NULL;
     }
+  if (raw == NULL)
+    return TRUE;
 
   /* What GKeyFile makes of a list without escapes: the pieces between
    * separators, but an empty last one. */

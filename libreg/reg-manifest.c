@@ -166,13 +166,10 @@ static gboolean
 check_website (const char  *website,
                GError     **error)
 {
-  const char *scheme_end;
-
   if (!check_text (website, "Website", REG_BACKEND_WEBSITE_MAX, error))
     return FALSE;
 
-  scheme_end = strchr (website, ':');
-  if (!g_uri_is_valid (website, G_URI_FLAGS_NONE, NULL) || scheme_end == NULL ||
+  if (!g_uri_is_valid (website, G_URI_FLAGS_NONE, NULL) ||
       !(g_ascii_strncasecmp (website, "http:", 5) == 0 ||
         g_ascii_strncasecmp (website, "https:", 6) == 0))
     {
@@ -449,7 +446,7 @@ gboolean
 _reg_backend_details_equal (RegBackendDetails *a,
                             RegBackendDetails *b)
 {
-  if (a == NULL || b == NULL)
+  if (a == b || a == NULL || b == NULL)
     return a == b;
 
   return g_strcmp0 (a->version, b->version) == 0 &&
@@ -474,10 +471,8 @@ typedef struct
 } Parsed;
 
 static void
-parsed_clear (gpointer data)
+parsed_clear (Parsed *parsed)
 {
-  Parsed *parsed = data;
-
   g_free (parsed->name);
   g_strfreev (parsed->tags);
   g_free (parsed->description);
