@@ -363,15 +363,13 @@ reg_graph_set_outputs (RegGraph    *self,
   g_return_if_fail (nodes != NULL || n == 0);
 
   for (guint i = 0; i < n; i++)
-    {
-      if (nodes[i] >= self->nodes->len)
-        {
-          g_set_error (BUILDER_ERROR (self), REG_GRAPH_ERROR, REG_GRAPH_ERROR_UNDEFINED,
-                       "output %u: node %u does not exist (the graph has %u nodes)",
-                       i, nodes[i], self->nodes->len);
-          return;
-        }
-    }
+    if (nodes[i] >= self->nodes->len)
+      {
+        g_set_error (BUILDER_ERROR (self), REG_GRAPH_ERROR, REG_GRAPH_ERROR_UNDEFINED,
+                     "output %u: node %u does not exist (the graph has %u nodes)",
+                     i, nodes[i], self->nodes->len);
+        return;
+      }
 
   _reg_graph_set_outputs (self, nodes, n);
 }
@@ -930,8 +928,7 @@ _reg_graph_infer_shapes (RegGraph   *graph,
         }
     }
 
-  if (shapes != NULL)
-    *shapes = g_steal_pointer (&result);
+  *shapes = g_steal_pointer (&result);
 
   return TRUE;
 }
