@@ -416,9 +416,8 @@ reg_graph_validate (RegGraph  *self,
  * reg_graph_get_n_nodes:
  * @self: a [class@Reg.Graph]
  *
- * Gets the number of nodes of @self; their ids run from 0 to this minus 1.
- *
- * Returns: the number of nodes
+ * Returns: the number of nodes of @self; their ids run from 0 to this
+ *   minus 1
  */
 guint
 reg_graph_get_n_nodes (RegGraph *self)
@@ -432,8 +431,6 @@ reg_graph_get_n_nodes (RegGraph *self)
  * reg_graph_get_node_kind:
  * @self: a [class@Reg.Graph]
  * @node: a node id
- *
- * Gets what @node is.
  *
  * Returns: the kind of @node
  */
@@ -497,9 +494,7 @@ reg_graph_get_node_op (RegGraph *self,
  * @self: a [class@Reg.Graph]
  * @node: the id of a %REG_NODE_OP node
  *
- * Gets the operator @node calls.
- *
- * Returns: the operator of @node
+ * Returns: the operator @node calls
  */
 RegOp
 reg_graph_get_node_operator (RegGraph *self,
@@ -546,9 +541,7 @@ reg_graph_get_node_args (RegGraph *self,
  * @self: a [class@Reg.Graph]
  * @node: the id of a %REG_NODE_CONSTANT node
  *
- * Gets the value of a constant.
- *
- * Returns: the value of @node
+ * Returns: the value of the constant @node
  */
 double
 reg_graph_get_node_value (RegGraph *self,
