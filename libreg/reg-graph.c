@@ -449,11 +449,9 @@ reg_graph_get_node_kind (RegGraph *self,
  * @self: a [class@Reg.Graph]
  * @node: a node id
  *
- * Gets the name of an input, or of an operator call's result (from the
- * text or [method@Reg.Graph.set_node_name]).  Constants and unnamed calls
- * have none.
- *
- * Returns: (nullable): the name of @node, or %NULL
+ * Returns: (nullable): the name of @node, an input or an operator call's
+ *   result (from the text or [method@Reg.Graph.set_node_name]); %NULL for
+ *   constants and unnamed calls
  */
 const char *
 reg_graph_get_node_name (RegGraph *self,
@@ -513,11 +511,9 @@ reg_graph_get_node_operator (RegGraph *self,
  * @node: a node id
  * @n_args: (out) (optional): return location for the number of arguments
  *
- * Gets the ids of the arguments of @node, an operator call; other nodes
- * have none.  The array belongs to @self and is valid until @self changes.
- *
- * Returns: (array length=n_args) (transfer none) (nullable): the argument
- *   ids, or %NULL when @node has no argument
+ * Returns: (array length=n_args) (transfer none) (nullable): the ids of the
+ *   arguments of @node, or %NULL when it is not an operator call; the array
+ *   belongs to @self and is valid until @self changes
  */
 const guint *
 reg_graph_get_node_args (RegGraph *self,
