@@ -69,8 +69,8 @@ char        *_reg_graph_arity_message (RegOp         op,
 gboolean     _reg_graph_is_valid_name (const char   *name);
 
 /* reg_graph_infer_shapes() without its guards: @example_inputs (NULL for
- * none) must hold tensors; @shapes (optional) gets a g_new()ed array of
- * one shape per node. */
+ * none) must hold tensors; @shapes gets a g_new()ed array of one shape per
+ * node. */
 gboolean     _reg_graph_infer_shapes  (RegGraph     *graph,
                                        GPtrArray    *example_inputs,
                                        RegShape    **shapes,

@@ -363,15 +363,13 @@ reg_graph_set_outputs (RegGraph    *self,
   g_return_if_fail (nodes != NULL || n == 0);
 
   for (guint i = 0; i < n; i++)
-    {
-      if (nodes[i] >= self->nodes->len)
-        {
-          g_set_error (BUILDER_ERROR (self), REG_GRAPH_ERROR, REG_GRAPH_ERROR_UNDEFINED,
-                       "output %u: node %u does not exist (the graph has %u nodes)",
-                       i, nodes[i], self->nodes->len);
-          return;
-        }
-    }
+    if (nodes[i] >= self->nodes->len)
+      {
+        g_set_error (BUILDER_ERROR (self), REG_GRAPH_ERROR, REG_GRAPH_ERROR_UNDEFINED,
+                     "output %u: node %u does not exist (the graph has %u nodes)",
+                     i, nodes[i], self->nodes->len);
+        return;
+      }
 
   _reg_graph_set_outputs (self, nodes, n);
 }
@@ -418,9 +416,8 @@ reg_graph_validate (RegGraph  *self,
  * reg_graph_get_n_nodes:
  * @self: a [class@Reg.Graph]
  *
- * Gets the number of nodes of @self; their ids run from 0 to this minus 1.
- *
- * Returns: the number of nodes
+ * Returns: the number of nodes of @self; their ids run from 0 to this
+ *   minus 1
  */
 guint
 reg_graph_get_n_nodes (RegGraph *self)
@@ -434,8 +431,6 @@ reg_graph_get_n_nodes (RegGraph *self)
  * reg_graph_get_node_kind:
  * @self: a [class@Reg.Graph]
  * @node: a node id
- *
- * Gets what @node is.
  *
  * Returns: the kind of @node
  */
@@ -454,11 +449,9 @@ reg_graph_get_node_kind (RegGraph *self,
  * @self: a [class@Reg.Graph]
  * @node: a node id
  *
- * Gets the name of an input, or of an operator call's result (from the
- * text or [method@Reg.Graph.set_node_name]).  Constants and unnamed calls
- * have none.
- *
- * Returns: (nullable): the name of @node, or %NULL
+ * Returns: (nullable): the name of @node, an input or an operator call's
+ *   result (from the text or [method@Reg.Graph.set_node_name]); %NULL for
+ *   constants and unnamed calls
  */
 const char *
 reg_graph_get_node_name (RegGraph *self,
@@ -499,9 +492,7 @@ reg_graph_get_node_op (RegGraph *self,
  * @self: a [class@Reg.Graph]
  * @node: the id of a %REG_NODE_OP node
  *
- * Gets the operator @node calls.
- *
- * Returns: the operator of @node
+ * Returns: the operator @node calls
  */
 RegOp
 reg_graph_get_node_operator (RegGraph *self,
@@ -520,11 +511,9 @@ reg_graph_get_node_operator (RegGraph *self,
  * @node: a node id
  * @n_args: (out) (optional): return location for the number of arguments
  *
- * Gets the ids of the arguments of @node, an operator call; other nodes
- * have none.  The array belongs to @self and is valid until @self changes.
- *
- * Returns: (array length=n_args) (transfer none) (nullable): the argument
- *   ids, or %NULL when @node has no argument
+ * Returns: (array length=n_args) (transfer none) (nullable): the ids of the
+ *   arguments of @node, or %NULL when it is not an operator call; the array
+ *   belongs to @self and is valid until @self changes
  */
 const guint *
 reg_graph_get_node_args (RegGraph *self,
@@ -548,9 +537,7 @@ reg_graph_get_node_args (RegGraph *self,
  * @self: a [class@Reg.Graph]
  * @node: the id of a %REG_NODE_CONSTANT node
  *
- * Gets the value of a constant.
- *
- * Returns: the value of @node
+ * Returns: the value of the constant @node
  */
 double
 reg_graph_get_node_value (RegGraph *self,
@@ -930,8 +917,7 @@ _reg_graph_infer_shapes (RegGraph   *graph,
         }
     }
 
-  if (shapes != NULL)
-    *shapes = g_steal_pointer (&result);
+  *shapes = g_steal_pointer (&result);
 
   return TRUE;
 }

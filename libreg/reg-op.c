@@ -91,14 +91,12 @@ reg_op_from_name (const char *name,
   g_return_val_if_fail (name != NULL, FALSE);
 
   for (guint i = 0; i < N_OPS; i++)
-    {
-      if (strcmp (op_table[i].name, name) == 0)
-        {
-          if (op != NULL)
-            *op = (RegOp) i;
-          return TRUE;
-        }
-    }
+    if (strcmp (op_table[i].name, name) == 0)
+      {
+        if (op != NULL)
+          *op = (RegOp) i;
+        return TRUE;
+      }
 
   return FALSE;
 }

@@ -382,10 +382,8 @@ reg_tensor_new_from_bytes (GBytes        *bytes,
  * @self: a [class@Reg.Tensor]
  * @n_elements: (out) (optional): return location for the number of elements
  *
- * Gets the elements of @self in row-major order.  The buffer belongs to
- * @self and may be written in place; it is never %NULL.
- *
- * Returns: (array length=n_elements) (transfer none): the elements
+ * Returns: (array length=n_elements) (transfer none): the elements of @self
+ *   in row-major order, which may be written in place; never %NULL
  */
 float *
 reg_tensor_get_data (RegTensor *self,
@@ -404,9 +402,8 @@ reg_tensor_get_data (RegTensor *self,
  * @self: a [class@Reg.Tensor]
  * @n_dims: (out) (optional): return location for the number of dimensions
  *
- * Gets the size of each dimension of @self, outermost first.
- *
- * Returns: (array length=n_dims) (transfer none): the shape
+ * Returns: (array length=n_dims) (transfer none): the size of each
+ *   dimension of @self, outermost first
  */
 const gint64 *
 reg_tensor_get_shape (RegTensor *self,
@@ -424,9 +421,7 @@ reg_tensor_get_shape (RegTensor *self,
  * reg_tensor_get_n_dims:
  * @self: a [class@Reg.Tensor]
  *
- * Gets the number of dimensions of @self; 0 for a scalar.
- *
- * Returns: the number of dimensions
+ * Returns: the number of dimensions of @self, 0 for a scalar
  */
 guint
 reg_tensor_get_n_dims (RegTensor *self)
@@ -440,9 +435,7 @@ reg_tensor_get_n_dims (RegTensor *self)
  * reg_tensor_get_n_elements:
  * @self: a [class@Reg.Tensor]
  *
- * Gets the number of elements of @self: the product of its dimensions.
- *
- * Returns: the number of elements
+ * Returns: the number of elements of @self: the product of its dimensions
  */
 gsize
 reg_tensor_get_n_elements (RegTensor *self)
@@ -635,10 +628,8 @@ reg_shape_list_unref (RegShapeList *self)
  * reg_shape_list_get_n_shapes:
  * @self: a [struct@Reg.ShapeList]
  *
- * Gets the number of shapes in @self: one per node of the graph it was
- * computed for.
- *
- * Returns: the number of shapes
+ * Returns: the number of shapes in @self: one per node of the graph it was
+ *   computed for
  */
 guint
 reg_shape_list_get_n_shapes (RegShapeList *self)
@@ -654,10 +645,8 @@ reg_shape_list_get_n_shapes (RegShapeList *self)
  * @index: a node id, less than [method@Reg.ShapeList.get_n_shapes]
  * @n_dims: (out) (optional): return location for the number of dimensions
  *
- * Gets the shape of node @index, outermost dimension first.  The array
- * belongs to @self.
- *
- * Returns: (array length=n_dims) (transfer none): the dimensions
+ * Returns: (array length=n_dims) (transfer none): the shape of node @index,
+ *   outermost dimension first
  */
 const gint64 *
 reg_shape_list_get_shape (RegShapeList *self,

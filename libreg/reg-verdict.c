@@ -233,9 +233,7 @@ _reg_verdict_kind_from_nick (const char     *nick,
  * reg_verdict_get_backend_name:
  * @self: a [class@Reg.Verdict]
  *
- * Gets the name of the backend that was checked.
- *
- * Returns: (transfer none): the name
+ * Returns: (transfer none): the name of the backend that was checked
  */
 const char *
 reg_verdict_get_backend_name (RegVerdict *self)
@@ -249,9 +247,8 @@ reg_verdict_get_backend_name (RegVerdict *self)
  * reg_verdict_get_module_path:
  * @self: a [class@Reg.Verdict]
  *
- * Gets the module file that was checked.
- *
- * Returns: (transfer none) (type filename): the full path
+ * Returns: (transfer none) (type filename): the full path of the module file
+ *   that was checked
  */
 const char *
 reg_verdict_get_module_path (RegVerdict *self)
@@ -264,8 +261,6 @@ reg_verdict_get_module_path (RegVerdict *self)
 /**
  * reg_verdict_get_kind:
  * @self: a [class@Reg.Verdict]
- *
- * Gets the verdict.
  *
  * Returns: the kind of verdict
  */
@@ -281,10 +276,8 @@ reg_verdict_get_kind (RegVerdict *self)
  * reg_verdict_get_reason:
  * @self: a [class@Reg.Verdict]
  *
- * Gets what the check found (see [property@Reg.Verdict:reason]).
- *
- * Returns: (transfer none) (nullable): the reason, %NULL for
- *   %REG_VERDICT_KIND_OK
+ * Returns: (transfer none) (nullable): what the check found (see
+ *   [property@Reg.Verdict:reason]), %NULL for %REG_VERDICT_KIND_OK
  */
 const char *
 reg_verdict_get_reason (RegVerdict *self)
@@ -298,11 +291,9 @@ reg_verdict_get_reason (RegVerdict *self)
  * reg_verdict_get_unsupported_ops:
  * @self: a [class@Reg.Verdict]
  *
- * Gets the operators the backend refused (see
- * [property@Reg.Verdict:unsupported-ops]).
- *
- * Returns: (transfer none) (array zero-terminated=1): the operator names,
- *   possibly none
+ * Returns: (transfer none) (array zero-terminated=1): the names of the
+ *   operators the backend refused (see
+ *   [property@Reg.Verdict:unsupported-ops]), possibly none
  */
 const char * const *
 reg_verdict_get_unsupported_ops (RegVerdict *self)
@@ -316,9 +307,7 @@ reg_verdict_get_unsupported_ops (RegVerdict *self)
  * reg_verdict_get_time:
  * @self: a [class@Reg.Verdict]
  *
- * Gets when the check ran.
- *
- * Returns: seconds since 1970-01-01 00:00 UTC
+ * Returns: when the check ran, in seconds since 1970-01-01 00:00 UTC
  */
 gint64
 reg_verdict_get_time (RegVerdict *self)
@@ -332,10 +321,9 @@ reg_verdict_get_time (RegVerdict *self)
  * reg_verdict_get_quarantines:
  * @self: a [class@Reg.Verdict]
  *
- * Tells whether the verdict keeps the module file from being opened:
- * %TRUE for %REG_VERDICT_KIND_CRASHED and %REG_VERDICT_KIND_TIMEOUT.
- *
- * Returns: %TRUE when it quarantines the module
+ * Returns: %TRUE when the verdict quarantines the module (keeps its file
+ *   from being opened): for %REG_VERDICT_KIND_CRASHED and
+ *   %REG_VERDICT_KIND_TIMEOUT
  */
 gboolean
 reg_verdict_get_quarantines (RegVerdict *self)
