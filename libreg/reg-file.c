@@ -172,7 +172,8 @@ read_fd (int            fd,
          RegFileStamp  *stamp,
          GError       **error)
 {
-  RegFileStamp before, after;
+  RegFileStamp before;
+  RegFileStamp after = { 0 };  /* read only for a regular file, which sets it */
   struct stat st;
   gboolean regular;
 
