@@ -74,7 +74,9 @@ test_keyfile_like_gkeyfile (void)
 {
   for (gsize i = 0; i < G_N_ELEMENTS (tricky_texts); i++)
     {
-      g_test_message ("text %" G_GSIZE_FORMAT ": %s", i, tricky_texts[i]);
+      g_autofree char *shown = g_strescape (tricky_texts[i], NULL);
+
+      g_test_message ("text %" G_GSIZE_FORMAT ": %s", i, shown);
       fuzz_check_key_file (tricky_texts[i], strlen (tricky_texts[i]));
     }
 }
