@@ -190,13 +190,6 @@ same_manifest_file (const RegManifest *a,
   return a == b || (a->dir == b->dir && strcmp (a->file, b->file) == 0);
 }
 
-static gboolean
-same_manifest_file_func (gconstpointer a,
-                         gconstpointer b)
-{
-  return same_manifest_file (a, b);
-}
-
 void
 _reg_entry_hide (RegEntry    *entry,
                  RegManifest *manifest)
@@ -207,7 +200,7 @@ _reg_entry_hide (RegEntry    *entry,
     return;
   if (entry->hidden == NULL)
     entry->hidden = g_ptr_array_new_with_free_func ((GDestroyNotify) _reg_manifest_unref);
-  if (!g_ptr_array_find_with_equal_func (entry->hidden, manifest, same_manifest_file_func, NULL))
+  if (!g_ptr_array_find_with_equal_func (entry->hidden, manifest, (GEqualFunc) same_manifest_file, NULL))
     g_ptr_array_add (entry->hidden, _reg_manifest_ref (manifest));
 }
 
