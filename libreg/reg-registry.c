@@ -967,7 +967,7 @@ static char **
 dup_sorted_names_locked (RegRegistry        *self,
                          const char * const *exclude_tags)
 {
-  GPtrArray *names = g_ptr_array_new_full (self->sorted->len + 1, g_free);
+  GPtrArray *names = g_ptr_array_new_null_terminated (self->sorted->len, g_free, TRUE);
 
   for (guint i = 0; i < self->sorted->len; i++)
     {
@@ -976,7 +976,6 @@ dup_sorted_names_locked (RegRegistry        *self,
       if (!entry_has_any_tag (entry, exclude_tags))
         g_ptr_array_add (names, g_strdup (entry->name));
     }
-  g_ptr_array_add (names, NULL);
 
   return (char **) g_ptr_array_free (names, FALSE);
 }
@@ -1008,15 +1007,12 @@ reg_registry_list_backends (RegRegistry        *self,
 
   _reg_discovery_ensure (self);
 
-  /* The sort is done once per change of the set of names. */
+  /* The writer lock only to sort, once per change of the set of names. */
   g_rw_lock_reader_lock (&self->lock);
-  if (self->sorted != NULL)
-    {
-      names = dup_sorted_names_locked (self, exclude_tags);
-      g_rw_lock_reader_unlock (&self->lock);
-      return names;
-    }
+  names = self->sorted != NULL ? dup_sorted_names_locked (self, exclude_tags) : NULL;
   g_rw_lock_reader_unlock (&self->lock);
+  if (names != NULL)
+    return names;
 
   g_rw_lock_writer_lock (&self->lock);
   ensure_sorted_locked (self);
