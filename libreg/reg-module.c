@@ -379,13 +379,12 @@ static char **
 offers (GObject *loaded)
 {
   RegModule *self = REG_MODULE (loaded);
-  char **names = g_new (char *, self->offers->len + 1);
+  GPtrArray *names = g_ptr_array_new_null_terminated (self->offers->len, g_free, TRUE);
 
   for (guint i = 0; i < self->offers->len; i++)
-    names[i] = g_strdup (g_array_index (self->offers, RegModuleOffer, i).name);
-  names[self->offers->len] = NULL;
+    g_ptr_array_add (names, g_strdup (g_array_index (self->offers, RegModuleOffer, i).name));
 
-  return names;
+  return (char **) g_ptr_array_free (names, FALSE);
 }
 
 static RegCompiler *

@@ -1041,7 +1041,7 @@ info_request_start_locked (RegRegistry    *self,
 {
   const RegManifestBackend *declaration = entry->declaration;
   RegBackendDetails *details = declaration != NULL ? declaration->details : NULL;
-  g_autoptr(GPtrArray) hidden = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) hidden = g_ptr_array_new_null_terminated (0, g_free, TRUE);
   g_autofree char *module_path = NULL;
   g_autofree char *manifest_path = NULL;
   g_autofree char *entry_point = NULL;
@@ -1059,7 +1059,6 @@ info_request_start_locked (RegRegistry    *self,
     }
   for (guint i = 0; entry->hidden != NULL && i < entry->hidden->len; i++)
     g_ptr_array_add (hidden, _reg_manifest_dup_path (g_ptr_array_index (entry->hidden, i)));
-  g_ptr_array_add (hidden, NULL);
 
   request->info = _reg_backend_info_new (entry->name, entry->tags,
                                          declaration != NULL ? declaration->description : NULL,
