@@ -23,7 +23,7 @@
 static char **
 search_dirs_from_environment (void)
 {
-  GPtrArray *dirs = g_ptr_array_new ();
+  GPtrArray *dirs = g_ptr_array_new_null_terminated (0, NULL, TRUE);
   const char *system_dir = REG_BACKEND_DIR;
 
   if (_reg_environment_is_trusted ())
@@ -46,7 +46,6 @@ search_dirs_from_environment (void)
   if (system_dir[0] != '\0')
     g_ptr_array_add (dirs, g_canonicalize_filename (system_dir, NULL));
 
-  g_ptr_array_add (dirs, NULL);
   return (char **) g_ptr_array_free (dirs, FALSE);
 }
 
@@ -72,7 +71,7 @@ _reg_discovery_clear (RegRegistry *self)
 static GPtrArray *
 dup_search_dirs_locked (RegRegistry *self)
 {
-  GPtrArray *dirs = g_ptr_array_new_with_free_func (g_free);
+  GPtrArray *dirs = g_ptr_array_new_null_terminated (0, g_free, TRUE);
 
   for (guint i = 0; i < self->added_dirs->len; i++)
     g_ptr_array_add (dirs, g_strdup (g_ptr_array_index (self->added_dirs, i)));
@@ -389,7 +388,6 @@ reg_registry_get_search_paths (RegRegistry *self)
   dirs = dup_search_dirs_locked (self);
   g_rw_lock_reader_unlock (&self->lock);
 
-  g_ptr_array_add (dirs, NULL);
   return (char **) g_ptr_array_free (dirs, FALSE);
 }
 

@@ -51,18 +51,17 @@ typedef struct
   const char      *option;  /* the meson option that builds it */
   const char      *needs;   /* what building it needs */
   pthread_mutex_t  lock;
-  const RegLoader *table;   /* once opened; atomic */
-  const RegLoaderModule *module;
+  const RegLoaderModule *module;  /* once opened; atomic */
 } Language;
 
 static Language python = {
   "libreg-loader-python.so", "the Python loader", "python_loader",
-  "python3-dev and python-gi-dev", PTHREAD_MUTEX_INITIALIZER, NULL, NULL,
+  "python3-dev and python-gi-dev", PTHREAD_MUTEX_INITIALIZER, NULL,
 };
 
 static Language gjs = {
   "libreg-loader-gjs.so", "the JavaScript loader", "gjs_loader",
-  "libgjs-dev", PTHREAD_MUTEX_INITIALIZER, NULL, NULL,
+  "libgjs-dev", PTHREAD_MUTEX_INITIALIZER, NULL,
 };
 
 static char *
@@ -126,28 +125,27 @@ open_module_locked (Language  *language,
   return exported;
 }
 
-static const RegLoader *
+static const RegLoaderModule *
 language_open (Language  *language,
                GError   **error)
 {
-  const RegLoader *table = g_atomic_pointer_get (&language->table);
+  const RegLoaderModule *module = g_atomic_pointer_get (&language->module);
 
-  if (table != NULL)
-    return table;
+  if (module != NULL)
+    return module;
 
   if (pthread_mutex_lock (&language->lock) != 0)
     g_assert_not_reached ();
-  table = language->table;
-  if (table == NULL)
+  module = language->module;
+  if (module == NULL)
     {
-      language->module = open_module_locked (language, error);
-      table = language->module != NULL ? language->module->loader : NULL;
-      g_atomic_pointer_set (&language->table, table);
+      module = open_module_locked (language, error);
+      g_atomic_pointer_set (&language->module, module);
     }
   if (pthread_mutex_unlock (&language->lock) != 0)
     g_assert_not_reached ();
 
-  return table;
+  return module;
 }
 
 /* The loader module's message, which may quote a module's text, escaped
@@ -170,13 +168,13 @@ language_load (Language    *language,
                const char  *source,
                GError     **error)
 {
-  const RegLoader *table = language_open (language, error);
+  const RegLoaderModule *module = language_open (language, error);
   GObject *loaded;
 
-  if (table == NULL)
+  if (module == NULL)
     return NULL;
 
-  loaded = table->load (dir, source, error);
+  loaded = module->loader->load (dir, source, error);
   if (loaded == NULL)
     escape_error (error);
 
@@ -191,8 +189,8 @@ language_make (Language    *language,
                GError     **error)
 {
   /* Something was loaded, so the module is open. */
-  const RegLoader *table = g_atomic_pointer_get (&language->table);
-  RegCompiler *compiler = table->make (loaded, name, entry, error);
+  const RegLoaderModule *module = g_atomic_pointer_get (&language->module);
+  RegCompiler *compiler = module->loader->make (loaded, name, entry, error);
 
   if (compiler == NULL)
     escape_error (error);

@@ -179,9 +179,9 @@ make_compiler (RegManifest  *manifest,
 
   /* Its manifest's flags (Shareable=) add to the compiler's own, and its
    * operators (Operators=) bound what it takes: the module's author
-   * speaks for its compiler there.  Its manifest's
-   * schema, none included, is the compiler's: the options a chooser was
-   * shown are those compiles are checked against. */
+   * speaks for its compiler there.  Its manifest's schema, none included,
+   * is the compiler's: the options a chooser was shown are those compiles
+   * are checked against. */
   if (details != NULL)
     _reg_compiler_set_declared (compiler, details->compiler_flags, details->operators);
   if (!_reg_compiler_set_options (compiler, details != NULL ? details->options : NULL))
@@ -417,9 +417,7 @@ _reg_loading_dup_verdict_path (const RegManifest *manifest,
   g_auto(GStrv) files = NULL;
   gboolean python = manifest->loader == &_reg_python_loader;
 
-  if (!python && manifest->loader != &_reg_gjs_loader)
-    return _reg_manifest_dup_source_path (manifest);
-  if (!_reg_environment_is_trusted ())
+  if ((!python && manifest->loader != &_reg_gjs_loader) || !_reg_environment_is_trusted ())
     return _reg_manifest_dup_source_path (manifest);
 
   manifest_path = _reg_manifest_dup_path (manifest);
@@ -568,33 +566,29 @@ _reg_loading_load (RegRegistry  *self,
   source = _reg_manifest_dup_source_path (manifest);
   shown_manifest = _reg_escape (manifest_path);
 
-  if (!manifest->loader->unlocked)
+  /* An interpreter's code, and what identifies its verdicts (which may
+   * ask the interpreter): no lock of libreg held (see the top). */
+  if (manifest->loader->unlocked)
     {
-      if (!check_before_load (self, manifest, name, source, manifest_path, wanted_names, error))
+      if (!enter_source (manifest, name, shown_manifest, error))
         goto out;
-      loaded = load_and_make (self, manifest, name, wanted, made, rejected, &name_error,
-                              &local_error);
-    }
-  else if (enter_source (manifest, name, shown_manifest, error))
-    {
-      /* An interpreter's code, and what identifies its verdicts (which
-       * may ask the interpreter): no lock of libreg held (see the top). */
       unlock_loading (self);
-      if (check_before_load (self, manifest, name, source, manifest_path, wanted_names, error))
-        loaded = load_and_make (self, manifest, name, wanted, made, rejected, &name_error,
-                                &local_error);
+    }
+  if (check_before_load (self, manifest, name, source, manifest_path, wanted_names, error))
+    loaded = load_and_make (self, manifest, name, wanted, made, rejected, &name_error,
+                            &local_error);
+  if (manifest->loader->unlocked)
+    {
       lock_loading (self);
       leave_source ();
-      if (loaded == NULL && local_error == NULL)
-        goto out;
     }
-  else
-    goto out;
 
+  /* Refused by the checks (error set), or failed to load. */
   if (loaded == NULL)
     {
-      g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
-                                  "backend '%s' (declared by %s): ", name, shown_manifest);
+      if (local_error != NULL)
+        g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
+                                    "backend '%s' (declared by %s): ", name, shown_manifest);
       goto out;
     }
 

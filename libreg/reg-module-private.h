@@ -10,13 +10,6 @@
 
 G_BEGIN_DECLS
 
-/* A backend a loaded module offers: reg_module_add_backend()'s arguments. */
-typedef struct
-{
-  char  *name;
-  GType  type;
-} RegModuleOffer;
-
 /* Loader=c: a GModule, one RegModule per module file in the process
  * (identified by its device and inode, whichever path leads to it),
  * loaded once and kept for the life of the process, as GTypes registered

@@ -49,6 +49,13 @@
 
 typedef void (*RegModuleLoadFunc) (RegModule *module);
 
+/* A backend a loaded module offers: reg_module_add_backend()'s arguments. */
+typedef struct
+{
+  char  *name;
+  GType  type;
+} RegModuleOffer;
+
 struct _RegModule
 {
   GTypeModule  parent_instance;
@@ -213,10 +220,8 @@ static RegModule *
 module_ensure (const char  *path,
                GError     **error)
 {
-  RegModule *self;
-  RegModule *result = NULL;
-
   g_autofree char *identity = _reg_file_identity (path);
+  RegModule *self;
 
   if (modules_by_file == NULL)
     {
@@ -250,8 +255,9 @@ module_ensure (const char  *path,
   /* The first successful use is never matched by an unuse: the module
    * stays loaded (see the class documentation). */
   if (self->gmodule != NULL || g_type_module_use (G_TYPE_MODULE (self)))
-    result = self;
-  else if (self->load_error != NULL)
+    return self;
+
+  if (self->load_error != NULL)
     g_propagate_error (error, g_error_copy (self->load_error));
   else
     {
@@ -261,7 +267,7 @@ module_ensure (const char  *path,
                    "module %s failed to load", shown);
     }
 
-  return result;
+  return NULL;
 }
 
 /**
@@ -373,13 +379,12 @@ static char **
 offers (GObject *loaded)
 {
   RegModule *self = REG_MODULE (loaded);
-  char **names = g_new (char *, self->offers->len + 1);
+  GPtrArray *names = g_ptr_array_new_null_terminated (self->offers->len, g_free, TRUE);
 
   for (guint i = 0; i < self->offers->len; i++)
-    names[i] = g_strdup (g_array_index (self->offers, RegModuleOffer, i).name);
-  names[self->offers->len] = NULL;
+    g_ptr_array_add (names, g_strdup (g_array_index (self->offers, RegModuleOffer, i).name));
 
-  return names;
+  return (char **) g_ptr_array_free (names, FALSE);
 }
 
 static RegCompiler *

@@ -182,17 +182,13 @@ RegCompiler *_reg_loading_load              (RegRegistry  *self,
 
 /* The file the verdicts of @manifest's backends are recorded against
  * (reg-verify-private.h): for a module written in C its file; for a
- * backend written in Python or JavaScript a key file, in the user's
- * cache, named after what decides the result of a check: the manifest,
- * the ES module file (JavaScript), the Python interpreter's version and
- * environment (sys.prefix) and the files of the Python module, so that a
- * verdict made of one state or one environment never governs another
- * (see "Verdict keys" in reg-loading.c).  Falls back to the source's file
- * where there is no user cache (setuid programs).  A key file is made or
- * brought up to date only with @create (to record a verdict), which for
- * Python starts the interpreter to find the module's files: without,
- * NULL when there is none or a file it lists changed, as no verdict
- * recorded holds then, and no interpreter starts.  Newly allocated. */
+ * backend written in Python or JavaScript a key file in the user's cache
+ * (see "Verdict keys" in reg-loading.c), or the source's file where there
+ * is no user cache (setuid programs).  A key file is made or brought up
+ * to date only with @create (to record a verdict), which for Python
+ * starts the interpreter to find the module's files: without, NULL when
+ * there is none or a file it lists changed, as no verdict recorded holds
+ * then, and no interpreter starts.  Newly allocated. */
 char *_reg_loading_dup_verdict_path (const RegManifest *manifest,
                                      gboolean           create);
 

@@ -190,13 +190,6 @@ same_manifest_file (const RegManifest *a,
   return a == b || (a->dir == b->dir && strcmp (a->file, b->file) == 0);
 }
 
-static gboolean
-same_manifest_file_func (gconstpointer a,
-                         gconstpointer b)
-{
-  return same_manifest_file (a, b);
-}
-
 void
 _reg_entry_hide (RegEntry    *entry,
                  RegManifest *manifest)
@@ -207,7 +200,7 @@ _reg_entry_hide (RegEntry    *entry,
     return;
   if (entry->hidden == NULL)
     entry->hidden = g_ptr_array_new_with_free_func ((GDestroyNotify) _reg_manifest_unref);
-  if (!g_ptr_array_find_with_equal_func (entry->hidden, manifest, same_manifest_file_func, NULL))
+  if (!g_ptr_array_find_with_equal_func (entry->hidden, manifest, (GEqualFunc) same_manifest_file, NULL))
     g_ptr_array_add (entry->hidden, _reg_manifest_ref (manifest));
 }
 
@@ -974,7 +967,7 @@ static char **
 dup_sorted_names_locked (RegRegistry        *self,
                          const char * const *exclude_tags)
 {
-  GPtrArray *names = g_ptr_array_new_full (self->sorted->len + 1, g_free);
+  GPtrArray *names = g_ptr_array_new_null_terminated (self->sorted->len, g_free, TRUE);
 
   for (guint i = 0; i < self->sorted->len; i++)
     {
@@ -983,7 +976,6 @@ dup_sorted_names_locked (RegRegistry        *self,
       if (!entry_has_any_tag (entry, exclude_tags))
         g_ptr_array_add (names, g_strdup (entry->name));
     }
-  g_ptr_array_add (names, NULL);
 
   return (char **) g_ptr_array_free (names, FALSE);
 }
@@ -1015,15 +1007,12 @@ reg_registry_list_backends (RegRegistry        *self,
 
   _reg_discovery_ensure (self);
 
-  /* The sort is done once per change of the set of names. */
+  /* The writer lock only to sort, once per change of the set of names. */
   g_rw_lock_reader_lock (&self->lock);
-  if (self->sorted != NULL)
-    {
-      names = dup_sorted_names_locked (self, exclude_tags);
-      g_rw_lock_reader_unlock (&self->lock);
-      return names;
-    }
+  names = self->sorted != NULL ? dup_sorted_names_locked (self, exclude_tags) : NULL;
   g_rw_lock_reader_unlock (&self->lock);
+  if (names != NULL)
+    return names;
 
   g_rw_lock_writer_lock (&self->lock);
   ensure_sorted_locked (self);
@@ -1052,7 +1041,7 @@ info_request_start_locked (RegRegistry    *self,
 {
   const RegManifestBackend *declaration = entry->declaration;
   RegBackendDetails *details = declaration != NULL ? declaration->details : NULL;
-  g_autoptr(GPtrArray) hidden = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) hidden = g_ptr_array_new_null_terminated (0, g_free, TRUE);
   g_autofree char *module_path = NULL;
   g_autofree char *manifest_path = NULL;
   g_autofree char *entry_point = NULL;
@@ -1070,7 +1059,6 @@ info_request_start_locked (RegRegistry    *self,
     }
   for (guint i = 0; entry->hidden != NULL && i < entry->hidden->len; i++)
     g_ptr_array_add (hidden, _reg_manifest_dup_path (g_ptr_array_index (entry->hidden, i)));
-  g_ptr_array_add (hidden, NULL);
 
   request->info = _reg_backend_info_new (entry->name, entry->tags,
                                          declaration != NULL ? declaration->description : NULL,
