@@ -694,10 +694,12 @@ dup_declaring_manifest (RegRegistry  *self,
  * compares every output with eager's, under the timeout and the memory
  * limit.  Through the default registry the module reaches the backends of
  * @self's search path, as it would in the application.  Nothing of the
- * module runs in the calling process.  The verdict
- * is recorded against the module file's identity in the store @options
- * name, when the file did not change during the check, replacing the
- * backend's earlier verdict there.  A crash or a timeout quarantines the
+ * module runs in the calling process.  The verdict is recorded in the
+ * store @options names, against the identity of the module file (for a
+ * backend written in Python or JavaScript, of a key file in the user's
+ * cache that stands for its manifest, its files and its interpreter's
+ * environment), when that file did not change during the check, replacing
+ * the backend's earlier verdict there.  A crash or a timeout quarantines the
  * module (see [property@Reg.Registry:module-checks]); a newer verdict of
  * the same backend, in either store, lifts the quarantine its crash or
  * timeout had put.
