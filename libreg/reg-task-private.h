@@ -29,8 +29,9 @@ typedef gpointer (*RegTaskFunc) (gpointer   source_object,
  * source object is thread-bound, from an idle source of the task's main
  * context.  Not at all when the task's cancellable is cancelled by then;
  * otherwise with it as the thread's current one, for the backend's code
- * to check.  The task returns what @func returned or the error it set:
- * its _finish() judges them with _reg_backend_check_result(). */
+ * to check.  The task returns what @func returned (an error set beside
+ * it is dropped with a warning, as a synchronous call does) or the error
+ * it set: its _finish() judges them with _reg_backend_check_result(). */
 void     _reg_task_run                (GTask            *task,
                                        RegTaskFunc       func,
                                        gpointer          data,

@@ -66,15 +66,21 @@ run_work (GTask        *task,
   if (cancellable != NULL)
     g_cancellable_pop_current (cancellable);
 
+  /* A result and an error: the result counts, as in a synchronous call
+   * (_reg_backend_check_result()). */
+  if (result != NULL && error != NULL)
+    {
+      g_autofree char *who = _reg_text_for_message (G_OBJECT_TYPE_NAME (source_object), -1, 256);
+      g_autofree char *why = _reg_text_for_message (error->message, -1, BACKEND_MESSAGE_MAX);
+
+      g_warning ("backend '%s' returned its result and set an error: %s", who, why);
+      g_clear_error (&error);
+    }
+
   if (error != NULL)
-    {
-      g_clear_object (&result);
-      g_task_return_error (task, error);
-    }
+    g_task_return_error (task, error);
   else
-    {
-      g_task_return_pointer (task, result, g_object_unref);
-    }
+    g_task_return_pointer (task, result, g_object_unref);
 }
 
 static gboolean

@@ -92,6 +92,7 @@ typedef enum {
   FN_MISSING_ITEM,
   FN_HUGE_COUNT,
   FN_NOT_A_MODEL,
+  FN_RESULT_AND_ERROR,
 } FnMode;
 
 #define TEST_TYPE_FN (test_fn_get_type ())
@@ -153,6 +154,9 @@ test_fn_run (RegCompiledFn  *fn,
       g_object_unref (out);
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_BROKEN_PIPE, "the pipe broke");
       return NULL;
+    case FN_RESULT_AND_ERROR:
+      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_RUNTIME, "told to fail too");
+      G_GNUC_FALLTHROUGH;
     case FN_DOUBLE:
       g_list_store_append (out, result);
       break;
@@ -220,6 +224,7 @@ typedef struct
   guint          calls;
   FnMode         fn_mode;
   gboolean       fail_silently;
+  gboolean       error_too;         /* sets an error beside its result */
   gboolean       fail_foreign;      /* fails in G_IO_ERROR */
   const char    *fail_unsupported;  /* fails with UNSUPPORTED_OP and this text */
   const char    *fail_text;         /* the text of fail_foreign, if not the usual */
@@ -260,6 +265,8 @@ log_compile (RegGraph   *graph,
 
   fn = g_object_new (TEST_TYPE_FN, NULL);
   fn->mode = log->fn_mode;
+  if (log->error_too)
+    g_set_error_literal (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED, "told to fail");
   return REG_COMPILED_FN (fn);
 }
 
@@ -452,6 +459,76 @@ test_compile_null_without_error (void)
   g_assert_null (fn);
   g_assert_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED);
   g_assert_nonnull (strstr (error->message, "silent"));
+}
+
+static void
+async_done (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  GAsyncResult **out = user_data;
+
+  *out = g_object_ref (result);
+}
+
+static GAsyncResult *
+wait_for (GAsyncResult **result)
+{
+  while (*result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+
+  return *result;
+}
+
+/* A backend that returns its result and sets an error breaks the GError
+ * rules: its result counts, with a warning, whether it was asked to
+ * compile or run synchronously or asynchronously. */
+static void
+test_result_and_error (void)
+{
+  CompileLog log = { .fn_mode = FN_RESULT_AND_ERROR, .error_too = TRUE };
+  g_autoptr(RegCompiler) compiler = reg_func_compiler_new ("both", log_compile, &log, NULL);
+  g_autoptr(RegGraph) graph = graph_new_from_string (two_input_graph);
+  const gint64 shape[] = { 2 };
+  g_autoptr(GPtrArray) inputs = tensors (2, shape, 1);
+  g_autoptr(GAsyncResult) compiled = NULL;
+  g_autoptr(GAsyncResult) ran = NULL;
+  g_autoptr(RegCompiledFn) fn = NULL;
+  g_autoptr(RegCompiledFn) fn_async = NULL;
+  g_autoptr(GPtrArray) outputs = NULL;
+  g_autoptr(GPtrArray) outputs_async = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_test_expect_message ("Reg", G_LOG_LEVEL_WARNING,
+                         "backend 'both' returned its result and set an error: told to fail");
+  fn = reg_compiler_compile (compiler, graph, inputs, NULL, &error);
+  g_test_assert_expected_messages ();
+  g_assert_no_error (error);
+  g_assert_nonnull (fn);
+
+  g_test_expect_message ("Reg", G_LOG_LEVEL_WARNING,
+                         "backend 'RegFuncCompiler' returned its result and set an error: told to fail");
+  reg_compiler_compile_async (compiler, graph, inputs, NULL, NULL, async_done, &compiled);
+  fn_async = reg_compiler_compile_finish (compiler, wait_for (&compiled), &error);
+  g_test_assert_expected_messages ();
+  g_assert_no_error (error);
+  g_assert_nonnull (fn_async);
+
+  g_test_expect_message ("Reg", G_LOG_LEVEL_WARNING,
+                         "backend 'both' returned its result and set an error: told to fail too");
+  outputs = reg_compiled_fn_call (fn, inputs, &error);
+  g_test_assert_expected_messages ();
+  g_assert_no_error (error);
+  g_assert_cmpuint (outputs->len, ==, 1);
+
+  g_test_expect_message ("Reg", G_LOG_LEVEL_WARNING,
+                         "backend 'TestFn' returned its result and set an error: told to fail too");
+  reg_compiled_fn_call_async (fn, inputs, NULL, async_done, &ran);
+  outputs_async = reg_compiled_fn_call_finish (fn, wait_for (&ran), &error);
+  g_test_assert_expected_messages ();
+  g_assert_no_error (error);
+  g_assert_cmpuint (outputs_async->len, ==, 1);
+  g_assert_cmpfloat (((float *) reg_tensor_get_data (outputs_async->pdata[0], NULL))[1], ==, 4);
 }
 
 static void
@@ -1014,6 +1091,7 @@ main (int   argc,
   g_test_add_func ("/compiler/compile/frozen-graph", test_compile_frozen_graph);
   g_test_add_func ("/compiler/compile/null-without-error", test_compile_null_without_error);
   g_test_add_func ("/compiler/compile/shape-mismatch", test_compile_shape_mismatch);
+  g_test_add_func ("/compiler/result-and-error", test_result_and_error);
   g_test_add_func ("/compiler/call/bad-inputs", test_call_bad_inputs);
   g_test_add_func ("/compiler/call/failures", test_call_failures);
   g_test_add_func ("/compiler/call/checks-outputs", test_call_checks_outputs);
