@@ -241,7 +241,7 @@ reg_compiled_fn_real_run_finish (RegCompiledFn  *self,
                                  GAsyncResult   *result,
                                  GError        **error)
 {
-  return g_task_propagate_pointer (G_TASK (result), error);
+  return _reg_task_propagate (G_TASK (result), error);
 }
 
 static void

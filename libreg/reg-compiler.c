@@ -305,7 +305,7 @@ reg_compiler_real_compile_finish (RegCompiler   *self,
                                   GAsyncResult  *result,
                                   GError       **error)
 {
-  return g_task_propagate_pointer (G_TASK (result), error);
+  return _reg_task_propagate (G_TASK (result), error);
 }
 
 static void

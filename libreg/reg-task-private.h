@@ -29,13 +29,19 @@ typedef gpointer (*RegTaskFunc) (gpointer   source_object,
  * source object is thread-bound, from an idle source of the task's main
  * context.  Not at all when the task's cancellable is cancelled by then;
  * otherwise with it as the thread's current one, for the backend's code
- * to check.  The task returns what @func returned (an error set beside
- * it is dropped with a warning, as a synchronous call does) or the error
- * it set: its _finish() judges them with _reg_backend_check_result(). */
+ * to check.  The task returns what @func returned or the error it set:
+ * its _finish() takes them with _reg_task_propagate() and judges them
+ * with _reg_backend_check_result(). */
 void     _reg_task_run                (GTask            *task,
                                        RegTaskFunc       func,
                                        gpointer          data,
                                        GDestroyNotify    destroy);
+
+/* What a task of _reg_task_run() returned: its result, or NULL with
+ * @error set; with a result, @error is set too when @func set one beside
+ * it, as a synchronous call reports both. */
+gpointer _reg_task_propagate          (GTask            *task,
+                                       GError          **error);
 
 /* Judges what a compile or call that @implementation made for the backend
  * named @backend reported: @returned says whether it returned its result,

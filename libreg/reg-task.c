@@ -20,6 +20,7 @@ typedef struct
   RegTaskFunc     func;
   gpointer        data;
   GDestroyNotify  destroy;
+  GError         *stray;  /* set by func beside its result */
 } Work;
 
 static gboolean
@@ -44,6 +45,7 @@ work_free (gpointer data)
 
   if (work->destroy != NULL)
     work->destroy (work->data);
+  g_clear_error (&work->stray);
   g_free (work);
 }
 
@@ -66,21 +68,15 @@ run_work (GTask        *task,
   if (cancellable != NULL)
     g_cancellable_pop_current (cancellable);
 
-  /* A result and an error: the result counts, as in a synchronous call
-   * (_reg_backend_check_result()). */
-  if (result != NULL && error != NULL)
+  if (result == NULL && error != NULL)
     {
-      g_autofree char *who = _reg_text_for_message (G_OBJECT_TYPE_NAME (source_object), -1, 256);
-      g_autofree char *why = _reg_text_for_message (error->message, -1, BACKEND_MESSAGE_MAX);
-
-      g_warning ("backend '%s' returned its result and set an error: %s", who, why);
-      g_clear_error (&error);
+      g_task_return_error (task, error);
     }
-
-  if (error != NULL)
-    g_task_return_error (task, error);
   else
-    g_task_return_pointer (task, result, g_object_unref);
+    {
+      work->stray = error;
+      g_task_return_pointer (task, result, g_object_unref);
+    }
 }
 
 static gboolean
@@ -100,7 +96,7 @@ _reg_task_run (GTask          *task,
                gpointer        data,
                GDestroyNotify  destroy)
 {
-  Work *work = g_new (Work, 1);
+  Work *work = g_new0 (Work, 1);
   GSource *source;
 
   work->func = func;
@@ -123,6 +119,20 @@ _reg_task_run (GTask          *task,
   g_source_set_callback (source, run_work_in_context, g_object_ref (task), g_object_unref);
   g_source_attach (source, g_task_get_context (task));
   g_source_unref (source);
+}
+
+gpointer
+_reg_task_propagate (GTask   *task,
+                     GError **error)
+{
+  gpointer result = g_task_propagate_pointer (task, error);
+  Work *work = g_task_get_task_data (task);
+
+  /* Written before the task returned its result. */
+  if (result != NULL && work != NULL && work->stray != NULL)
+    g_propagate_error (error, g_steal_pointer (&work->stray));
+
+  return result;
 }
 
 gboolean
