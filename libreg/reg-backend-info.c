@@ -476,6 +476,25 @@ strv_equal (char **a,
   return g_strv_equal ((const char * const *) a, (const char * const *) b);
 }
 
+/* Whether the details of two infos show the same: their flags and options
+ * are not compared, an info showing them combined with its compiler's
+ * (compiler_flags, options). */
+static gboolean
+same_details_shown (const RegBackendDetails *a,
+                    const RegBackendDetails *b)
+{
+  static const RegBackendDetails none = { 0 };
+
+  a = a != NULL ? a : &none;
+  b = b != NULL ? b : &none;
+
+  return g_strcmp0 (a->version, b->version) == 0 &&
+         strv_equal (a->authors, b->authors) &&
+         g_strcmp0 (a->website, b->website) == 0 &&
+         g_strcmp0 (a->license, b->license) == 0 &&
+         strv_equal (a->operators, b->operators);
+}
+
 gboolean
 _reg_backend_info_equal (RegBackendInfo *a,
                          RegBackendInfo *b)
@@ -488,7 +507,7 @@ _reg_backend_info_equal (RegBackendInfo *a,
          a->origin == b->origin &&
          a->is_default == b->is_default &&
          (a->options == b->options || _reg_option_list_equal (a->options, b->options)) &&
-         _reg_backend_details_equal (a->details, b->details) &&
+         same_details_shown (a->details, b->details) &&
          a->compiler_flags == b->compiler_flags &&
          g_strcmp0 (a->manifest_path, b->manifest_path) == 0 &&
          strv_equal (a->shadowed_manifests, b->shadowed_manifests) &&
