@@ -697,12 +697,14 @@ dup_declaring_manifest (RegRegistry  *self,
  * module runs in the calling process.  The verdict is recorded in the
  * store @options names, against the identity of the module file (for a
  * backend written in Python or JavaScript, of a key file in the user's
- * cache that stands for its manifest, its files and its interpreter's
- * environment), when that file did not change during the check, replacing
- * the backend's earlier verdict there.  A crash or a timeout quarantines the
- * module (see [property@Reg.Registry:module-checks]); a newer verdict of
- * the same backend, in either store, lifts the quarantine its crash or
- * timeout had put.
+ * cache that stands for its manifest and, for JavaScript, the ES module
+ * file, for Python the files of the module's package and the
+ * interpreter's environment), when that file did not change during the
+ * check, replacing the backend's earlier verdict there.  A crash or a
+ * timeout quarantines the module (see
+ * [property@Reg.Registry:module-checks]); a newer verdict of the same
+ * backend, in either store, lifts the quarantine its crash or timeout had
+ * put.
  *
  * Fails with %REG_REGISTRY_ERROR_INVALID_BACKEND for an unknown name,
  * %G_IO_ERROR_NOT_SUPPORTED for a backend registered at run time (there is
