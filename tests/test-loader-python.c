@@ -16,6 +16,7 @@
 #include <locale.h>
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <glib/gstdio.h>
 #include <reg.h>
@@ -150,6 +151,43 @@ test_interpreter_leaves_process_alone (void)
       g_assert_cmpstr (setlocale (LC_ALL, NULL), ==, locale);
       environment_after = g_get_environ ();
       g_assert_cmpstrv (environment_after, environment);
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+}
+
+/* A C program's Python has the prefix of the Python the loader is built
+ * for, whichever python3 comes first in PATH: a virtual environment's
+ * there does not become the backend's. */
+static void
+test_prefix_not_from_path (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autofree char *venv = g_dir_make_tmp ("regfix-venv-XXXXXX", NULL);
+      g_autofree char *bin = g_build_filename (venv, "bin", NULL);
+      g_autofree char *program = g_build_filename (bin, "python3", NULL);
+      g_autofree char *cfg = g_build_filename (venv, "pyvenv.cfg", NULL);
+      g_autofree char *path = g_strconcat (bin, ":", g_getenv ("PATH"), NULL);
+      g_autoptr(RegCompiler) compiler = NULL;
+      g_autoptr(GError) error = NULL;
+
+      g_assert_nonnull (venv);
+      g_assert_cmpint (g_mkdir (bin, 0700), ==, 0);
+      g_assert_cmpint (symlink ("/bin/true", program), ==, 0);
+      g_assert_true (g_file_set_contents (cfg, "home = /usr/bin\n", -1, NULL));
+      g_setenv ("PATH", path, TRUE);
+
+      compiler = reg_registry_lookup_backend (registry (), "py_prefix", &error);
+      g_assert_no_error (error);
+      g_assert_nonnull (compiler);
+
+      g_remove (cfg);
+      g_remove (program);
+      g_rmdir (bin);
+      g_rmdir (venv);
       return;
     }
 
@@ -441,6 +479,7 @@ main (int   argc,
   g_test_add_func ("/loader-python/interpreter-leaves-process-alone",
                    test_interpreter_leaves_process_alone);
   g_test_add_func ("/loader-python/missing-pieces", test_missing_pieces);
+  g_test_add_func ("/loader-python/prefix-not-from-path", test_prefix_not_from_path);
   g_test_add_func ("/loader-python/concurrent-first-lookups", test_concurrent_first_lookups);
   g_test_add_func ("/loader-python/good", test_good);
   g_test_add_func ("/loader-python/failures", test_failures);

@@ -60,6 +60,7 @@ static struct
   void              (*PyConfig_InitPythonConfig) (PyConfig *);
   PyStatus          (*Py_InitializeFromConfig) (const PyConfig *);
   void              (*PyConfig_Clear) (PyConfig *);
+  PyStatus          (*PyConfig_SetBytesString) (PyConfig *, wchar_t **, const char *);
   int               (*PyStatus_Exception) (PyStatus);
   PyThreadState    *(*PyEval_SaveThread) (void);
   PyGILState_STATE  (*PyGILState_Ensure) (void);
@@ -99,6 +100,7 @@ static const struct
   SYMBOL (Py_IsInitialized), SYMBOL (Py_GetVersion), SYMBOL (Py_PreInitialize),
   SYMBOL (PyPreConfig_InitPythonConfig), SYMBOL (PyConfig_InitPythonConfig),
   SYMBOL (Py_InitializeFromConfig), SYMBOL (PyConfig_Clear), SYMBOL (PyStatus_Exception),
+  SYMBOL (PyConfig_SetBytesString),
   SYMBOL (PyEval_SaveThread), SYMBOL (PyGILState_Ensure), SYMBOL (PyGILState_Release),
   SYMBOL (Py_IncRef), SYMBOL (Py_DecRef), SYMBOL (PyImport_ImportModule),
   SYMBOL (PyObject_GetAttrString), SYMBOL (PyObject_CallNoArgs),
@@ -212,14 +214,19 @@ start_interpreter (GError **error)
     }
 
   /* The environment (PYTHONPATH, PYTHONHOME...) applies: it is where the
-   * user says the modules are.  No signal handler: the host's signals are
-   * its own. */
+   * user says the modules are.  Without PYTHONHOME the prefix is that of
+   * the Python the loader is built for, named in full: Python looks a
+   * bare program name up in PATH, which would make it whichever python3
+   * (a virtual environment's, another installation's) comes first.  No
+   * signal handler: the host's signals are its own. */
   py.PyConfig_InitPythonConfig (&config);
   config.install_signal_handlers = 0;
   config.parse_argv = 0;
   config.configure_c_stdio = 0;
   config.pathconfig_warnings = 0;
-  status = py.Py_InitializeFromConfig (&config);
+  status = py.PyConfig_SetBytesString (&config, &config.program_name, REG_PYTHON_PROGRAM);
+  if (!py.PyStatus_Exception (status))
+    status = py.Py_InitializeFromConfig (&config);
   py.PyConfig_Clear (&config);
   if (py.PyStatus_Exception (status))
     {
