@@ -30,6 +30,7 @@
 # for other programs to find it.
 
 import inspect
+import traceback
 
 import gi
 
@@ -73,12 +74,22 @@ def _compiler(function, name):
     takes_options = _takes_options(function)
 
     def compile(graph, example_inputs, options):
-        if takes_options:
-            made = function(graph, example_inputs, options=options)
-        elif options is not None and options.n_children() > 0:
+        if not takes_options and options is not None and options.n_children() > 0:
             raise _error(Reg.CompilerError.BAD_OPTION, f"{name}: takes no option")
-        else:
-            made = function(graph, example_inputs)
+        try:
+            if takes_options:
+                made = function(graph, example_inputs, options=options)
+            else:
+                made = function(graph, example_inputs)
+        except GLib.Error:
+            raise
+        except Exception as e:
+            # Said in the GError, not only printed: a callback's exception
+            # reaches C as a failure without a reason otherwise.
+            where = traceback.extract_tb(e.__traceback__)[-1]
+            raise _error(Reg.CompilerError.FAILED,
+                         f"{name}: the backend function raised {type(e).__name__}: {e} "
+                         f"({where.filename}:{where.lineno} in {where.name})") from None
         if isinstance(made, Reg.CompiledFn):
             return made
         if callable(made):
@@ -88,6 +99,13 @@ def _compiler(function, name):
                      "not a callable or a Reg.CompiledFn")
 
     return Reg.FuncCompiler.new(name, compile)
+
+
+def _tags(tags):
+    # A str is a sequence of one-letter tags: surely not what was meant.
+    if isinstance(tags, str):
+        raise TypeError(f"tags is a sequence of tags, not a str: tags=({tags!r},)")
+    return tuple(tags)
 
 
 def _register(compiler_fn, name, tags, extra_tag, registry):
@@ -107,14 +125,14 @@ def register_backend(compiler_fn=None, name=None, tags=(), registry=None):
     """Registers @compiler_fn as the backend @name (its own name by
     default) with @tags; usable as @register_backend or
     @register_backend(name=..., tags=...).  Returns @compiler_fn."""
-    return _register(compiler_fn, name, tuple(tags), None, registry)
+    return _register(compiler_fn, name, _tags(tags), None, registry)
 
 
 def register_debug_backend(compiler_fn=None, name=None, tags=(), registry=None):
     """register_backend, tagged "debug"."""
-    return _register(compiler_fn, name, tuple(tags), "debug", registry)
+    return _register(compiler_fn, name, _tags(tags), "debug", registry)
 
 
 def register_experimental_backend(compiler_fn=None, name=None, tags=(), registry=None):
     """register_backend, tagged "experimental"."""
-    return _register(compiler_fn, name, tuple(tags), "experimental", registry)
+    return _register(compiler_fn, name, _tags(tags), "experimental", registry)

@@ -32,11 +32,37 @@ import os
 import re
 import sys
 import tempfile
+import unicodedata
 
 GROUP = "libreg_backends"
 MARKER = "# Written by python3 -m libreg.entry_points"
 DOTTED = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
-NAME = re.compile(r"^[^\s\[\]=;#\\]+$")
+# libreg's naming rules (docs/names.md): a name that breaks them would
+# make libreg skip the whole manifest, the package's other backends too.
+NAME_MAX_BYTES = 255
+FORBIDDEN = set("/\\[];,=#'\"")
+
+
+def _name_problem(name):
+    """Why @name is not a backend name, as libreg says it, or None."""
+    size = len(name.encode("utf-8", "surrogatepass"))
+    if size == 0:
+        return "empty"
+    if size > NAME_MAX_BYTES:
+        return f"{size} bytes, at most {NAME_MAX_BYTES} are allowed"
+    offset = 0
+    for c in name:
+        category = unicodedata.category(c)
+        kind = ("white space" if c.isspace() or c in "\x0b\x85" else
+                "control character" if category == "Cc" else
+                "format character" if category == "Cf" else None)
+        if kind is not None:
+            return f"{kind} U+{ord(c):04X} at byte {offset} is not allowed"
+        if c in FORBIDDEN:
+            shown = "character \"'\"" if c == "'" else f"character '{c}'"
+            return f"{shown} at byte {offset} is not allowed"
+        offset += len(c.encode("utf-8", "surrogatepass"))
+    return None
 
 
 def _one_line(text, limit):
@@ -62,8 +88,9 @@ def _manifests(distributions):
                 continue
             module, _, attr = entry.value.partition(":")
             module, attr = module.strip(), attr.split("[")[0].strip()
-            if not NAME.match(entry.name):
-                problems.append((name, entry.name, "not a backend name"))
+            problem = _name_problem(entry.name)
+            if problem is not None:
+                problems.append((name, entry.name, f"not a backend name: {problem}"))
             elif not DOTTED.match(module) or not DOTTED.match(attr):
                 problems.append((name, entry.name, f"'{entry.value}' is not module:object"))
             else:

@@ -69,6 +69,10 @@ class TestDynamo(unittest.TestCase):
                                 registry=self.registry)
         self.assertEqual(list(self.registry.get_backend_tags("named")), ["python", "cpu"])
         self.assertEqual(self.run_backend("named"), [2.0, 4.0, 6.0])
+        with self.assertRaisesRegex(TypeError, r"not a str: tags=\('python',\)"):
+            dynamo.register_backend(compile_fn, name="lettered", tags="python",
+                                    registry=self.registry)
+        self.assertNotIn("lettered", self.registry.list_backends(None))
 
     def test_debug_and_experimental(self):
         @dynamo.register_debug_backend(registry=self.registry)
@@ -115,6 +119,19 @@ class TestDynamo(unittest.TestCase):
         self.assertTrue(caught.exception.matches(Reg.compiler_error_quark(),
                                                  Reg.CompilerError.BAD_OPTION))
 
+    def test_an_exception_is_the_reason(self):
+        @dynamo.register_backend(registry=self.registry)
+        def raising(graph, example_inputs):
+            raise ValueError("my compile is broken")
+
+        with self.assertRaises(GLib.Error) as caught:
+            self.run_backend("raising")
+        self.assertTrue(caught.exception.matches(Reg.compiler_error_quark(),
+                                                 Reg.CompilerError.FAILED))
+        self.assertRegex(caught.exception.message,
+                         r"raising: the backend function raised ValueError: my compile is "
+                         r"broken \(.*test_libreg_package\.py:\d+ in raising\)")
+
     def test_a_wrong_result_is_an_error(self):
         @dynamo.register_backend(registry=self.registry)
         def wrong(graph, example_inputs):
@@ -135,7 +152,7 @@ class TestGuide(unittest.TestCase):
             blocks = re.findall(r"(?ms)^```python\n(.*?)^```", f.read())
         (code,) = [b for b in blocks if "from libreg.dynamo import" in b]
         default = Reg.Registry.get_default()
-        for name in ("doubling_eager", "print_graph"):
+        for name in ("eager_in_python", "print_graph"):
             self.addCleanup(default.unregister_backend, name)
         exec(compile(code, page, "exec"), {})
         self.assertIn("print_graph", default.list_backends([]))
@@ -218,12 +235,25 @@ class TestEntryPoints(unittest.TestCase):
             [libreg_backends]
             good = acme_reg.compiler:Acme
             bad = acme_reg/compiler.py
+            acme/slash = acme_reg.compiler:Slash
+            acme\u200bzero = acme_reg.compiler:Zero
             """)
         result = self.run_tool()
         self.assertEqual(result.returncode, 1)
         self.assertIn("acme-reg: entry point bad skipped: 'acme_reg/compiler.py' is not "
                       "module:object", result.stderr)
+        # A name libreg refuses would make it skip the whole manifest.
+        self.assertIn("acme-reg: entry point acme/slash skipped: not a backend name: "
+                      "character '/' at byte 4 is not allowed", result.stderr)
+        self.assertIn("acme-reg: entry point acme\u200bzero skipped: not a backend name: "
+                      "format character U+200B at byte 4 is not allowed", result.stderr)
         self.assertEqual(os.listdir(self.out), ["python-acme-reg-acme_reg.compiler.backend"])
+        regctl = os.environ.get("REGCTL")
+        if regctl:
+            listed = subprocess.run([regctl, "list", "--all", "--json"], capture_output=True,
+                                    text=True, env=dict(os.environ, REG_BACKEND_PATH=self.out))
+            self.assertNotIn("skipped", listed.stderr)
+            self.assertIn("good", {b["name"] for b in json.loads(listed.stdout)})
 
 
 if __name__ == "__main__":
