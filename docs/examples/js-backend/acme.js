@@ -25,6 +25,7 @@ const OPS = {
 };
 
 const AcmeFn = GObject.registerClass({
+    GTypeName: 'AcmeJsFn',
     Implements: [Reg.CompiledFn],
 }, class AcmeFn extends GObject.Object {
     _init(graph, shape) {
@@ -66,6 +67,7 @@ const AcmeFn = GObject.registerClass({
 });
 
 export const AcmeCompiler = GObject.registerClass({
+    GTypeName: 'AcmeJsCompiler',
     Implements: [Reg.Compiler],
 }, class AcmeCompiler extends GObject.Object {
     vfunc_compile(graph, exampleInputs, _options) {
