@@ -40,7 +40,8 @@ G_BEGIN_DECLS
  *    recorded against the identity of the file locate() gives.
  *
  * load() and make() fail with REG_REGISTRY_ERROR_LOAD_FAILED, saying why
- * and what to do; the caller prefixes the backend and its manifest. */
+ * and what to do; the caller prefixes the backend and its manifest (and
+ * says so when a loader failed without a GError). */
 typedef struct
 {
   const char *name;       /* its Loader= value */

@@ -137,7 +137,7 @@ find_undeclared (RegRegistry *self,
   g_autofree char *source = NULL;
   g_autofree char *shown_source = NULL;
 
-  for (guint i = 0; offers[i] != NULL; i++)
+  for (guint i = 0; offers != NULL && offers[i] != NULL; i++)
     {
       g_autofree char *shown_name = NULL;
 
@@ -171,11 +171,19 @@ make_compiler (RegManifest  *manifest,
 {
   const RegManifestBackend *declaration = &manifest->backends[index];
   RegBackendDetails *details = declaration->details;
+  g_autoptr(GError) local_error = NULL;
   RegCompiler *compiler;
 
-  compiler = manifest->loader->make (loaded, declaration->name, declaration->entry, error);
+  compiler = manifest->loader->make (loaded, declaration->name, declaration->entry, &local_error);
   if (compiler == NULL)
-    return NULL;
+    {
+      if (local_error == NULL)
+        g_set_error (&local_error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
+                     "the %s loader made no compiler of it and gave no reason",
+                     manifest->loader->name);
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return NULL;
+    }
 
   /* Its manifest's flags (Shareable=) add to the compiler's own, and its
    * operators (Operators=) bound what it takes: the module's author
@@ -282,7 +290,12 @@ load_and_make (RegRegistry  *self,
   GObject *loaded = manifest->loader->load (manifest->dir, manifest->source, error);
 
   if (loaded == NULL)
-    return NULL;
+    {
+      if (*error == NULL)
+        g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
+                     "the %s loader failed without giving a reason", manifest->loader->name);
+      return NULL;
+    }
 
   find_undeclared (self, manifest, loaded, rejected);
 

@@ -945,6 +945,51 @@ test_failure_not_a_shared_object (Fixture       *f,
   assert_registry_still_works (f);
 }
 
+/* A loader module that fails without setting an error (a stand-in for
+ * the Python loader, tests/modules/silent-loader): the lookups still fail
+ * with a reason, and the registry keeps working.  In a process of its
+ * own, whose loader directory is the fixtures'. */
+static void
+test_failure_loader_without_reason (Fixture       *f,
+                                    gconstpointer  data)
+{
+  const struct { const char *name; const char *fragment; } cases[] = {
+    { "silent_load", "the python loader failed without giving a reason" },
+    { "silent_make", "the python loader made no compiler of it and gave no reason" },
+  };
+
+  if (!g_test_subprocess ())
+    {
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+      g_test_trap_assert_passed ();
+      return;
+    }
+
+  g_setenv ("REG_LOADER_DIR", FIXTURE_BUILDDIR, TRUE);
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *file = g_strconcat (cases[i].name, ".backend", NULL);
+      g_autofree char *path = g_build_filename (f->dir, file, NULL);
+      g_autofree char *text = g_strdup_printf ("[Reg Module]\nAbiVersion=2\nLoader=python\n"
+                                               "Import=%s\n\n[Backend %s]\nObject=Compiler\n",
+                                               cases[i].name, cases[i].name);
+      g_autoptr(GError) error = NULL;
+
+      g_assert_true (g_file_set_contents (path, text, -1, &error));
+      g_assert_no_error (error);
+    }
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      const char * const fragments[] = { cases[i].name, cases[i].fragment, NULL };
+
+      assert_load_fails (f->registry, cases[i].name, NULL, fragments);
+    }
+  g_assert_cmpuint (recorder_count_kind (f->recorder, "registered"), ==, 0);
+
+  assert_registry_still_works (f);
+}
+
 static void
 test_failure_missing_module_file (Fixture       *f,
                                   gconstpointer  data)
@@ -2310,6 +2355,7 @@ main (int   argc,
   ADD ("/module/failure/no-load-symbol", test_failure_no_load_symbol, NULL);
   ADD ("/module/failure/no-abi-symbol", test_failure_no_abi_symbol, NULL);
   ADD ("/module/failure/not-a-shared-object", test_failure_not_a_shared_object, NULL);
+  ADD ("/module/failure/loader-without-reason", test_failure_loader_without_reason, NULL);
   ADD ("/module/failure/missing-module-file", test_failure_missing_module_file, NULL);
   ADD ("/module/failure/missing-declared", test_failure_missing_declared,
        GINT_TO_POINTER (FALSE));
