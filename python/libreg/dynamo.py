@@ -95,8 +95,8 @@ def _compiler(function, name):
         if callable(made):
             return _CallableFn(made)
         raise _error(Reg.CompilerError.FAILED,
-                     f"{name}: the backend function returned a {type(made).__name__}, "
-                     "not a callable or a Reg.CompiledFn")
+                     f"{name}: the backend function returned a value of type "
+                     f"{type(made).__name__}, not a callable or a Reg.CompiledFn")
 
     return Reg.FuncCompiler.new(name, compile)
 

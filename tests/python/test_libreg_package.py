@@ -139,7 +139,7 @@ class TestDynamo(unittest.TestCase):
 
         with self.assertRaises(GLib.Error) as caught:
             self.run_backend("wrong")
-        self.assertIn("the backend function returned a int", caught.exception.message)
+        self.assertIn("the backend function returned a value of type int", caught.exception.message)
 
 
 class TestGuide(unittest.TestCase):
