@@ -293,6 +293,7 @@ _reg_verdict_store_record (RegVerdict  *verdict,
   gsize size = strlen (STORE_HEADER "[\n]\n");
   gboolean ok = FALSE;
   int lock_fd;
+  int lock_errno;
 
   if (path == NULL)
     {
@@ -318,13 +319,16 @@ _reg_verdict_store_record (RegVerdict  *verdict,
   /* Without the lock when it cannot be had: a file system without locks
    * should not keep verdicts from being recorded. */
   lock_fd = g_open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+  lock_errno = errno;
   while (lock_fd >= 0 && flock (lock_fd, LOCK_EX) != 0)
     if (errno != EINTR)
       {
-        g_debug ("verdict store in %s written without a lock: %s", dir, g_strerror (errno));
+        lock_errno = errno;
         close (lock_fd);
         lock_fd = -1;
       }
+  if (lock_fd < 0)
+    g_debug ("verdict store in %s written without a lock: %s", dir, g_strerror (lock_errno));
 
   /* The verdicts of module files that changed or are gone no longer hold:
    * dropped, so that the store does not grow without end.  A store that
