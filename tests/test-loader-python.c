@@ -229,7 +229,7 @@ test_failures (void)
                       "regfix_raising refuses to be imported (traceback, most recent call last: ",
                       "regfix_raising.py:11 in <module>, ", "regfix_raising.py:8 in _check)", NULL } },
     { "py_syntax", { "the Python module regfix_syntax cannot be imported: SyntaxError: ",
-                     "regfix_syntax.py, line 5", NULL } },
+                     "regfix_syntax.py, line 5) in /", "/loaders/python/regfix_syntax.py", NULL } },
     { "py_missing_module", { "the Python module regfix_no_such_module cannot be imported: "
                              "ModuleNotFoundError: No module named 'regfix_no_such_module'", NULL } },
     { "py_missing_object", { "the Python module regfix_wrong has no Missing (Object=Missing in "

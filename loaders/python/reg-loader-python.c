@@ -356,6 +356,20 @@ append_traceback (GString  *text,
   py.PyErr_Clear ();
 }
 
+static gboolean
+is_syntax_error (PyObject *value)
+{
+  PyObject *builtins = py.PyImport_ImportModule ("builtins");
+  PyObject *syntax_error = builtins != NULL ? py.PyObject_GetAttrString (builtins, "SyntaxError") : NULL;
+  gboolean is = syntax_error != NULL && py.PyObject_IsInstance (value, syntax_error) == 1;
+
+  decref (syntax_error);
+  decref (builtins);
+  py.PyErr_Clear ();
+
+  return is;
+}
+
 /* The pending exception, taken: "TYPE: MESSAGE (traceback ...)". */
 static char *
 take_exception (void)
@@ -380,6 +394,15 @@ take_exception (void)
         g_string_append_printf (text, ": %s", said);
       decref (str);
       py.PyErr_Clear ();
+      /* A SyntaxError names its file by its base name, and has no frame
+       * in it: its path is said too. */
+      if (value != NULL && is_syntax_error (value))
+        {
+          g_autofree char *file = dup_string_attr (value, "filename");
+
+          if (file != NULL && strchr (file, G_DIR_SEPARATOR) != NULL)
+            g_string_append_printf (text, " in %s", file);
+        }
       if (tb != NULL)
         append_traceback (text, tb);
     }
