@@ -50,7 +50,6 @@ reg_tensor_finalize (GObject *object)
   RegTensor *self = REG_TENSOR (object);
 
   _reg_storage_free (self->data, self->n_elements * sizeof (float));
-  self->data = NULL;
 
   G_OBJECT_CLASS (reg_tensor_parent_class)->finalize (object);
 }
