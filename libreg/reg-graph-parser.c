@@ -10,7 +10,6 @@
  */
 
 #include <math.h>
-#include <stdarg.h>
 #include <string.h>
 
 #include "reg-graph-private.h"
@@ -517,7 +516,6 @@ parse_assignment (Parser  *parser,
       return set_parse_error (error, &op_tok, REG_GRAPH_ERROR_ARITY, "%s", message);
     }
 
-  /* Past ')' */
   if (!advance (parser, error))
     return FALSE;
   if (!at_end_of_line (parser))

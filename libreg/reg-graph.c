@@ -911,9 +911,6 @@ _reg_graph_infer_shapes (RegGraph   *graph,
                                       "elements than memory can address", str);
             }
           break;
-
-        default:
-          g_assert_not_reached ();
         }
     }
 

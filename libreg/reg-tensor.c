@@ -50,7 +50,6 @@ reg_tensor_finalize (GObject *object)
   RegTensor *self = REG_TENSOR (object);
 
   _reg_storage_free (self->data, self->n_elements * sizeof (float));
-  self->data = NULL;
 
   G_OBJECT_CLASS (reg_tensor_parent_class)->finalize (object);
 }
@@ -106,20 +105,24 @@ check_shape (const gint64  *shape,
   return FALSE;
 }
 
-/* Takes a checked shape, whose size in bytes _reg_shape_count() made sure
- * fits.  NULL with REG_TENSOR_ERROR_NO_MEMORY when the memory cannot be
- * had. */
+/* Checks @shape as check_shape() does, then allocates.  NULL with
+ * REG_TENSOR_ERROR_NO_MEMORY when the memory cannot be had. */
 static RegTensor *
 reg_tensor_try_alloc (const gint64  *shape,
                       guint          n_dims,
-                      gsize          n_elements,
                       gboolean       zeroed,
                       GError       **error)
 {
-  gsize n_bytes = n_elements * sizeof (float);
-  float *data = _reg_storage_try_alloc (n_bytes, zeroed);
+  gsize n_elements, n_bytes;
+  float *data;
   RegTensor *self;
 
+  if (!check_shape (shape, n_dims, &n_elements, error))
+    return NULL;
+
+  /* _reg_shape_count() made sure that this fits. */
+  n_bytes = n_elements * sizeof (float);
+  data = _reg_storage_try_alloc (n_bytes, zeroed);
   if (data == NULL)
     {
       g_autofree char *str = _reg_shape_to_string (shape, n_dims);
@@ -153,11 +156,10 @@ static RegTensor *
 reg_tensor_alloc (const char   *function,
                   const gint64 *shape,
                   guint         n_dims,
-                  gsize         n_elements,
                   gboolean      zeroed)
 {
   g_autoptr(GError) error = NULL;
-  RegTensor *self = reg_tensor_try_alloc (shape, n_dims, n_elements, zeroed, &error);
+  RegTensor *self = reg_tensor_try_alloc (shape, n_dims, zeroed, &error);
 
   if (self == NULL)
     g_error ("%s: %s", function, error->message);
@@ -168,13 +170,13 @@ reg_tensor_alloc (const char   *function,
 /* The guards of the constructors whose shape is the caller's promise: a
  * macro, so that a critical names the public function that was misused.
  * Its arguments are plain variables, named as in the messages. */
-#define RETURN_IF_BAD_SHAPE(shape, n_dims, n_elements) \
+#define RETURN_IF_BAD_SHAPE(shape, n_dims) \
   G_STMT_START { \
     g_return_val_if_fail (shape != NULL || n_dims == 0, NULL); \
     g_return_val_if_fail (n_dims <= REG_TENSOR_MAX_DIMS, NULL); \
     for (guint i = 0; i < n_dims; i++) \
       g_return_val_if_fail (shape[i] >= 0, NULL); \
-    g_return_val_if_fail (check_shape (shape, n_dims, &n_elements, NULL), NULL); \
+    g_return_val_if_fail (check_shape (shape, n_dims, NULL, NULL), NULL); \
   } G_STMT_END
 
 /**
@@ -195,11 +197,9 @@ RegTensor *
 reg_tensor_new (const gint64 *shape,
                 guint         n_dims)
 {
-  gsize n_elements;
+  RETURN_IF_BAD_SHAPE (shape, n_dims);
 
-  RETURN_IF_BAD_SHAPE (shape, n_dims, n_elements);
-
-  return reg_tensor_alloc (G_STRFUNC, shape, n_dims, n_elements, TRUE);
+  return reg_tensor_alloc (G_STRFUNC, shape, n_dims, TRUE);
 }
 
 /**
@@ -218,11 +218,9 @@ RegTensor *
 reg_tensor_new_uninitialized (const gint64 *shape,
                               guint         n_dims)
 {
-  gsize n_elements;
+  RETURN_IF_BAD_SHAPE (shape, n_dims);
 
-  RETURN_IF_BAD_SHAPE (shape, n_dims, n_elements);
-
-  return reg_tensor_alloc (G_STRFUNC, shape, n_dims, n_elements, FALSE);
+  return reg_tensor_alloc (G_STRFUNC, shape, n_dims, FALSE);
 }
 
 /**
@@ -245,15 +243,10 @@ reg_tensor_try_new (const gint64  *shape,
                     guint          n_dims,
                     GError       **error)
 {
-  gsize n_elements;
-
   g_return_val_if_fail (shape != NULL || n_dims == 0, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (!check_shape (shape, n_dims, &n_elements, error))
-    return NULL;
-
-  return reg_tensor_try_alloc (shape, n_dims, n_elements, TRUE, error);
+  return reg_tensor_try_alloc (shape, n_dims, TRUE, error);
 }
 
 /**
@@ -274,15 +267,10 @@ reg_tensor_try_new_uninitialized (const gint64  *shape,
                                   guint          n_dims,
                                   GError       **error)
 {
-  gsize n_elements;
-
   g_return_val_if_fail (shape != NULL || n_dims == 0, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (!check_shape (shape, n_dims, &n_elements, error))
-    return NULL;
-
-  return reg_tensor_try_alloc (shape, n_dims, n_elements, FALSE, error);
+  return reg_tensor_try_alloc (shape, n_dims, FALSE, error);
 }
 
 /**
@@ -328,7 +316,7 @@ reg_tensor_new_from_data (const float   *data,
       return NULL;
     }
 
-  self = reg_tensor_try_alloc (shape, n_dims, n_elements, FALSE, error);
+  self = reg_tensor_try_alloc (shape, n_dims, FALSE, error);
   if (self != NULL && n_elements > 0)
     memcpy (self->data, data, n_elements * sizeof (float));
 
@@ -461,7 +449,7 @@ reg_tensor_copy (RegTensor *self)
 
   g_return_val_if_fail (REG_IS_TENSOR (self), NULL);
 
-  copy = reg_tensor_alloc (G_STRFUNC, self->shape, self->n_dims, self->n_elements, FALSE);
+  copy = reg_tensor_alloc (G_STRFUNC, self->shape, self->n_dims, FALSE);
   memcpy (copy->data, self->data, self->n_elements * sizeof (float));
 
   return copy;
