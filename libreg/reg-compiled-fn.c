@@ -189,17 +189,6 @@ signature_equal (const Signature *a,
   return TRUE;
 }
 
-/* A node's name for messages: inputs and op results have one; a constant
- * returned as an output does not. */
-static char *
-node_label (RegGraph *graph,
-            guint     node)
-{
-  const char *name = reg_graph_get_node_name (graph, node);
-
-  return name != NULL ? g_strdup (name) : g_strdup_printf ("%%%u", node);
-}
-
 /* A copy of a caller's array of tensors, which it may change while an
  * asynchronous call runs. */
 static GPtrArray *
@@ -262,7 +251,7 @@ _reg_compiled_fn_bind (RegCompiledFn   *fn,
                        GError         **error)
 {
   Signature *sig = g_new0 (Signature, 1);
-  const Signature *bound;
+  gboolean same;
   const guint *inputs, *outputs;
   guint n_inputs, n_outputs;
 
@@ -285,8 +274,12 @@ _reg_compiled_fn_bind (RegCompiledFn   *fn,
     }
   for (guint i = 0; i < n_outputs; i++)
     {
+      /* For messages: a constant returned as an output has no name. */
+      const char *name = reg_graph_get_node_name (graph, outputs[i]);
+
       sig->shapes[n_inputs + i] = node_shapes[outputs[i]];
-      sig->names[n_inputs + i] = node_label (graph, outputs[i]);
+      sig->names[n_inputs + i] = name != NULL ? g_strdup (name)
+                                              : g_strdup_printf ("%%%u", outputs[i]);
     }
 
   if (_reg_once_set (G_OBJECT (fn), signature_quark, sig, signature_free))
@@ -294,8 +287,9 @@ _reg_compiled_fn_bind (RegCompiledFn   *fn,
 
   /* Returned by an earlier compile: its signature stays as it is (calls in
    * other threads may be reading it), and must be this one. */
-  bound = _reg_once_get (G_OBJECT (fn), signature_quark);
-  if (!signature_equal (bound, sig))
+  same = signature_equal (_reg_once_get (G_OBJECT (fn), signature_quark), sig);
+  signature_free (sig);
+  if (!same)
     {
       g_autofree char *who = _reg_text_for_message (backend, -1, 256);
 
@@ -304,12 +298,9 @@ _reg_compiled_fn_bind (RegCompiledFn   *fn,
                    "returned for another graph signature; a compiled function "
                    "serves one signature (input names and shapes, output shapes)",
                    who);
-      signature_free (sig);
-      return FALSE;
     }
 
-  signature_free (sig);
-  return TRUE;
+  return same;
 }
 
 void
@@ -451,7 +442,7 @@ call_conclude (RegCompiledFn    *self,
   return take_outputs (result, sig, backend, error);
 }
 
-/* @inputs NULL: they are known to fit (see _reg_compiled_fn_call_trusted()). */
+/* @inputs NULL: they are known to fit (see call_sync()). */
 static gboolean
 call_begin (RegCompiledFn    *self,
             GPtrArray        *inputs,
@@ -476,6 +467,26 @@ call_begin (RegCompiledFn    *self,
     }
 
   return TRUE;
+}
+
+/* reg_compiled_fn_call(), its arguments checked; @inputs are checked
+ * against the signature only when @check_inputs. */
+static GPtrArray *
+call_sync (RegCompiledFn  *self,
+           GPtrArray      *inputs,
+           gboolean        check_inputs,
+           GError        **error)
+{
+  const Signature *sig;
+  GError *local_error = NULL;
+  GListModel *model;
+
+  if (!call_begin (self, check_inputs ? inputs : NULL, &sig, error))
+    return NULL;
+
+  model = REG_COMPILED_FN_GET_IFACE (self)->run (self, inputs, &local_error);
+
+  return call_conclude (self, sig, model, local_error, error);
 }
 
 /**
@@ -511,10 +522,6 @@ reg_compiled_fn_call (RegCompiledFn  *self,
                       GPtrArray      *inputs,
                       GError        **error)
 {
-  const Signature *sig;
-  GError *local_error = NULL;
-  GListModel *model;
-
   g_return_val_if_fail (REG_IS_COMPILED_FN (self), NULL);
   g_return_val_if_fail (inputs != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
@@ -522,12 +529,7 @@ reg_compiled_fn_call (RegCompiledFn  *self,
   for (guint i = 0; i < inputs->len; i++)
     g_return_val_if_fail (REG_IS_TENSOR (g_ptr_array_index (inputs, i)), NULL);
 
-  if (!call_begin (self, inputs, &sig, error))
-    return NULL;
-
-  model = REG_COMPILED_FN_GET_IFACE (self)->run (self, inputs, &local_error);
-
-  return call_conclude (self, sig, model, local_error, error);
+  return call_sync (self, inputs, TRUE, error);
 }
 
 GPtrArray *
@@ -535,16 +537,7 @@ _reg_compiled_fn_call_trusted (RegCompiledFn  *self,
                                GPtrArray      *inputs,
                                GError        **error)
 {
-  const Signature *sig;
-  GError *local_error = NULL;
-  GListModel *model;
-
-  if (!call_begin (self, NULL, &sig, error))
-    return NULL;
-
-  model = REG_COMPILED_FN_GET_IFACE (self)->run (self, inputs, &local_error);
-
-  return call_conclude (self, sig, model, local_error, error);
+  return call_sync (self, inputs, FALSE, error);
 }
 
 static void
