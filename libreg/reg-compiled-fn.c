@@ -33,35 +33,11 @@
  * A backend implements the [vfunc@Reg.CompiledFn.run] virtual method,
  * which returns the outputs as a [iface@Gio.ListModel] of
  * [class@Reg.Tensor], typically a [class@Gio.ListStore]: one object that
- * holds its tensors, which every binding hands over correctly.  Callers
- * use [method@Reg.CompiledFn.call], which checks the inputs, runs the
- * implementation and checks its outputs; the virtual method has a name of
- * its own so that `call` means the checked method in every language.
- *
- * ```c
- * static GListModel *
- * my_fn_run (RegCompiledFn *fn, GPtrArray *inputs, GError **error)
- * {
- *   GListStore *outputs = g_list_store_new (REG_TYPE_TENSOR);
- *   g_autoptr(RegTensor) y = my_compute (fn, inputs, error);
- *
- *   if (y == NULL)
- *     {
- *       g_object_unref (outputs);
- *       return NULL;
- *     }
- *   g_list_store_append (outputs, y);
- *   return G_LIST_MODEL (outputs);
- * }
- * ```
- *
- * ```python
- * class MyFn(GObject.Object, Reg.CompiledFn):
- *     def do_run(self, inputs):
- *         outputs = Gio.ListStore.new(Reg.Tensor)
- *         outputs.append(Reg.Tensor.new_from_data(values, shape))
- *         return outputs
- * ```
+ * holds its tensors, which every binding hands over correctly
+ * ([Writing a backend](writing-a-backend.html) shows it in C and Python).
+ * Callers use [method@Reg.CompiledFn.call], which checks the inputs, runs
+ * the implementation and checks its outputs; the virtual method has a name
+ * of its own so that `call` means the checked method in every language.
  *
  * The same function object may be returned by several compiles of the same
  * graph for the same input shapes (a backend's own cache, say); returning

@@ -21,52 +21,16 @@
  * [iface@Reg.CompiledFn] for inputs of given shapes.
  *
  * Implement it in C ([Writing a backend](writing-a-backend.html)), Python or
- * JavaScript, or wrap a plain function with [ctor@Reg.FuncCompiler.new];
- * then register it with [method@Reg.Registry.register_backend].
+ * JavaScript ([Writing a backend in Python or
+ * JavaScript](writing-a-backend-in-python-or-javascript.html), which show
+ * each language's code), or wrap a plain function with
+ * [ctor@Reg.FuncCompiler.new]; then register it with
+ * [method@Reg.Registry.register_backend].  A backend implements
+ * [vfunc@Reg.Compiler.compile], and may implement the other virtual
+ * methods: each says what libreg does without it.
  *
  * Implementations must be safe to call from several threads at once: the
  * registry hands the same object to every caller.
- *
- * ## Implementing it
- *
- * A backend implements [vfunc@Reg.Compiler.compile], and may implement
- * [vfunc@Reg.Compiler.dup_name] and [vfunc@Reg.Compiler.dup_options]:
- *
- * ```python
- * class MyCompiler(GObject.Object, Reg.Compiler):
- *     def do_compile(self, graph, example_inputs, options):
- *         return MyFn(graph)
- *
- *     def do_dup_name(self):
- *         return "mine"
- *
- *     def do_dup_options(self):
- *         options = Gio.ListStore.new(Reg.Option)
- *         options.append(Reg.Option.new("fast", "b", GLib.Variant("b", False),
- *                                       "Trade accuracy for speed"))
- *         return options
- * ```
- *
- * ```js
- * const MyCompiler = GObject.registerClass({
- *     Implements: [Reg.Compiler],
- * }, class MyCompiler extends GObject.Object {
- *     vfunc_compile(graph, exampleInputs, options) {
- *         return new MyFn({});
- *     }
- *
- *     vfunc_dup_name() {
- *         return 'mine';
- *     }
- *
- *     vfunc_dup_options() {
- *         const options = new Gio.ListStore({itemType: Reg.Option});
- *         options.append(Reg.Option.new('fast', 'b', new GLib.Variant('b', false),
- *             'Trade accuracy for speed'));
- *         return options;
- *     }
- * });
- * ```
  *
  * ## Options
  *
@@ -178,12 +142,6 @@
  * groups of nodes it takes on it and the others on another backend (see
  * [Partial backends](partial-backends.html)).  A node it names and then
  * refuses to compile makes that compile fail as any refusal does.
- *
- * ```python
- * def do_dup_supported_nodes(self, graph, example_inputs):
- *     return GLib.Variant('au', [i for i in range(graph.get_n_nodes())
- *                                if graph.get_node_op(i) in ('matmul', 'add')])
- * ```
  *
  * Returns: (transfer full) (nullable): the ids of the nodes it takes, an
  *   `au` variant, in any order; %NULL for every node the manifest allows,
