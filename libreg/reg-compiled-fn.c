@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "reg-compiled-fn-private.h"
+#include "reg-compiler-private.h"
 #include "reg-error.h"
 #include "reg-graph-private.h"
 #include "reg-message-private.h"
@@ -265,18 +266,11 @@ _reg_compiled_fn_bind (RegCompiledFn   *fn,
    * other threads may be reading it), and must be this one. */
   same = signature_equal (_reg_once_get (G_OBJECT (fn), signature_quark), sig);
   signature_free (sig);
-  if (!same)
-    {
-      g_autofree char *who = _reg_text_for_message (backend, -1, 256);
 
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
-                   "backend '%s' returned a function that an earlier compile "
-                   "returned for another graph signature; a compiled function "
-                   "serves one signature (input names and shapes, output shapes)",
-                   who);
-    }
-
-  return same;
+  return same || _reg_backend_fail (error, REG_COMPILER_ERROR_FAILED, backend,
+                                    " returned a function that an earlier compile returned "
+                                    "for another graph signature; a compiled function serves "
+                                    "one signature (input names and shapes, output shapes)");
 }
 
 void
@@ -322,56 +316,56 @@ check_inputs (const Signature  *sig,
   return TRUE;
 }
 
-/* Reads the list model a backend returned, once, into an array that owns
- * its tensors: whatever the model does afterwards, the caller keeps what
- * was checked.  Every item must be a tensor; with a signature, the number
- * of outputs and the shape of each are checked as the inputs are.  The
- * model's count is checked before any item is read: it is not ours to
- * believe. */
+/* Judges what the backend's run gave (@model and @local_error, taken
+ * over) and reads the model, once, into an array that owns its tensors:
+ * whatever the model does afterwards, the caller keeps what was checked.
+ * Every item must be a tensor; with a signature, the number of outputs
+ * and the shape of each are checked as the inputs are.  The model's count
+ * is checked before any item is read: it is not ours to believe. */
 static GPtrArray *
-take_outputs (GListModel       *model,
-              const Signature  *sig,
-              const char       *backend,
-              GError          **error)
+call_conclude (RegCompiledFn    *self,
+               const Signature  *sig,
+               GListModel       *model,
+               GError           *local_error,
+               GError          **error)
 {
+  g_autoptr(GListModel) result = model;
+  const char *backend = sig != NULL ? sig->backend : G_OBJECT_TYPE_NAME (self);
   g_autoptr(GPtrArray) outputs = NULL;
   guint n;
 
-  if (!G_IS_LIST_MODEL (model))
-    {
-      /* Escaped for a message only: every call comes here. */
-      g_autofree char *who = _reg_text_for_message (backend, -1, 256);
+  if (!_reg_backend_check_result (G_OBJECT (self), backend, result != NULL,
+                                  REG_COMPILER_ERROR_RUNTIME, &local_error, error))
+    return NULL;
 
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_RUNTIME,
-                   "backend '%s' returned a %s, not a GListModel of RegTensor",
-                   who, G_OBJECT_TYPE_NAME (model));
+  if (!G_IS_LIST_MODEL (result))
+    {
+      _reg_backend_fail (error, REG_COMPILER_ERROR_RUNTIME, backend,
+                         " returned a %s, not a GListModel of RegTensor",
+                         G_OBJECT_TYPE_NAME (result));
       return NULL;
     }
 
-  n = g_list_model_get_n_items (model);
+  n = g_list_model_get_n_items (result);
   if (sig != NULL && n != sig->n_outputs)
     {
-      g_autofree char *who = _reg_text_for_message (backend, -1, 256);
-
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_RUNTIME,
-                   "backend '%s' returned %u output%s, the graph has %u",
-                   who, n, n == 1 ? "" : "s", sig->n_outputs);
+      _reg_backend_fail (error, REG_COMPILER_ERROR_RUNTIME, backend,
+                         " returned %u output%s, the graph has %u",
+                         n, n == 1 ? "" : "s", sig->n_outputs);
       return NULL;
     }
 
   outputs = g_ptr_array_new_with_free_func (g_object_unref);
   for (guint i = 0; i < n; i++)
     {
-      GObject *item = g_list_model_get_item (model, i);
+      GObject *item = g_list_model_get_item (result, i);
       const RegShape *want;
 
       if (item == NULL || !REG_IS_TENSOR (item))
         {
-          g_autofree char *who = _reg_text_for_message (backend, -1, 256);
-
-          g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_RUNTIME,
-                       "backend '%s' returned output %u as %s, not a RegTensor",
-                       who, i, item == NULL ? "nothing" : G_OBJECT_TYPE_NAME (item));
+          _reg_backend_fail (error, REG_COMPILER_ERROR_RUNTIME, backend,
+                             " returned output %u as %s, not a RegTensor",
+                             i, item == NULL ? "nothing" : G_OBJECT_TYPE_NAME (item));
           g_clear_object (&item);
           return NULL;
         }
@@ -383,39 +377,18 @@ take_outputs (GListModel       *model,
       want = &sig->shapes[sig->n_inputs + i];
       if (!tensor_has_shape (REG_TENSOR (item), want))
         {
-          g_autofree char *who = _reg_text_for_message (backend, -1, 256);
           g_autofree char *got_s = tensor_shape_to_string (REG_TENSOR (item));
           g_autofree char *want_s = _reg_shape_to_string (want->dims, want->n_dims);
 
-          g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_RUNTIME,
-                       "backend '%s' returned output %u ('%s') of shape %s, "
-                       "the graph gives it shape %s",
-                       who, i, sig->names[sig->n_inputs + i], got_s, want_s);
+          _reg_backend_fail (error, REG_COMPILER_ERROR_RUNTIME, backend,
+                             " returned output %u ('%s') of shape %s, "
+                             "the graph gives it shape %s",
+                             i, sig->names[sig->n_inputs + i], got_s, want_s);
           return NULL;
         }
     }
 
   return g_steal_pointer (&outputs);
-}
-
-/* Judges what the backend's run gave (@model and @local_error, taken
- * over), checks the outputs against @sig and returns them as an array that
- * owns them. */
-static GPtrArray *
-call_conclude (RegCompiledFn    *self,
-               const Signature  *sig,
-               GListModel       *model,
-               GError           *local_error,
-               GError          **error)
-{
-  g_autoptr(GListModel) result = model;
-  const char *backend = sig != NULL ? sig->backend : G_OBJECT_TYPE_NAME (self);
-
-  if (!_reg_backend_check_result (G_OBJECT (self), backend, result != NULL,
-                                  REG_COMPILER_ERROR_RUNTIME, &local_error, error))
-    return NULL;
-
-  return take_outputs (result, sig, backend, error);
 }
 
 /* @inputs NULL: they are known to fit (see call_sync()). */
@@ -430,19 +403,10 @@ call_begin (RegCompiledFn    *self,
     return FALSE;
 
   /* run is required, whether or not run_async is overridden. */
-  if (REG_COMPILED_FN_GET_IFACE (self)->run == NULL)
-    {
-      g_autofree char *who = _reg_text_for_message (*sig != NULL ? (*sig)->backend
-                                                                 : G_OBJECT_TYPE_NAME (self),
-                                                    -1, 256);
-
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_RUNTIME,
-                   "backend '%s': %s does not implement run",
-                   who, G_OBJECT_TYPE_NAME (self));
-      return FALSE;
-    }
-
-  return TRUE;
+  return REG_COMPILED_FN_GET_IFACE (self)->run != NULL ||
+         _reg_backend_fail (error, REG_COMPILER_ERROR_RUNTIME,
+                            *sig != NULL ? (*sig)->backend : G_OBJECT_TYPE_NAME (self),
+                            ": %s does not implement run", G_OBJECT_TYPE_NAME (self));
 }
 
 /* reg_compiled_fn_call(), its arguments checked; @inputs are checked

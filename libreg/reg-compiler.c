@@ -277,6 +277,24 @@ reg_compiler_default_init (RegCompilerInterface *iface)
   declared_quark = g_quark_from_static_string ("reg-compiler-declared");
 }
 
+gboolean
+_reg_backend_fail (GError           **error,
+                   RegCompilerError   code,
+                   const char        *backend,
+                   const char        *format,
+                   ...)
+{
+  g_autofree char *who = _reg_text_for_message (backend, -1, 256);
+  g_autofree char *what = NULL;
+  va_list args;
+
+  va_start (args, format);
+  what = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_set_error (error, REG_COMPILER_ERROR, code, "backend '%s'%s", who, what);
+  return FALSE;
+}
+
 /* A compiler's schema, set once (reg-once-private.h): see
  * compiler_get_schema(). */
 typedef struct
@@ -410,7 +428,6 @@ _reg_compiler_select_nodes (RegCompiler  *self,
   guint n_nodes = reg_graph_get_n_nodes (graph);
   g_autoptr(GVariant) named = NULL;
   g_autofree guint8 *claimed = NULL;
-  g_autofree char *who = NULL;
   GError *local_error = NULL;
   const guint32 *ids;
   gsize n_ids;
@@ -434,26 +451,18 @@ _reg_compiler_select_nodes (RegCompiler  *self,
     return FALSE;
 
   if (!g_variant_is_of_type (named, G_VARIANT_TYPE ("au")))
-    {
-      who = _reg_text_for_message (backend, -1, 256);
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
-                   "backend '%s' named the nodes it takes with a '%s' variant, not 'au'",
-                   who, g_variant_get_type_string (named));
-      return FALSE;
-    }
+    return _reg_backend_fail (error, REG_COMPILER_ERROR_FAILED, backend,
+                              " named the nodes it takes with a '%s' variant, not 'au'",
+                              g_variant_get_type_string (named));
 
   claimed = g_new0 (guint8, MAX (n_nodes, 1));
   ids = g_variant_get_fixed_array (named, &n_ids, sizeof (guint32));
   for (gsize i = 0; i < n_ids; i++)
     {
       if (ids[i] >= n_nodes || reg_graph_get_node_kind (graph, ids[i]) != REG_NODE_OP)
-        {
-          who = _reg_text_for_message (backend, -1, 256);
-          g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
-                       "backend '%s' says it takes node %u, which is not an operator "
-                       "node of the graph (%u nodes)", who, ids[i], n_nodes);
-          return FALSE;
-        }
+        return _reg_backend_fail (error, REG_COMPILER_ERROR_FAILED, backend,
+                                  " says it takes node %u, which is not an operator node "
+                                  "of the graph (%u nodes)", ids[i], n_nodes);
       claimed[ids[i]] = 1;
     }
   for (guint i = 0; i < n_nodes; i++)
@@ -485,12 +494,10 @@ _reg_compiler_prepare (RegCompiler  *self,
    * schema the backend gave may have been refused. */
   if (REG_COMPILER_GET_IFACE (self)->compile == NULL || schema->problem != NULL)
     {
-      g_autofree char *who = _reg_text_for_message (name, -1, 256);
       g_autofree char *why = _reg_text_for_message (schema->problem != NULL ? schema->problem
                                                     : "does not implement compile", -1, 512);
 
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
-                   "backend '%s' %s", who, why);
+      _reg_backend_fail (error, REG_COMPILER_ERROR_FAILED, name, " %s", why);
       return NULL;
     }
 
@@ -529,11 +536,8 @@ conclude (RegCompiler     *self,
 
   if (!REG_IS_COMPILED_FN (result))
     {
-      g_autofree char *who = _reg_text_for_message (name, -1, 256);
-
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
-                   "backend '%s' returned a %s, not a RegCompiledFn",
-                   who, G_OBJECT_TYPE_NAME (result));
+      _reg_backend_fail (error, REG_COMPILER_ERROR_FAILED, name,
+                         " returned a %s, not a RegCompiledFn", G_OBJECT_TYPE_NAME (result));
       return NULL;
     }
 
