@@ -314,16 +314,19 @@ schema_free (gpointer data)
   g_free (schema);
 }
 
-/* Sets @schema as @self's if it has none; frees it otherwise.  Returns
- * the schema @self keeps, which lives as long as @self. */
-static Schema *
-compiler_keep_schema (RegCompiler *self,
-                      Schema      *schema)
+/* Sets @data on @self under @quark unless it has some (a thread that lost
+ * the race), freeing @data then.  Returns what @self keeps, which lives as
+ * long as @self. */
+static gpointer
+compiler_keep (RegCompiler    *self,
+               GQuark          quark,
+               gpointer        data,
+               GDestroyNotify  destroy)
 {
-  if (!_reg_once_set (G_OBJECT (self), schema_quark, schema, schema_free))
-    schema_free (schema);
+  if (!_reg_once_set (G_OBJECT (self), quark, data, destroy))
+    destroy (data);
 
-  return _reg_once_get (G_OBJECT (self), schema_quark);
+  return _reg_once_get (G_OBJECT (self), quark);
 }
 
 /* The schema of @self: set by the registry from a module's manifest, or
@@ -356,7 +359,7 @@ compiler_get_schema (RegCompiler *self)
         schema->problem = g_strdup (error->message);
     }
 
-  return compiler_keep_schema (self, schema);
+  return compiler_keep (self, schema_quark, schema, schema_free);
 }
 
 gboolean
@@ -367,7 +370,7 @@ _reg_compiler_set_options (RegCompiler *self,
 
   schema->options = options != NULL ? g_object_ref (options) : NULL;
 
-  return compiler_keep_schema (self, schema)->options == options;
+  return ((Schema *) compiler_keep (self, schema_quark, schema, schema_free))->options == options;
 }
 
 /* The flags and operators a module backend's manifest declares for its
@@ -401,8 +404,7 @@ _reg_compiler_set_declared (RegCompiler      *self,
   declared = g_new0 (Declared, 1);
   declared->flags = flags;
   declared->operators = g_strdupv (operators);
-  if (!_reg_once_set (G_OBJECT (self), declared_quark, declared, declared_free))
-    declared_free (declared);
+  compiler_keep (self, declared_quark, declared, declared_free);
 }
 
 RegCompilerFlags
@@ -837,12 +839,7 @@ reg_compiler_get_name (RegCompiler *self)
   if (name == NULL)
     name = g_strdup (G_OBJECT_TYPE_NAME (self));
 
-  /* Set once: a thread that lost the race drops its copy and returns the
-   * winner's, which lives as long as the compiler. */
-  if (!_reg_once_set (G_OBJECT (self), name_quark, name, g_free))
-    g_free (name);
-
-  return _reg_once_get (G_OBJECT (self), name_quark);
+  return compiler_keep (self, name_quark, name, g_free);
 }
 
 /**
