@@ -7,9 +7,6 @@
 
 #include "reg-compiled-fn-private.h"
 #include "reg-compiler-private.h"
-#include "reg-error.h"
-#include "reg-graph-private.h"
-#include "reg-message-private.h"
 #include "reg-once-private.h"
 #include "reg-task-private.h"
 #include "reg-tensor.h"

@@ -3,11 +3,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-#include <string.h>
-
 #include "reg-compiler-private.h"
 #include "reg-compiled-fn-private.h"
-#include "reg-graph-private.h"
 #include "reg-message-private.h"
 #include "reg-once-private.h"
 #include "reg-option-private.h"
