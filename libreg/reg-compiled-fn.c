@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "reg-compiled-fn-private.h"
-#include "reg-compiler-private.h"
+#include "reg-message-private.h"
 #include "reg-once-private.h"
 #include "reg-task-private.h"
 #include "reg-tensor.h"
@@ -124,6 +124,24 @@ signature_free (gpointer data)
   g_strfreev (sig->names);
   g_free (sig->shapes);
   g_free (sig);
+}
+
+gboolean
+_reg_backend_fail (GError           **error,
+                   RegCompilerError   code,
+                   const char        *backend,
+                   const char        *format,
+                   ...)
+{
+  g_autofree char *who = _reg_text_for_message (backend, -1, 256);
+  g_autofree char *what = NULL;
+  va_list args;
+
+  va_start (args, format);
+  what = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_set_error (error, REG_COMPILER_ERROR, code, "backend '%s'%s", who, what);
+  return FALSE;
 }
 
 static gboolean

@@ -89,12 +89,4 @@ gboolean       _reg_compiler_select_nodes            (RegCompiler          *self
                                                       guint8               *taken,
                                                       GError              **error);
 
-/* Sets REG_COMPILER_ERROR @code "backend '@backend'" (escaped) followed by
- * the text of @format (" returned ...", ": ..."), and returns FALSE. */
-gboolean       _reg_backend_fail                     (GError              **error,
-                                                      RegCompilerError      code,
-                                                      const char           *backend,
-                                                      const char           *format,
-                                                      ...) G_GNUC_PRINTF (4, 5);
-
 G_END_DECLS

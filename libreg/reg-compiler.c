@@ -274,24 +274,6 @@ reg_compiler_default_init (RegCompilerInterface *iface)
   declared_quark = g_quark_from_static_string ("reg-compiler-declared");
 }
 
-gboolean
-_reg_backend_fail (GError           **error,
-                   RegCompilerError   code,
-                   const char        *backend,
-                   const char        *format,
-                   ...)
-{
-  g_autofree char *who = _reg_text_for_message (backend, -1, 256);
-  g_autofree char *what = NULL;
-  va_list args;
-
-  va_start (args, format);
-  what = g_strdup_vprintf (format, args);
-  va_end (args);
-  g_set_error (error, REG_COMPILER_ERROR, code, "backend '%s'%s", who, what);
-  return FALSE;
-}
-
 /* A compiler's schema, set once (reg-once-private.h): see
  * compiler_get_schema(). */
 typedef struct
