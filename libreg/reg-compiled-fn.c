@@ -16,15 +16,11 @@
  *
  * A compiled graph, made by [method@Reg.Compiler.compile].  Call it with
  * [method@Reg.CompiledFn.call] on tensors shaped like the example inputs it
- * was compiled for.
- *
- * A function made by [method@Reg.Compiler.compile] carries the signature of
- * that compile: the graph's input names, the shapes of the example inputs,
- * and the shapes the graph gives its outputs.  Every call is checked
- * against it, before the backend runs (the inputs) and after (what the
- * backend returned), so a backend that returns too few outputs, something
- * that is not a tensor, or a tensor of the wrong shape gives an error
- * instead of wrong results.
+ * was compiled for.  It carries the signature of that compile (the graph's
+ * input names, the shapes of the example inputs and those the graph gives
+ * its outputs), and every call is checked against it, before the backend
+ * runs (the inputs) and after (what the backend returned), so that a
+ * backend's wrong outputs give an error instead of wrong results.
  *
  * ## Implementing it
  *
@@ -33,9 +29,8 @@
  * [class@Reg.Tensor], typically a [class@Gio.ListStore]: one object that
  * holds its tensors, which every binding hands over correctly
  * ([Writing a backend](writing-a-backend.html) shows it in C and Python).
- * Callers use [method@Reg.CompiledFn.call], which checks the inputs, runs
- * the implementation and checks its outputs; the virtual method has a name
- * of its own so that `call` means the checked method in every language.
+ * The virtual method has a name of its own so that `call`, which runs it
+ * between the checks, means the checked method in every language.
  *
  * The same function object may be returned by several compiles of the same
  * graph for the same input shapes (a backend's own cache, say); returning

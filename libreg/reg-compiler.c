@@ -59,15 +59,15 @@
  * backend may keep a reference to @graph in the function it returns and
  * read it on every call; builder calls on @graph are programmer errors.
  *
- * Every backend gets each key once.  A backend with a schema (see
- * [method@Reg.Compiler.get_options]) gets options that follow it: each key
+ * Every backend gets each key once, and a backend with a schema (see
+ * [method@Reg.Compiler.get_options]) options that follow it: each key
  * declared, each value of the declared type, within its range or choices.
- * A backend without one must reject
- * an option key it does not know with %REG_COMPILER_ERROR_BAD_OPTION
- * naming the key.  Reject a graph the backend cannot run with
- * %REG_COMPILER_ERROR_UNSUPPORTED_OP.  An error of a domain
- * that is not libreg's reaches the caller of [method@Reg.Compiler.compile]
- * as %REG_COMPILER_ERROR_FAILED with its message.
+ * A backend without one must reject an option key it does not know with
+ * %REG_COMPILER_ERROR_BAD_OPTION naming the key.  Reject a graph the
+ * backend cannot run with %REG_COMPILER_ERROR_UNSUPPORTED_OP.  An error of
+ * a domain that is not libreg's reaches the caller of
+ * [method@Reg.Compiler.compile] as %REG_COMPILER_ERROR_FAILED with its
+ * message.
  *
  * Returns: (transfer full): the compiled function, or %NULL with @error set
  */
@@ -572,10 +572,9 @@ _reg_compiler_compile_prepared (RegCompiler     *self,
  * out of its range or not among its choices.  The options then reach the
  * backend as given: defaults are not filled in.  Messages name the backend
  * by the compiler's own name ([method@Reg.Compiler.get_name]);
- * [method@Reg.Registry.compile] names it as it was asked for.
- * A backend that fails without saying why
- * (a binding's implementation that raised an exception) gives
- * %REG_COMPILER_ERROR_FAILED.
+ * [method@Reg.Registry.compile] names it as it was asked for.  A backend
+ * that fails without saying why (a binding's implementation that raised an
+ * exception) gives %REG_COMPILER_ERROR_FAILED.
  *
  * The returned function checks every call against the signature of this
  * compile: the shapes of @example_inputs, and the number and shapes of the
