@@ -187,7 +187,6 @@ static GQuark name_quark;
 static GQuark schema_quark;
 static GQuark declared_quark;
 
-/* What an asynchronous compile works on. */
 typedef struct
 {
   RegGraph  *graph;
@@ -482,10 +481,8 @@ _reg_compiler_prepare (RegCompiler  *self,
       return NULL;
     }
 
-  /* The options, on every path to the backend (synchronous, asynchronous,
-   * the registry's, a fallback's), in the one form the backend, this
-   * check and the compile cache all read: an a{sv} giving each key once,
-   * following the schema when there is one. */
+  /* On every path to the backend (synchronous, asynchronous, the
+   * registry's, a fallback's): the backend and the compile cache rely on it. */
   if (options != NULL &&
       !_reg_option_list_check_options (schema->options, name, options, error))
     return NULL;
