@@ -6,6 +6,7 @@
 #pragma once
 
 #include "reg-compiled-fn.h"
+#include "reg-error.h"
 #include "reg-graph-private.h"
 
 G_BEGIN_DECLS
@@ -38,5 +39,13 @@ typedef GVariant *(*RegPlacementFunc) (RegCompiledFn *fn);
  * anyone else has @fn. */
 void     _reg_compiled_fn_set_placement_func (RegCompiledFn    *fn,
                                               RegPlacementFunc  func);
+
+/* Sets REG_COMPILER_ERROR @code "backend '@backend'" (escaped) followed by
+ * the text of @format (" returned ...", ": ..."), and returns FALSE. */
+gboolean _reg_backend_fail (GError           **error,
+                            RegCompilerError   code,
+                            const char        *backend,
+                            const char        *format,
+                            ...) G_GNUC_PRINTF (4, 5);
 
 G_END_DECLS

@@ -6,8 +6,6 @@
 #include <string.h>
 
 #include "reg-compiled-fn-private.h"
-#include "reg-error.h"
-#include "reg-graph-private.h"
 #include "reg-message-private.h"
 #include "reg-once-private.h"
 #include "reg-task-private.h"
@@ -18,50 +16,21 @@
  *
  * A compiled graph, made by [method@Reg.Compiler.compile].  Call it with
  * [method@Reg.CompiledFn.call] on tensors shaped like the example inputs it
- * was compiled for.
- *
- * A function made by [method@Reg.Compiler.compile] carries the signature of
- * that compile: the graph's input names, the shapes of the example inputs,
- * and the shapes the graph gives its outputs.  Every call is checked
- * against it, before the backend runs (the inputs) and after (what the
- * backend returned), so a backend that returns too few outputs, something
- * that is not a tensor, or a tensor of the wrong shape gives an error
- * instead of wrong results.
+ * was compiled for.  It carries the signature of that compile (the graph's
+ * input names, the shapes of the example inputs and those the graph gives
+ * its outputs), and every call is checked against it, before the backend
+ * runs (the inputs) and after (what the backend returned), so that a
+ * backend's wrong outputs give an error instead of wrong results.
  *
  * ## Implementing it
  *
  * A backend implements the [vfunc@Reg.CompiledFn.run] virtual method,
  * which returns the outputs as a [iface@Gio.ListModel] of
  * [class@Reg.Tensor], typically a [class@Gio.ListStore]: one object that
- * holds its tensors, which every binding hands over correctly.  Callers
- * use [method@Reg.CompiledFn.call], which checks the inputs, runs the
- * implementation and checks its outputs; the virtual method has a name of
- * its own so that `call` means the checked method in every language.
- *
- * ```c
- * static GListModel *
- * my_fn_run (RegCompiledFn *fn, GPtrArray *inputs, GError **error)
- * {
- *   GListStore *outputs = g_list_store_new (REG_TYPE_TENSOR);
- *   g_autoptr(RegTensor) y = my_compute (fn, inputs, error);
- *
- *   if (y == NULL)
- *     {
- *       g_object_unref (outputs);
- *       return NULL;
- *     }
- *   g_list_store_append (outputs, y);
- *   return G_LIST_MODEL (outputs);
- * }
- * ```
- *
- * ```python
- * class MyFn(GObject.Object, Reg.CompiledFn):
- *     def do_run(self, inputs):
- *         outputs = Gio.ListStore.new(Reg.Tensor)
- *         outputs.append(Reg.Tensor.new_from_data(values, shape))
- *         return outputs
- * ```
+ * holds its tensors, which every binding hands over correctly
+ * ([Writing a backend](writing-a-backend.html) shows it in C and Python).
+ * The virtual method has a name of its own so that `call`, which runs it
+ * between the checks, means the checked method in every language.
  *
  * The same function object may be returned by several compiles of the same
  * graph for the same input shapes (a backend's own cache, say); returning
@@ -152,6 +121,24 @@ signature_free (gpointer data)
   g_free (sig);
 }
 
+gboolean
+_reg_backend_fail (GError           **error,
+                   RegCompilerError   code,
+                   const char        *backend,
+                   const char        *format,
+                   ...)
+{
+  g_autofree char *who = _reg_text_for_message (backend, -1, 256);
+  g_autofree char *what = NULL;
+  va_list args;
+
+  va_start (args, format);
+  what = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_set_error (error, REG_COMPILER_ERROR, code, "backend '%s'%s", who, what);
+  return FALSE;
+}
+
 static gboolean
 tensor_has_shape (RegTensor      *tensor,
                   const RegShape *shape)
@@ -187,17 +174,6 @@ signature_equal (const Signature *a,
       return FALSE;
 
   return TRUE;
-}
-
-/* A node's name for messages: inputs and op results have one; a constant
- * returned as an output does not. */
-static char *
-node_label (RegGraph *graph,
-            guint     node)
-{
-  const char *name = reg_graph_get_node_name (graph, node);
-
-  return name != NULL ? g_strdup (name) : g_strdup_printf ("%%%u", node);
 }
 
 /* A copy of a caller's array of tensors, which it may change while an
@@ -262,7 +238,7 @@ _reg_compiled_fn_bind (RegCompiledFn   *fn,
                        GError         **error)
 {
   Signature *sig = g_new0 (Signature, 1);
-  const Signature *bound;
+  gboolean same;
   const guint *inputs, *outputs;
   guint n_inputs, n_outputs;
 
@@ -285,8 +261,12 @@ _reg_compiled_fn_bind (RegCompiledFn   *fn,
     }
   for (guint i = 0; i < n_outputs; i++)
     {
+      /* For messages: a constant returned as an output has no name. */
+      const char *name = reg_graph_get_node_name (graph, outputs[i]);
+
       sig->shapes[n_inputs + i] = node_shapes[outputs[i]];
-      sig->names[n_inputs + i] = node_label (graph, outputs[i]);
+      sig->names[n_inputs + i] = name != NULL ? g_strdup (name)
+                                              : g_strdup_printf ("%%%u", outputs[i]);
     }
 
   if (_reg_once_set (G_OBJECT (fn), signature_quark, sig, signature_free))
@@ -294,22 +274,13 @@ _reg_compiled_fn_bind (RegCompiledFn   *fn,
 
   /* Returned by an earlier compile: its signature stays as it is (calls in
    * other threads may be reading it), and must be this one. */
-  bound = _reg_once_get (G_OBJECT (fn), signature_quark);
-  if (!signature_equal (bound, sig))
-    {
-      g_autofree char *who = _reg_text_for_message (backend, -1, 256);
-
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
-                   "backend '%s' returned a function that an earlier compile "
-                   "returned for another graph signature; a compiled function "
-                   "serves one signature (input names and shapes, output shapes)",
-                   who);
-      signature_free (sig);
-      return FALSE;
-    }
-
+  same = signature_equal (_reg_once_get (G_OBJECT (fn), signature_quark), sig);
   signature_free (sig);
-  return TRUE;
+
+  return same || _reg_backend_fail (error, REG_COMPILER_ERROR_FAILED, backend,
+                                    " returned a function that an earlier compile returned "
+                                    "for another graph signature; a compiled function serves "
+                                    "one signature (input names and shapes, output shapes)");
 }
 
 void
@@ -355,56 +326,56 @@ check_inputs (const Signature  *sig,
   return TRUE;
 }
 
-/* Reads the list model a backend returned, once, into an array that owns
- * its tensors: whatever the model does afterwards, the caller keeps what
- * was checked.  Every item must be a tensor; with a signature, the number
- * of outputs and the shape of each are checked as the inputs are.  The
- * model's count is checked before any item is read: it is not ours to
- * believe. */
+/* Judges what the backend's run gave (@model and @local_error, taken
+ * over) and reads the model, once, into an array that owns its tensors:
+ * whatever the model does afterwards, the caller keeps what was checked.
+ * Every item must be a tensor; with a signature, the number of outputs
+ * and the shape of each are checked as the inputs are.  The model's count
+ * is checked before any item is read: it is not ours to believe. */
 static GPtrArray *
-take_outputs (GListModel       *model,
-              const Signature  *sig,
-              const char       *backend,
-              GError          **error)
+call_conclude (RegCompiledFn    *self,
+               const Signature  *sig,
+               GListModel       *model,
+               GError           *local_error,
+               GError          **error)
 {
+  g_autoptr(GListModel) result = model;
+  const char *backend = sig != NULL ? sig->backend : G_OBJECT_TYPE_NAME (self);
   g_autoptr(GPtrArray) outputs = NULL;
   guint n;
 
-  if (!G_IS_LIST_MODEL (model))
-    {
-      /* Escaped for a message only: every call comes here. */
-      g_autofree char *who = _reg_text_for_message (backend, -1, 256);
+  if (!_reg_backend_check_result (G_OBJECT (self), backend, result != NULL,
+                                  REG_COMPILER_ERROR_RUNTIME, &local_error, error))
+    return NULL;
 
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_RUNTIME,
-                   "backend '%s' returned a %s, not a GListModel of RegTensor",
-                   who, G_OBJECT_TYPE_NAME (model));
+  if (!G_IS_LIST_MODEL (result))
+    {
+      _reg_backend_fail (error, REG_COMPILER_ERROR_RUNTIME, backend,
+                         " returned a %s, not a GListModel of RegTensor",
+                         G_OBJECT_TYPE_NAME (result));
       return NULL;
     }
 
-  n = g_list_model_get_n_items (model);
+  n = g_list_model_get_n_items (result);
   if (sig != NULL && n != sig->n_outputs)
     {
-      g_autofree char *who = _reg_text_for_message (backend, -1, 256);
-
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_RUNTIME,
-                   "backend '%s' returned %u output%s, the graph has %u",
-                   who, n, n == 1 ? "" : "s", sig->n_outputs);
+      _reg_backend_fail (error, REG_COMPILER_ERROR_RUNTIME, backend,
+                         " returned %u output%s, the graph has %u",
+                         n, n == 1 ? "" : "s", sig->n_outputs);
       return NULL;
     }
 
   outputs = g_ptr_array_new_with_free_func (g_object_unref);
   for (guint i = 0; i < n; i++)
     {
-      GObject *item = g_list_model_get_item (model, i);
+      GObject *item = g_list_model_get_item (result, i);
       const RegShape *want;
 
       if (item == NULL || !REG_IS_TENSOR (item))
         {
-          g_autofree char *who = _reg_text_for_message (backend, -1, 256);
-
-          g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_RUNTIME,
-                       "backend '%s' returned output %u as %s, not a RegTensor",
-                       who, i, item == NULL ? "nothing" : G_OBJECT_TYPE_NAME (item));
+          _reg_backend_fail (error, REG_COMPILER_ERROR_RUNTIME, backend,
+                             " returned output %u as %s, not a RegTensor",
+                             i, item == NULL ? "nothing" : G_OBJECT_TYPE_NAME (item));
           g_clear_object (&item);
           return NULL;
         }
@@ -416,14 +387,13 @@ take_outputs (GListModel       *model,
       want = &sig->shapes[sig->n_inputs + i];
       if (!tensor_has_shape (REG_TENSOR (item), want))
         {
-          g_autofree char *who = _reg_text_for_message (backend, -1, 256);
           g_autofree char *got_s = tensor_shape_to_string (REG_TENSOR (item));
           g_autofree char *want_s = _reg_shape_to_string (want->dims, want->n_dims);
 
-          g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_RUNTIME,
-                       "backend '%s' returned output %u ('%s') of shape %s, "
-                       "the graph gives it shape %s",
-                       who, i, sig->names[sig->n_inputs + i], got_s, want_s);
+          _reg_backend_fail (error, REG_COMPILER_ERROR_RUNTIME, backend,
+                             " returned output %u ('%s') of shape %s, "
+                             "the graph gives it shape %s",
+                             i, sig->names[sig->n_inputs + i], got_s, want_s);
           return NULL;
         }
     }
@@ -431,27 +401,7 @@ take_outputs (GListModel       *model,
   return g_steal_pointer (&outputs);
 }
 
-/* Judges what the backend's run gave (@model and @local_error, taken
- * over), checks the outputs against @sig and returns them as an array that
- * owns them. */
-static GPtrArray *
-call_conclude (RegCompiledFn    *self,
-               const Signature  *sig,
-               GListModel       *model,
-               GError           *local_error,
-               GError          **error)
-{
-  g_autoptr(GListModel) result = model;
-  const char *backend = sig != NULL ? sig->backend : G_OBJECT_TYPE_NAME (self);
-
-  if (!_reg_backend_check_result (G_OBJECT (self), backend, result != NULL,
-                                  REG_COMPILER_ERROR_RUNTIME, &local_error, error))
-    return NULL;
-
-  return take_outputs (result, sig, backend, error);
-}
-
-/* @inputs NULL: they are known to fit (see _reg_compiled_fn_call_trusted()). */
+/* @inputs NULL: they are known to fit (see call_sync()). */
 static gboolean
 call_begin (RegCompiledFn    *self,
             GPtrArray        *inputs,
@@ -463,19 +413,30 @@ call_begin (RegCompiledFn    *self,
     return FALSE;
 
   /* run is required, whether or not run_async is overridden. */
-  if (REG_COMPILED_FN_GET_IFACE (self)->run == NULL)
-    {
-      g_autofree char *who = _reg_text_for_message (*sig != NULL ? (*sig)->backend
-                                                                 : G_OBJECT_TYPE_NAME (self),
-                                                    -1, 256);
+  return REG_COMPILED_FN_GET_IFACE (self)->run != NULL ||
+         _reg_backend_fail (error, REG_COMPILER_ERROR_RUNTIME,
+                            *sig != NULL ? (*sig)->backend : G_OBJECT_TYPE_NAME (self),
+                            ": %s does not implement run", G_OBJECT_TYPE_NAME (self));
+}
 
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_RUNTIME,
-                   "backend '%s': %s does not implement run",
-                   who, G_OBJECT_TYPE_NAME (self));
-      return FALSE;
-    }
+/* reg_compiled_fn_call(), its arguments checked; @inputs are checked
+ * against the signature only when @check_inputs. */
+static GPtrArray *
+call_sync (RegCompiledFn  *self,
+           GPtrArray      *inputs,
+           gboolean        check_inputs,
+           GError        **error)
+{
+  const Signature *sig;
+  GError *local_error = NULL;
+  GListModel *model;
 
-  return TRUE;
+  if (!call_begin (self, check_inputs ? inputs : NULL, &sig, error))
+    return NULL;
+
+  model = REG_COMPILED_FN_GET_IFACE (self)->run (self, inputs, &local_error);
+
+  return call_conclude (self, sig, model, local_error, error);
 }
 
 /**
@@ -511,10 +472,6 @@ reg_compiled_fn_call (RegCompiledFn  *self,
                       GPtrArray      *inputs,
                       GError        **error)
 {
-  const Signature *sig;
-  GError *local_error = NULL;
-  GListModel *model;
-
   g_return_val_if_fail (REG_IS_COMPILED_FN (self), NULL);
   g_return_val_if_fail (inputs != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
@@ -522,12 +479,7 @@ reg_compiled_fn_call (RegCompiledFn  *self,
   for (guint i = 0; i < inputs->len; i++)
     g_return_val_if_fail (REG_IS_TENSOR (g_ptr_array_index (inputs, i)), NULL);
 
-  if (!call_begin (self, inputs, &sig, error))
-    return NULL;
-
-  model = REG_COMPILED_FN_GET_IFACE (self)->run (self, inputs, &local_error);
-
-  return call_conclude (self, sig, model, local_error, error);
+  return call_sync (self, inputs, TRUE, error);
 }
 
 GPtrArray *
@@ -535,16 +487,7 @@ _reg_compiled_fn_call_trusted (RegCompiledFn  *self,
                                GPtrArray      *inputs,
                                GError        **error)
 {
-  const Signature *sig;
-  GError *local_error = NULL;
-  GListModel *model;
-
-  if (!call_begin (self, NULL, &sig, error))
-    return NULL;
-
-  model = REG_COMPILED_FN_GET_IFACE (self)->run (self, inputs, &local_error);
-
-  return call_conclude (self, sig, model, local_error, error);
+  return call_sync (self, inputs, FALSE, error);
 }
 
 static void

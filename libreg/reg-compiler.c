@@ -3,11 +3,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-#include <string.h>
-
 #include "reg-compiler-private.h"
 #include "reg-compiled-fn-private.h"
-#include "reg-graph-private.h"
 #include "reg-message-private.h"
 #include "reg-once-private.h"
 #include "reg-option-private.h"
@@ -21,52 +18,16 @@
  * [iface@Reg.CompiledFn] for inputs of given shapes.
  *
  * Implement it in C ([Writing a backend](writing-a-backend.html)), Python or
- * JavaScript, or wrap a plain function with [ctor@Reg.FuncCompiler.new];
- * then register it with [method@Reg.Registry.register_backend].
+ * JavaScript ([Writing a backend in Python or
+ * JavaScript](writing-a-backend-in-python-or-javascript.html), which show
+ * each language's code), or wrap a plain function with
+ * [ctor@Reg.FuncCompiler.new]; then register it with
+ * [method@Reg.Registry.register_backend].  A backend implements
+ * [vfunc@Reg.Compiler.compile], and may implement the other virtual
+ * methods: each says what libreg does without it.
  *
  * Implementations must be safe to call from several threads at once: the
  * registry hands the same object to every caller.
- *
- * ## Implementing it
- *
- * A backend implements [vfunc@Reg.Compiler.compile], and may implement
- * [vfunc@Reg.Compiler.dup_name] and [vfunc@Reg.Compiler.dup_options]:
- *
- * ```python
- * class MyCompiler(GObject.Object, Reg.Compiler):
- *     def do_compile(self, graph, example_inputs, options):
- *         return MyFn(graph)
- *
- *     def do_dup_name(self):
- *         return "mine"
- *
- *     def do_dup_options(self):
- *         options = Gio.ListStore.new(Reg.Option)
- *         options.append(Reg.Option.new("fast", "b", GLib.Variant("b", False),
- *                                       "Trade accuracy for speed"))
- *         return options
- * ```
- *
- * ```js
- * const MyCompiler = GObject.registerClass({
- *     Implements: [Reg.Compiler],
- * }, class MyCompiler extends GObject.Object {
- *     vfunc_compile(graph, exampleInputs, options) {
- *         return new MyFn({});
- *     }
- *
- *     vfunc_dup_name() {
- *         return 'mine';
- *     }
- *
- *     vfunc_dup_options() {
- *         const options = new Gio.ListStore({itemType: Reg.Option});
- *         options.append(Reg.Option.new('fast', 'b', new GLib.Variant('b', false),
- *             'Trade accuracy for speed'));
- *         return options;
- *     }
- * });
- * ```
  *
  * ## Options
  *
@@ -98,15 +59,15 @@
  * backend may keep a reference to @graph in the function it returns and
  * read it on every call; builder calls on @graph are programmer errors.
  *
- * Every backend gets each key once.  A backend with a schema (see
- * [method@Reg.Compiler.get_options]) gets options that follow it: each key
+ * Every backend gets each key once, and a backend with a schema (see
+ * [method@Reg.Compiler.get_options]) options that follow it: each key
  * declared, each value of the declared type, within its range or choices.
- * A backend without one must reject
- * an option key it does not know with %REG_COMPILER_ERROR_BAD_OPTION
- * naming the key.  Reject a graph the backend cannot run with
- * %REG_COMPILER_ERROR_UNSUPPORTED_OP.  An error of a domain
- * that is not libreg's reaches the caller of [method@Reg.Compiler.compile]
- * as %REG_COMPILER_ERROR_FAILED with its message.
+ * A backend without one must reject an option key it does not know with
+ * %REG_COMPILER_ERROR_BAD_OPTION naming the key.  Reject a graph the
+ * backend cannot run with %REG_COMPILER_ERROR_UNSUPPORTED_OP.  An error of
+ * a domain that is not libreg's reaches the caller of
+ * [method@Reg.Compiler.compile] as %REG_COMPILER_ERROR_FAILED with its
+ * message.
  *
  * Returns: (transfer full): the compiled function, or %NULL with @error set
  */
@@ -179,12 +140,6 @@
  * [Partial backends](partial-backends.html)).  A node it names and then
  * refuses to compile makes that compile fail as any refusal does.
  *
- * ```python
- * def do_dup_supported_nodes(self, graph, example_inputs):
- *     return GLib.Variant('au', [i for i in range(graph.get_n_nodes())
- *                                if graph.get_node_op(i) in ('matmul', 'add')])
- * ```
- *
  * Returns: (transfer full) (nullable): the ids of the nodes it takes, an
  *   `au` variant, in any order; %NULL for every node the manifest allows,
  *   as when it is not implemented; or %NULL with @error set, which fails
@@ -232,7 +187,6 @@ static GQuark name_quark;
 static GQuark schema_quark;
 static GQuark declared_quark;
 
-/* What an asynchronous compile works on. */
 typedef struct
 {
   RegGraph  *graph;
@@ -338,16 +292,19 @@ schema_free (gpointer data)
   g_free (schema);
 }
 
-/* Sets @schema as @self's if it has none; frees it otherwise.  Returns
- * the schema @self keeps, which lives as long as @self. */
-static Schema *
-compiler_keep_schema (RegCompiler *self,
-                      Schema      *schema)
+/* Sets @data on @self under @quark unless it has some (a thread that lost
+ * the race), freeing @data then.  Returns what @self keeps, which lives as
+ * long as @self. */
+static gpointer
+compiler_keep (RegCompiler    *self,
+               GQuark          quark,
+               gpointer        data,
+               GDestroyNotify  destroy)
 {
-  if (!_reg_once_set (G_OBJECT (self), schema_quark, schema, schema_free))
-    schema_free (schema);
+  if (!_reg_once_set (G_OBJECT (self), quark, data, destroy))
+    destroy (data);
 
-  return _reg_once_get (G_OBJECT (self), schema_quark);
+  return _reg_once_get (G_OBJECT (self), quark);
 }
 
 /* The schema of @self: set by the registry from a module's manifest, or
@@ -380,7 +337,7 @@ compiler_get_schema (RegCompiler *self)
         schema->problem = g_strdup (error->message);
     }
 
-  return compiler_keep_schema (self, schema);
+  return compiler_keep (self, schema_quark, schema, schema_free);
 }
 
 gboolean
@@ -391,7 +348,7 @@ _reg_compiler_set_options (RegCompiler *self,
 
   schema->options = options != NULL ? g_object_ref (options) : NULL;
 
-  return compiler_keep_schema (self, schema)->options == options;
+  return ((Schema *) compiler_keep (self, schema_quark, schema, schema_free))->options == options;
 }
 
 /* The flags and operators a module backend's manifest declares for its
@@ -425,8 +382,7 @@ _reg_compiler_set_declared (RegCompiler      *self,
   declared = g_new0 (Declared, 1);
   declared->flags = flags;
   declared->operators = g_strdupv (operators);
-  if (!_reg_once_set (G_OBJECT (self), declared_quark, declared, declared_free))
-    declared_free (declared);
+  compiler_keep (self, declared_quark, declared, declared_free);
 }
 
 RegCompilerFlags
@@ -452,7 +408,6 @@ _reg_compiler_select_nodes (RegCompiler  *self,
   guint n_nodes = reg_graph_get_n_nodes (graph);
   g_autoptr(GVariant) named = NULL;
   g_autofree guint8 *claimed = NULL;
-  g_autofree char *who = NULL;
   GError *local_error = NULL;
   const guint32 *ids;
   gsize n_ids;
@@ -476,26 +431,18 @@ _reg_compiler_select_nodes (RegCompiler  *self,
     return FALSE;
 
   if (!g_variant_is_of_type (named, G_VARIANT_TYPE ("au")))
-    {
-      who = _reg_text_for_message (backend, -1, 256);
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
-                   "backend '%s' named the nodes it takes with a '%s' variant, not 'au'",
-                   who, g_variant_get_type_string (named));
-      return FALSE;
-    }
+    return _reg_backend_fail (error, REG_COMPILER_ERROR_FAILED, backend,
+                              " named the nodes it takes with a '%s' variant, not 'au'",
+                              g_variant_get_type_string (named));
 
   claimed = g_new0 (guint8, MAX (n_nodes, 1));
   ids = g_variant_get_fixed_array (named, &n_ids, sizeof (guint32));
   for (gsize i = 0; i < n_ids; i++)
     {
       if (ids[i] >= n_nodes || reg_graph_get_node_kind (graph, ids[i]) != REG_NODE_OP)
-        {
-          who = _reg_text_for_message (backend, -1, 256);
-          g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
-                       "backend '%s' says it takes node %u, which is not an operator "
-                       "node of the graph (%u nodes)", who, ids[i], n_nodes);
-          return FALSE;
-        }
+        return _reg_backend_fail (error, REG_COMPILER_ERROR_FAILED, backend,
+                                  " says it takes node %u, which is not an operator node "
+                                  "of the graph (%u nodes)", ids[i], n_nodes);
       claimed[ids[i]] = 1;
     }
   for (guint i = 0; i < n_nodes; i++)
@@ -527,19 +474,15 @@ _reg_compiler_prepare (RegCompiler  *self,
    * schema the backend gave may have been refused. */
   if (REG_COMPILER_GET_IFACE (self)->compile == NULL || schema->problem != NULL)
     {
-      g_autofree char *who = _reg_text_for_message (name, -1, 256);
       g_autofree char *why = _reg_text_for_message (schema->problem != NULL ? schema->problem
                                                     : "does not implement compile", -1, 512);
 
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
-                   "backend '%s' %s", who, why);
+      _reg_backend_fail (error, REG_COMPILER_ERROR_FAILED, name, " %s", why);
       return NULL;
     }
 
-  /* The options, on every path to the backend (synchronous, asynchronous,
-   * the registry's, a fallback's), in the one form the backend, this
-   * check and the compile cache all read: an a{sv} giving each key once,
-   * following the schema when there is one. */
+  /* On every path to the backend (synchronous, asynchronous, the
+   * registry's, a fallback's): the backend and the compile cache rely on it. */
   if (options != NULL &&
       !_reg_option_list_check_options (schema->options, name, options, error))
     return NULL;
@@ -571,11 +514,8 @@ conclude (RegCompiler     *self,
 
   if (!REG_IS_COMPILED_FN (result))
     {
-      g_autofree char *who = _reg_text_for_message (name, -1, 256);
-
-      g_set_error (error, REG_COMPILER_ERROR, REG_COMPILER_ERROR_FAILED,
-                   "backend '%s' returned a %s, not a RegCompiledFn",
-                   who, G_OBJECT_TYPE_NAME (result));
+      _reg_backend_fail (error, REG_COMPILER_ERROR_FAILED, name,
+                         " returned a %s, not a RegCompiledFn", G_OBJECT_TYPE_NAME (result));
       return NULL;
     }
 
@@ -629,10 +569,9 @@ _reg_compiler_compile_prepared (RegCompiler     *self,
  * out of its range or not among its choices.  The options then reach the
  * backend as given: defaults are not filled in.  Messages name the backend
  * by the compiler's own name ([method@Reg.Compiler.get_name]);
- * [method@Reg.Registry.compile] names it as it was asked for.
- * A backend that fails without saying why
- * (a binding's implementation that raised an exception) gives
- * %REG_COMPILER_ERROR_FAILED.
+ * [method@Reg.Registry.compile] names it as it was asked for.  A backend
+ * that fails without saying why (a binding's implementation that raised an
+ * exception) gives %REG_COMPILER_ERROR_FAILED.
  *
  * The returned function checks every call against the signature of this
  * compile: the shapes of @example_inputs, and the number and shapes of the
@@ -875,12 +814,7 @@ reg_compiler_get_name (RegCompiler *self)
   if (name == NULL)
     name = g_strdup (G_OBJECT_TYPE_NAME (self));
 
-  /* Set once: a thread that lost the race drops its copy and returns the
-   * winner's, which lives as long as the compiler. */
-  if (!_reg_once_set (G_OBJECT (self), name_quark, name, g_free))
-    g_free (name);
-
-  return _reg_once_get (G_OBJECT (self), name_quark);
+  return compiler_keep (self, name_quark, name, g_free);
 }
 
 /**
