@@ -338,62 +338,6 @@ may_look_up_first (RegGraph  *graph,
          reg_graph_validate (graph, NULL);
 }
 
-/* Resolves the chain's current backend, looks in the cache when its
- * functions are shareable (a hit is attempt->hit), and otherwise checks
- * the graph for it.  @synchronous: the caller compiles in this thread if
- * this misses (see _reg_compile_cache_begin()).  May block: a lookup may
- * load a module, and the cache waits for another compile of the same
- * key. */
-static Attempt *
-attempt_begin (Chain         *chain,
-               RegRegistry   *self,
-               RegGraph      *graph,
-               GPtrArray     *example_inputs,
-               gboolean       synchronous,
-               GCancellable  *cancellable,
-               GError       **error)
-{
-  g_autoptr(Attempt) attempt = g_new0 (Attempt, 1);
-  gboolean by_default = chain->position == 0 && chain->asked == NULL;
-  GVariant *options = chain_get_options (chain);
-  gsize key_size = 0;
-
-  attempt->registry = g_object_ref (self);
-  attempt->compiler = chain_resolve (chain, self, error);
-  if (attempt->compiler == NULL)
-    return NULL;
-  attempt->name = g_strdup (chain->name);
-
-  /* The groups of a partitioned compile are not kept: the whole is. */
-  if (!chain->nested && is_shareable (attempt->compiler) &&
-      may_look_up_first (graph, example_inputs, options))
-    {
-      gboolean compiles_here = synchronous || _reg_compiler_compiles_in_worker (attempt->compiler);
-      const guint8 *key = _reg_compile_cache_key (graph, example_inputs, options, &key_size);
-
-      if (key != NULL)
-        {
-          attempt->hit = _reg_compile_cache_begin (self->cache, attempt->compiler, key, key_size,
-                                                   by_default, compiles_here, cancellable,
-                                                   &attempt->miss);
-          if (attempt->hit != NULL)
-            return g_steal_pointer (&attempt);
-        }
-    }
-
-  if (g_cancellable_set_error_if_cancelled (cancellable, error))
-    return NULL;
-
-  attempt->shapes = _reg_compiler_prepare (attempt->compiler, attempt->name, graph,
-                                           example_inputs, options, error);
-  if (attempt->shapes == NULL)
-    return NULL;
-  if (attempt->miss != NULL)
-    attempt->cost = _reg_compile_cache_cost (graph, attempt->shapes, key_size);
-
-  return g_steal_pointer (&attempt);
-}
-
 /* Asks the attempt's backend which nodes of @graph it takes, in a thread
  * its code may run in (see _reg_binding_is_thread_bound()).  When it does
  * not take them all, attempt->refusal names the operators it does not
@@ -457,6 +401,67 @@ attempt_select (Attempt      *attempt,
   attempt->shared = TRUE;
 
   return TRUE;
+}
+
+/* Resolves the chain's current backend, looks in the cache when its
+ * functions are shareable (a hit is attempt->hit), and otherwise checks
+ * the graph for it and asks the backend which nodes it takes (see
+ * attempt_select()), but for a thread-bound backend when not
+ * @synchronous: it is asked in the caller's context (attempt_begun()).
+ * @synchronous: the caller compiles in this thread if this misses (see
+ * _reg_compile_cache_begin()).  May block: a lookup may load a module, and
+ * the cache waits for another compile of the same key. */
+static Attempt *
+attempt_begin (Chain         *chain,
+               RegRegistry   *self,
+               RegGraph      *graph,
+               GPtrArray     *example_inputs,
+               gboolean       synchronous,
+               GCancellable  *cancellable,
+               GError       **error)
+{
+  g_autoptr(Attempt) attempt = g_new0 (Attempt, 1);
+  gboolean by_default = chain->position == 0 && chain->asked == NULL;
+  GVariant *options = chain_get_options (chain);
+  gsize key_size = 0;
+
+  attempt->registry = g_object_ref (self);
+  attempt->compiler = chain_resolve (chain, self, error);
+  if (attempt->compiler == NULL)
+    return NULL;
+  attempt->name = g_strdup (chain->name);
+
+  /* The groups of a partitioned compile are not kept: the whole is. */
+  if (!chain->nested && is_shareable (attempt->compiler) &&
+      may_look_up_first (graph, example_inputs, options))
+    {
+      gboolean compiles_here = synchronous || _reg_compiler_compiles_in_worker (attempt->compiler);
+      const guint8 *key = _reg_compile_cache_key (graph, example_inputs, options, &key_size);
+
+      if (key != NULL)
+        {
+          attempt->hit = _reg_compile_cache_begin (self->cache, attempt->compiler, key, key_size,
+                                                   by_default, compiles_here, cancellable,
+                                                   &attempt->miss);
+          if (attempt->hit != NULL)
+            return g_steal_pointer (&attempt);
+        }
+    }
+
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+
+  attempt->shapes = _reg_compiler_prepare (attempt->compiler, attempt->name, graph,
+                                           example_inputs, options, error);
+  if (attempt->shapes == NULL)
+    return NULL;
+  if (attempt->miss != NULL)
+    attempt->cost = _reg_compile_cache_cost (graph, attempt->shapes, key_size);
+  if ((synchronous || !_reg_binding_is_thread_bound (G_OBJECT_TYPE (attempt->compiler))) &&
+      !attempt_select (attempt, chain, graph, example_inputs, error))
+    return NULL;
+
+  return g_steal_pointer (&attempt);
 }
 
 /* A group of a partitioned attempt compiled on @group_chain: @fn (taken
@@ -559,9 +564,6 @@ compile_on_chain (Chain        *chain,
       attempt = attempt_begin (chain, self, graph, example_inputs, TRUE, NULL, &local_error);
       if (attempt != NULL && attempt->hit != NULL)
         return g_steal_pointer (&attempt->hit);
-      if (attempt != NULL &&
-          !attempt_select (attempt, chain, graph, example_inputs, &local_error))
-        g_clear_pointer (&attempt, attempt_free);
 
       if (attempt != NULL && attempt->partition == NULL)
         {
@@ -701,52 +703,41 @@ compile_on_chain_async (RegRegistry         *self,
   async_compile_attempt (task);
 }
 
-/* The compile is over for this attempt's backend with @error (taken over):
- * falls back or fails. */
-static void
-async_compile_failed (GTask  *task,
-                      GError *error)
-{
-  RegRegistry *self = g_task_get_source_object (task);
-  AsyncCompile *ac = g_task_get_task_data (task);
-
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    {
-      g_task_return_error (task, error);
-    }
-  else if (chain_next (&ac->chain, self, error))
-    {
-      async_compile_attempt (task);
-    }
-  else
-    {
-      GError *final = NULL;
-
-      chain_fail (&ac->chain, &final);
-      g_task_return_error (task, final);
-    }
-}
-
-/* The attempt is over, with @fn or @error (taken over): it settles, and
- * the compile returns @fn, recording whether its backend shares its
- * functions (for the partitioned compile this may be a group of), or
- * falls back or fails. */
+/* The attempt is over (or could not begin: ac->attempt NULL), with @fn or
+ * @error (taken over): it settles, and the compile returns @fn, recording
+ * whether its backend shares its functions (for the partitioned compile
+ * this may be a group of), or falls back or fails. */
 static void
 async_attempt_end (GTask         *task,
                    RegCompiledFn *fn,
                    GError        *error)
 {
   AsyncCompile *ac = g_task_get_task_data (task);
+  GError *final = NULL;
 
   if (fn != NULL)
     ac->chain.shareable = is_shareable (ac->attempt->compiler);
-  attempt_end (ac->attempt, fn);
+  if (ac->attempt != NULL)
+    attempt_end (ac->attempt, fn);
   g_clear_pointer (&ac->attempt, attempt_free);
 
   if (fn != NULL)
-    g_task_return_pointer (task, fn, g_object_unref);
+    {
+      g_task_return_pointer (task, fn, g_object_unref);
+    }
+  else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_task_return_error (task, error);
+    }
+  else if (chain_next (&ac->chain, g_task_get_source_object (task), error))
+    {
+      async_compile_attempt (task);
+    }
   else
-    async_compile_failed (task, error);
+    {
+      chain_fail (&ac->chain, &final);
+      g_task_return_error (task, final);
+    }
 }
 
 static void
@@ -816,15 +807,14 @@ attempt_begun (GObject      *source_object,
   Attempt *attempt;
 
   attempt = g_task_propagate_pointer (G_TASK (result), &error);
-  /* Not asked yet only when its code runs in one thread (see
-   * attempt_begin_in_worker()). */
+  /* Not asked yet only when its code runs in one thread (attempt_begin()). */
   if (attempt != NULL && attempt->hit == NULL &&
       _reg_binding_is_thread_bound (G_OBJECT_TYPE (attempt->compiler)) &&
       !attempt_select (attempt, &ac->chain, ac->graph, ac->example_inputs, &error))
     g_clear_pointer (&attempt, attempt_free);
   if (attempt == NULL)
     {
-      async_compile_failed (task, error);
+      async_attempt_end (task, NULL, error);
       return;
     }
 
@@ -893,12 +883,6 @@ attempt_begin_in_worker (GTask        *step,
 
   attempt = attempt_begin (&ac->chain, source_object, ac->graph, ac->example_inputs, FALSE,
                            cancellable, &error);
-  /* A backend whose code runs in one thread is asked in the caller's
-   * context (attempt_begun()). */
-  if (attempt != NULL && attempt->hit == NULL &&
-      !_reg_binding_is_thread_bound (G_OBJECT_TYPE (attempt->compiler)) &&
-      !attempt_select (attempt, &ac->chain, ac->graph, ac->example_inputs, &error))
-    g_clear_pointer (&attempt, attempt_free);
   /* The groups compile in the caller's context, which may block waiting
    * for this key: nobody waits for them. */
   if (attempt != NULL && attempt->partition != NULL && attempt->miss != NULL)
