@@ -546,6 +546,34 @@ partition_end (Attempt    *attempt,
   return g_steal_pointer (&fn);
 }
 
+/* Compiles the attempt with its backend's synchronous compile in this
+ * thread, @cancellable (nullable) the current one for the backend's code
+ * to check, and settles it.  Returns the function, or NULL with @error. */
+static RegCompiledFn *
+attempt_compile (Attempt       *attempt,
+                 const Chain   *chain,
+                 RegGraph      *graph,
+                 GPtrArray     *example_inputs,
+                 GCancellable  *cancellable,
+                 GError       **error)
+{
+  RegCompiledFn *fn;
+
+  if (cancellable != NULL)
+    g_cancellable_push_current (cancellable);
+  fn = _reg_compiler_compile_prepared (attempt->compiler, attempt->name, graph, example_inputs,
+                                       chain_get_options (chain), attempt->shapes, error);
+  if (cancellable != NULL)
+    g_cancellable_pop_current (cancellable);
+
+  /* A compile cancelled meanwhile keeps nothing, not even in the cache. */
+  if (fn != NULL && g_cancellable_set_error_if_cancelled (cancellable, error))
+    g_clear_object (&fn);
+  attempt_end (attempt, fn);
+
+  return fn;
+}
+
 /* Compiles on the backends of @chain in turn until one can; a partitioned
  * attempt compiles each group in order on its nested chain. */
 static RegCompiledFn *
@@ -566,11 +594,7 @@ compile_on_chain (Chain        *chain,
         return g_steal_pointer (&attempt->hit);
 
       if (attempt != NULL && attempt->partition == NULL)
-        {
-          fn = _reg_compiler_compile_prepared (attempt->compiler, attempt->name, graph,
-                                               example_inputs, chain_get_options (chain),
-                                               attempt->shapes, &local_error);
-        }
+        fn = attempt_compile (attempt, chain, graph, example_inputs, NULL, &local_error);
       /* partition_end() takes the partition, which ends the loop. */
       while (attempt != NULL && attempt->partition != NULL)
         {
@@ -840,33 +864,6 @@ attempt_begun (GObject      *source_object,
                                         attempt_compiled, g_object_ref (task));
 }
 
-/* Compiles in the worker, for a backend that would only have run its
- * synchronous compile in a worker of its own (one trip between threads
- * instead of two).  Returns the function, or NULL with @error. */
-static RegCompiledFn *
-compile_in_this_worker (Attempt       *attempt,
-                        AsyncCompile  *ac,
-                        GCancellable  *cancellable,
-                        GError       **error)
-{
-  RegCompiledFn *fn;
-
-  if (cancellable != NULL)
-    g_cancellable_push_current (cancellable);
-  fn = _reg_compiler_compile_prepared (attempt->compiler, attempt->name, ac->graph,
-                                       ac->example_inputs, chain_get_options (&ac->chain),
-                                       attempt->shapes, error);
-  if (cancellable != NULL)
-    g_cancellable_pop_current (cancellable);
-
-  /* A compile cancelled meanwhile keeps nothing, not even in the cache. */
-  if (fn != NULL && g_cancellable_set_error_if_cancelled (cancellable, error))
-    g_clear_object (&fn);
-  attempt_end (attempt, fn);
-
-  return fn;
-}
-
 static void
 attempt_begin_in_worker (GTask        *step,
                          gpointer      source_object,
@@ -890,7 +887,10 @@ attempt_begin_in_worker (GTask        *step,
   if (attempt != NULL && attempt->hit == NULL && attempt->partition == NULL &&
       _reg_compiler_compiles_in_worker (attempt->compiler))
     {
-      attempt->hit = compile_in_this_worker (attempt, ac, cancellable, &error);
+      /* One trip between threads instead of two: the backend would only
+       * have run its synchronous compile in a worker of its own. */
+      attempt->hit = attempt_compile (attempt, &ac->chain, ac->graph, ac->example_inputs,
+                                      cancellable, &error);
       if (attempt->hit == NULL)
         g_clear_pointer (&attempt, attempt_free);
     }
