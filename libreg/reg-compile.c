@@ -121,7 +121,6 @@ chain_clear (Chain *chain)
   g_clear_pointer (&chain->options, g_variant_unref);
   g_clear_pointer (&chain->fallbacks, g_ptr_array_unref);
   g_clear_pointer (&chain->default_name, g_free);
-  chain->name = NULL;
   g_clear_pointer (&chain->tried, g_hash_table_unref);
   g_clear_error (&chain->first_error);
   if (chain->reasons != NULL)
@@ -505,13 +504,11 @@ attempt_next_group (Attempt      *attempt,
                     GPtrArray   **inputs)
 {
   gboolean taken;
-  RegGraph *group;
+  RegGraph *group = _reg_partition_get_group (attempt->partition, attempt->fns->len, inputs,
+                                              &taken);
 
-  if (attempt->fns->len == _reg_partition_get_n_groups (attempt->partition))
-    return NULL;
-
-  group = _reg_partition_get_group (attempt->partition, attempt->fns->len, inputs, &taken);
-  chain_init_group (group_chain, chain, taken ? attempt->compiler : NULL, attempt->name);
+  if (group != NULL)
+    chain_init_group (group_chain, chain, taken ? attempt->compiler : NULL, attempt->name);
 
   return group;
 }
