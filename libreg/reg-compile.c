@@ -35,13 +35,12 @@
  * then the fallbacks that were not tried yet; and what each failure said. */
 typedef struct
 {
-  char       *asked;         /* nullable: the default */
+  char       *asked;         /* nullable: the default, until its name is known */
   GVariant   *options;       /* nullable: for the backend asked for only */
   GPtrArray  *fallbacks;     /* the registry's, shared and never changed */
   guint       position;      /* 0: the backend asked for; else fallbacks[position - 1] */
-  char       *default_name;  /* the default's name, once known, when asked is NULL */
-  const char *name;          /* the name of the backend at position, once known: asked,
-                              * default_name or a fallback */
+  const char *name;          /* the name of the backend at position, once known: asked
+                              * or a fallback */
   GHashTable *tried;         /* nullable: the names tried (borrowed), once it falls back */
   GError     *first_error;   /* why the backend asked for failed */
   GString    *reasons;       /* why the first MAX_REASONS fallbacks failed */
@@ -120,7 +119,6 @@ chain_clear (Chain *chain)
   g_clear_pointer (&chain->asked, g_free);
   g_clear_pointer (&chain->options, g_variant_unref);
   g_clear_pointer (&chain->fallbacks, g_ptr_array_unref);
-  g_clear_pointer (&chain->default_name, g_free);
   g_clear_pointer (&chain->tried, g_hash_table_unref);
   g_clear_error (&chain->first_error);
   if (chain->reasons != NULL)
@@ -145,9 +143,8 @@ chain_resolve (Chain        *chain,
     }
   else if (chain->position == 0 && chain->asked == NULL)
     {
-      g_clear_pointer (&chain->default_name, g_free);
-      compiler = _reg_settings_resolve_default (self, &chain->default_name, error);
-      chain->name = chain->default_name;
+      compiler = _reg_settings_resolve_default (self, &chain->asked, error);
+      chain->name = chain->asked;
     }
   else
     {
