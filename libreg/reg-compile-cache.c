@@ -356,13 +356,7 @@ write_graph (KeyWriter *w,
       w->used = put_bytes (p, name, name_length) - w->out->data;
     }
 
-  if (!write_u32 (w, graph->outputs->len))
-    return FALSE;
-  for (guint i = 0; i < graph->outputs->len; i++)
-    if (!write_u32 (w, g_array_index (graph->outputs, guint, i)))
-      return FALSE;
-
-  return TRUE;
+  return write_sized (w, graph->outputs->data, sizeof (guint) * graph->outputs->len);
 }
 
 const guint8 *
