@@ -356,13 +356,7 @@ write_graph (KeyWriter *w,
       w->used = put_bytes (p, name, name_length) - w->out->data;
     }
 
-  if (!write_u32 (w, graph->outputs->len))
-    return FALSE;
-  for (guint i = 0; i < graph->outputs->len; i++)
-    if (!write_u32 (w, g_array_index (graph->outputs, guint, i)))
-      return FALSE;
-
-  return TRUE;
+  return write_sized (w, graph->outputs->data, sizeof (guint) * graph->outputs->len);
 }
 
 const guint8 *
@@ -452,16 +446,6 @@ _reg_compile_cache_cost (RegGraph       *graph,
   return cost;
 }
 
-/* An entry to look @key up with, which borrows it. */
-static Entry
-probe_new (RegCompiler  *compiler,
-           const guint8 *key,
-           gsize         key_size)
-{
-  return (Entry) { .compiler = compiler, .key = (guint8 *) key, .key_size = key_size,
-                   .hash = key_hash (key, key_size) };
-}
-
 /* A new entry for what @probe looks up, with its own copy of the key (the
  * caller's is the caller's thread's, the entry's is touched under the
  * lock only). */
@@ -509,7 +493,9 @@ _reg_compile_cache_begin (RegCompileCache      *cache,
                           GCancellable         *cancellable,
                           RegCompileCacheMiss **miss)
 {
-  Entry probe = probe_new (compiler, key, key_size);
+  /* Borrows the key to look it up with. */
+  Entry probe = { .compiler = compiler, .key = (guint8 *) key, .key_size = key_size,
+                  .hash = key_hash (key, key_size) };
   RegCompiledFn *fn = NULL;
   Entry *entry;
 

@@ -35,12 +35,12 @@
  * then the fallbacks that were not tried yet; and what each failure said. */
 typedef struct
 {
-  char       *asked;         /* nullable: the default */
+  char       *asked;         /* nullable: the default, until its name is known */
+  GVariant   *options;       /* nullable: for the backend asked for only */
   GPtrArray  *fallbacks;     /* the registry's, shared and never changed */
   guint       position;      /* 0: the backend asked for; else fallbacks[position - 1] */
-  char       *default_name;  /* the default's name, once known, when asked is NULL */
-  const char *name;          /* the name of the backend at position, once known: asked,
-                              * default_name or a fallback */
+  const char *name;          /* the name of the backend at position, once known: asked
+                              * or a fallback */
   GHashTable *tried;         /* nullable: the names tried (borrowed), once it falls back */
   GError     *first_error;   /* why the backend asked for failed */
   GString    *reasons;       /* why the first MAX_REASONS fallbacks failed */
@@ -55,12 +55,22 @@ typedef struct
 static void
 chain_init (Chain       *chain,
             RegRegistry *self,
-            const char  *backend)
+            const char  *backend,
+            GVariant    *options)
 {
   memset (chain, 0, sizeof *chain);
   chain->asked = g_strdup (backend);
+  chain->options = options != NULL ? g_variant_ref_sink (options) : NULL;
   chain->fallbacks = _reg_settings_ref_fallbacks (self);
   chain->strict = reg_registry_get_strict (self);
+}
+
+/* The options of the backend at the chain's position: fallbacks compile
+ * with their defaults. */
+static GVariant *
+chain_get_options (const Chain *chain)
+{
+  return chain->position == 0 ? chain->options : NULL;
 }
 
 /* Whether a compile at @chain's position has backends left for the nodes
@@ -73,8 +83,8 @@ chain_has_rest (const Chain *chain)
 }
 
 /* The chain of a group of a partitioned compile at @outer's position:
- * that backend alone (@compiler named @name) for a group of nodes it
- * takes; for one of other nodes (@compiler NULL), the fallbacks after it,
+ * that backend alone (@compiler named @name, with @outer's options) for
+ * a group of nodes it takes; for one of other nodes (@compiler NULL), the fallbacks after it,
  * or the default backend when there are no fallbacks at all. */
 static void
 chain_init_group (Chain       *chain,
@@ -89,6 +99,9 @@ chain_init_group (Chain       *chain,
     {
       chain->only = g_object_ref (compiler);
       chain->asked = g_strdup (name);
+      chain->options = chain_get_options (outer);
+      if (chain->options != NULL)
+        g_variant_ref (chain->options);
     }
   else if (outer->fallbacks->len > 0)
     {
@@ -104,9 +117,8 @@ chain_clear (Chain *chain)
 {
   g_clear_object (&chain->only);
   g_clear_pointer (&chain->asked, g_free);
+  g_clear_pointer (&chain->options, g_variant_unref);
   g_clear_pointer (&chain->fallbacks, g_ptr_array_unref);
-  g_clear_pointer (&chain->default_name, g_free);
-  chain->name = NULL;
   g_clear_pointer (&chain->tried, g_hash_table_unref);
   g_clear_error (&chain->first_error);
   if (chain->reasons != NULL)
@@ -131,9 +143,8 @@ chain_resolve (Chain        *chain,
     }
   else if (chain->position == 0 && chain->asked == NULL)
     {
-      g_clear_pointer (&chain->default_name, g_free);
-      compiler = _reg_settings_resolve_default (self, &chain->default_name, error);
-      chain->name = chain->default_name;
+      compiler = _reg_settings_resolve_default (self, &chain->asked, error);
+      chain->name = chain->asked;
     }
   else
     {
@@ -252,7 +263,7 @@ chain_fail (Chain   *chain,
 
 /* One attempt of a compile: the backend resolved, the graph checked for
  * it, and, for a backend whose functions are shareable, the cache
- * consulted. */
+ * consulted; when it is partitioned, what its groups gave so far. */
 typedef struct
 {
   RegRegistry         *registry;
@@ -262,9 +273,12 @@ typedef struct
   RegCompileCacheMiss *miss;   /* nullable: the cache's miss, to settle */
   gsize                cost;
   RegCompiledFn       *hit;    /* nullable: the function, from the cache or compiled */
-  gboolean             selected;   /* attempt_select() ran */
   GError              *refusal;    /* nullable: the operators the backend does not take */
   RegPartition        *partition;  /* nullable: the groups to compile, when it takes some */
+  GPtrArray           *fns;        /* RegCompiledFn, one per group compiled */
+  GPtrArray           *backends;   /* the name of the backend that compiled each */
+  GPtrArray           *others;     /* those of the groups not taken, each once (borrowed) */
+  gboolean             shared;     /* whether every one of them shares its functions */
 } Attempt;
 
 /* Ends an attempt with what its compile gave (@fn, nullable): settles its
@@ -294,6 +308,9 @@ attempt_free (Attempt *attempt)
   g_clear_object (&attempt->hit);
   g_clear_error (&attempt->refusal);
   g_clear_pointer (&attempt->partition, _reg_partition_free);
+  g_clear_pointer (&attempt->fns, g_ptr_array_unref);
+  g_clear_pointer (&attempt->backends, g_ptr_array_unref);
+  g_clear_pointer (&attempt->others, g_ptr_array_unref);
   g_free (attempt);
 }
 
@@ -317,24 +334,91 @@ may_look_up_first (RegGraph  *graph,
          reg_graph_validate (graph, NULL);
 }
 
+/* Asks the attempt's backend which nodes of @graph it takes, in a thread
+ * its code may run in (see _reg_binding_is_thread_bound()).  When it does
+ * not take them all, attempt->refusal names the operators it does not
+ * take and attempt->partition cuts the graph, if the graph may be
+ * partitioned: not in a strict registry, not for a group of a partitioned
+ * compile, not when the backend takes no node at all or no backend is
+ * left for the others; if not, the refusal is the error. */
+static gboolean
+attempt_select (Attempt      *attempt,
+                const Chain  *chain,
+                RegGraph     *graph,
+                GPtrArray    *example_inputs,
+                GError      **error)
+{
+  guint n_nodes = reg_graph_get_n_nodes (graph);
+  g_autofree guint8 *taken = g_new (guint8, MAX (n_nodes, 1));
+  g_autoptr(GPtrArray) refused = g_ptr_array_new_null_terminated (1, NULL, TRUE);
+  g_autofree char *names = NULL;
+  g_autofree char *who = NULL;
+  guint n_taken = 0;
+
+  /* A group of nodes its backend took: it was asked of the whole graph
+   * (a node it then refuses fails the compile). */
+  if (chain->only != NULL)
+    return TRUE;
+  if (!_reg_compiler_select_nodes (attempt->compiler, attempt->name, graph, example_inputs,
+                                   taken, error))
+    return FALSE;
+
+  /* Operator names are interned (reg_op_get_name()). */
+  for (guint i = 0; i < n_nodes; i++)
+    {
+      const char *op = reg_graph_get_node_op (graph, i);
+
+      if (taken[i])
+        n_taken++;
+      else if (op != NULL && !g_ptr_array_find (refused, op, NULL))
+        g_ptr_array_add (refused, (gpointer) op);
+    }
+  if (refused->len == 0)
+    return TRUE;
+
+  names = g_strjoinv (", ", (char **) refused->pdata);
+  who = _reg_text_for_message (attempt->name, -1, 255);
+  attempt->refusal = g_error_new (REG_COMPILER_ERROR, REG_COMPILER_ERROR_UNSUPPORTED_OP,
+                                  "backend '%s' does not take %s%s", who, names,
+                                  chain->strict ? " (the registry is strict: nothing else "
+                                                  "runs them)" : "");
+  if (n_taken == 0 || !chain_has_rest (chain))
+    {
+      g_propagate_error (error, g_steal_pointer (&attempt->refusal));
+      return FALSE;
+    }
+
+  attempt->partition = _reg_partition_new (graph, example_inputs, attempt->shapes, taken, error);
+  if (attempt->partition == NULL)
+    return FALSE;
+  attempt->fns = g_ptr_array_new_with_free_func (g_object_unref);
+  attempt->backends = g_ptr_array_new_null_terminated (1, g_free, TRUE);
+  attempt->others = g_ptr_array_new_null_terminated (1, NULL, TRUE);
+  attempt->shared = TRUE;
+
+  return TRUE;
+}
+
 /* Resolves the chain's current backend, looks in the cache when its
  * functions are shareable (a hit is attempt->hit), and otherwise checks
- * the graph for it.  @synchronous: the caller compiles in this thread if
- * this misses (see _reg_compile_cache_begin()).  May block: a lookup may
- * load a module, and the cache waits for another compile of the same
- * key. */
+ * the graph for it and asks the backend which nodes it takes (see
+ * attempt_select()), but for a thread-bound backend when not
+ * @synchronous: it is asked in the caller's context (attempt_begun()).
+ * @synchronous: the caller compiles in this thread if this misses (see
+ * _reg_compile_cache_begin()).  May block: a lookup may load a module, and
+ * the cache waits for another compile of the same key. */
 static Attempt *
 attempt_begin (Chain         *chain,
                RegRegistry   *self,
                RegGraph      *graph,
                GPtrArray     *example_inputs,
-               GVariant      *options,
                gboolean       synchronous,
                GCancellable  *cancellable,
                GError       **error)
 {
   g_autoptr(Attempt) attempt = g_new0 (Attempt, 1);
   gboolean by_default = chain->position == 0 && chain->asked == NULL;
+  GVariant *options = chain_get_options (chain);
   gsize key_size = 0;
 
   attempt->registry = g_object_ref (self);
@@ -369,117 +453,61 @@ attempt_begin (Chain         *chain,
     return NULL;
   if (attempt->miss != NULL)
     attempt->cost = _reg_compile_cache_cost (graph, attempt->shapes, key_size);
+  if ((synchronous || !_reg_binding_is_thread_bound (G_OBJECT_TYPE (attempt->compiler))) &&
+      !attempt_select (attempt, chain, graph, example_inputs, error))
+    return NULL;
 
   return g_steal_pointer (&attempt);
 }
 
-/* Asks the attempt's backend which nodes of @graph it takes, in a thread
- * its code may run in (see _reg_binding_is_thread_bound()).  When it does
- * not take them all, attempt->refusal names the operators it does not
- * take and attempt->partition cuts the graph, if the graph may be
- * partitioned: not in a strict registry, not for a group of a partitioned
- * compile, not when the backend takes no node at all or no backend is
- * left for the others; if not, the refusal is the error. */
+/* A group of a partitioned attempt compiled on @group_chain: @fn (taken
+ * over), or NULL with @error set.  For a group of the nodes the backend
+ * does not take, the error then says first what they are. */
 static gboolean
-attempt_select (Attempt      *attempt,
-                const Chain  *chain,
-                RegGraph     *graph,
-                GPtrArray    *example_inputs,
-                GError      **error)
+attempt_add_group (Attempt       *attempt,
+                   const Chain   *group_chain,
+                   RegCompiledFn *fn,
+                   GError       **error)
 {
-  guint n_nodes = reg_graph_get_n_nodes (graph);
-  g_autofree guint8 *taken = g_new (guint8, MAX (n_nodes, 1));
-  g_autoptr(GPtrArray) refused = g_ptr_array_new_null_terminated (1, NULL, TRUE);
-  g_autofree char *names = NULL;
-  g_autofree char *who = NULL;
-  guint n_taken = 0;
+  char *backend;
 
-  /* A group of nodes its backend took: it was asked of the whole graph
-   * (a node it then refuses fails the compile). */
-  attempt->selected = TRUE;
-  if (chain->only != NULL)
-    return TRUE;
-  if (!_reg_compiler_select_nodes (attempt->compiler, attempt->name, graph, example_inputs,
-                                   taken, error))
-    return FALSE;
-
-  /* Operator names are interned (reg_op_get_name()). */
-  for (guint i = 0; i < n_nodes; i++)
+  if (fn == NULL)
     {
-      const char *op = reg_graph_get_node_op (graph, i);
-
-      if (taken[i])
-        n_taken++;
-      else if (op != NULL && !g_ptr_array_find (refused, op, NULL))
-        g_ptr_array_add (refused, (gpointer) op);
-    }
-  if (refused->len == 0)
-    return TRUE;
-
-  names = g_strjoinv (", ", (char **) refused->pdata);
-  who = _reg_text_for_message (attempt->name, -1, 255);
-  attempt->refusal = g_error_new (REG_COMPILER_ERROR, REG_COMPILER_ERROR_UNSUPPORTED_OP,
-                                  "backend '%s' does not take %s%s", who, names,
-                                  chain->strict ? " (the registry is strict: nothing else "
-                                                  "runs them)" : "");
-  if (n_taken == 0 || !chain_has_rest (chain))
-    {
-      g_propagate_error (error, g_steal_pointer (&attempt->refusal));
+      if (group_chain->only == NULL)
+        g_prefix_error (error, "%s, and no other backend compiles them: ",
+                        attempt->refusal->message);
       return FALSE;
     }
 
-  attempt->partition = _reg_partition_new (graph, example_inputs, attempt->shapes, taken, error);
+  backend = g_strdup (group_chain->name);
+  g_ptr_array_add (attempt->fns, fn);
+  g_ptr_array_add (attempt->backends, backend);
+  if (group_chain->only == NULL &&
+      !g_ptr_array_find_with_equal_func (attempt->others, backend, g_str_equal, NULL))
+    g_ptr_array_add (attempt->others, backend);
+  attempt->shared = attempt->shared && group_chain->shareable;
 
-  return attempt->partition != NULL;
+  return TRUE;
 }
 
-/* What the groups of a partitioned compile gave so far. */
-typedef struct
+/* The next group to compile of a partitioned attempt at @chain's
+ * position: its graph, tensors shaped like its inputs in @inputs, and its
+ * nested chain (see chain_init_group()) in @group_chain; NULL when every
+ * group is compiled. */
+static RegGraph *
+attempt_next_group (Attempt      *attempt,
+                    const Chain  *chain,
+                    Chain        *group_chain,
+                    GPtrArray   **inputs)
 {
-  GPtrArray *fns;        /* RegCompiledFn, one per group compiled */
-  GPtrArray *backends;   /* the name of the backend that compiled each */
-  GPtrArray *others;     /* those of the groups not taken, each once (borrowed) */
-  gboolean   shareable;  /* whether every one of them shares its functions */
-} Groups;
+  gboolean taken;
+  RegGraph *group = _reg_partition_get_group (attempt->partition, attempt->fns->len, inputs,
+                                              &taken);
 
-static Groups *
-groups_new (void)
-{
-  Groups *groups = g_new0 (Groups, 1);
+  if (group != NULL)
+    chain_init_group (group_chain, chain, taken ? attempt->compiler : NULL, attempt->name);
 
-  groups->fns = g_ptr_array_new_with_free_func (g_object_unref);
-  groups->backends = g_ptr_array_new_null_terminated (1, g_free, TRUE);
-  groups->others = g_ptr_array_new_null_terminated (1, NULL, TRUE);
-  groups->shareable = TRUE;
-
-  return groups;
-}
-
-static void
-groups_free (Groups *groups)
-{
-  g_ptr_array_unref (groups->fns);
-  g_ptr_array_unref (groups->backends);
-  g_ptr_array_unref (groups->others);
-  g_free (groups);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (Groups, groups_free)
-
-/* A group compiled on @chain: @fn (taken over). */
-static void
-groups_add (Groups        *groups,
-            const Chain   *chain,
-            RegCompiledFn *fn)
-{
-  char *backend = g_strdup (chain->name);
-
-  g_ptr_array_add (groups->fns, fn);
-  g_ptr_array_add (groups->backends, backend);
-  if (chain->only == NULL &&
-      !g_ptr_array_find_with_equal_func (groups->others, backend, g_str_equal, NULL))
-    g_ptr_array_add (groups->others, backend);
-  groups->shareable = groups->shareable && chain->shareable;
+  return group;
 }
 
 /* The function of a partitioned attempt, its groups compiled: bound to
@@ -490,22 +518,21 @@ static RegCompiledFn *
 partition_end (Attempt    *attempt,
                RegGraph   *graph,
                GPtrArray  *example_inputs,
-               Groups     *groups,
                GError    **error)
 {
   g_autoptr(RegCompiledFn) fn = NULL;
   g_autofree char *next = NULL;
 
-  next = g_strjoinv (", ", (char **) groups->others->pdata);
+  next = g_strjoinv (", ", (char **) attempt->others->pdata);
 
   fn = _reg_partition_finish (g_steal_pointer (&attempt->partition), graph,
-                              (RegCompiledFn **) g_ptr_array_steal (groups->fns, NULL),
-                              (char **) g_ptr_array_steal (groups->backends, NULL));
+                              (RegCompiledFn **) g_ptr_array_steal (attempt->fns, NULL),
+                              (char **) g_ptr_array_steal (attempt->backends, NULL));
   if (!_reg_compiled_fn_bind (fn, attempt->name, graph, example_inputs, attempt->shapes, error))
     return NULL;
   _reg_compiled_fn_set_placement_func (fn, _reg_partition_dup_placement);
 
-  if (!groups->shareable)
+  if (!attempt->shared)
     attempt_end (attempt, NULL);
   g_signal_emit (attempt->registry, _reg_registry_signals[REG_REGISTRY_FALLBACK], 0,
                  attempt->name, next, attempt->refusal);
@@ -513,93 +540,69 @@ partition_end (Attempt    *attempt,
   return g_steal_pointer (&fn);
 }
 
-/* Why a group of a partitioned attempt did not compile on @group_chain:
- * for a group of the nodes the backend does not take, the refusal says
- * first what they are. */
-static void
-partition_failed (Attempt      *attempt,
-                  const Chain  *group_chain,
-                  GError      **error)
-{
-  if (group_chain->only == NULL)
-    g_prefix_error (error, "%s, and no other backend compiles them: ", attempt->refusal->message);
-}
-
-static RegCompiledFn *compile_on_chain (Chain        *chain,
-                                        RegRegistry  *self,
-                                        RegGraph     *graph,
-                                        GPtrArray    *example_inputs,
-                                        GVariant     *options,
-                                        GError      **error);
-
-/* Compiles each group of a partitioned attempt in order on its nested
- * chain (see chain_init_group()). */
+/* Compiles the attempt with its backend's synchronous compile in this
+ * thread, @cancellable (nullable) the current one for the backend's code
+ * to check, and settles it.  Returns the function, or NULL with @error. */
 static RegCompiledFn *
-compile_partition (Chain        *chain,
-                   Attempt      *attempt,
-                   RegGraph     *graph,
-                   GPtrArray    *example_inputs,
-                   GVariant     *options,
-                   GError      **error)
+attempt_compile (Attempt       *attempt,
+                 const Chain   *chain,
+                 RegGraph      *graph,
+                 GPtrArray     *example_inputs,
+                 GCancellable  *cancellable,
+                 GError       **error)
 {
-  g_autoptr(Groups) groups = groups_new ();
+  RegCompiledFn *fn;
 
-  for (guint g = 0; g < _reg_partition_get_n_groups (attempt->partition); g++)
-    {
-      g_auto(Chain) group_chain;
-      GPtrArray *group_inputs;
-      gboolean taken;
-      RegGraph *group = _reg_partition_get_group (attempt->partition, g, &group_inputs, &taken);
-      RegCompiledFn *fn;
+  if (cancellable != NULL)
+    g_cancellable_push_current (cancellable);
+  fn = _reg_compiler_compile_prepared (attempt->compiler, attempt->name, graph, example_inputs,
+                                       chain_get_options (chain), attempt->shapes, error);
+  if (cancellable != NULL)
+    g_cancellable_pop_current (cancellable);
 
-      chain_init_group (&group_chain, chain, taken ? attempt->compiler : NULL, attempt->name);
-      fn = compile_on_chain (&group_chain, attempt->registry, group, group_inputs,
-                             taken ? options : NULL, error);
-      if (fn == NULL)
-        {
-          partition_failed (attempt, &group_chain, error);
-          return NULL;
-        }
-      groups_add (groups, &group_chain, fn);
-    }
+  /* A compile cancelled meanwhile keeps nothing, not even in the cache. */
+  if (fn != NULL && g_cancellable_set_error_if_cancelled (cancellable, error))
+    g_clear_object (&fn);
+  attempt_end (attempt, fn);
 
-  return partition_end (attempt, graph, example_inputs, groups, error);
+  return fn;
 }
 
-/* Compiles on the backends of @chain in turn until one can. */
+/* Compiles on the backends of @chain in turn until one can; a partitioned
+ * attempt compiles each group in order on its nested chain. */
 static RegCompiledFn *
 compile_on_chain (Chain        *chain,
                   RegRegistry  *self,
                   RegGraph     *graph,
                   GPtrArray    *example_inputs,
-                  GVariant     *options,
                   GError      **error)
 {
   for (;;)
     {
-      GVariant *attempt_options = chain->position == 0 ? options : NULL;
       g_autoptr(Attempt) attempt = NULL;
       GError *local_error = NULL;
       RegCompiledFn *fn = NULL;
 
-      attempt = attempt_begin (chain, self, graph, example_inputs, attempt_options,
-                               TRUE, NULL, &local_error);
+      attempt = attempt_begin (chain, self, graph, example_inputs, TRUE, NULL, &local_error);
       if (attempt != NULL && attempt->hit != NULL)
         return g_steal_pointer (&attempt->hit);
-      if (attempt != NULL &&
-          !attempt_select (attempt, chain, graph, example_inputs, &local_error))
-        g_clear_pointer (&attempt, attempt_free);
 
-      if (attempt != NULL && attempt->partition != NULL)
+      if (attempt != NULL && attempt->partition == NULL)
+        fn = attempt_compile (attempt, chain, graph, example_inputs, NULL, &local_error);
+      /* partition_end() takes the partition, which ends the loop. */
+      while (attempt != NULL && attempt->partition != NULL)
         {
-          fn = compile_partition (chain, attempt, graph, example_inputs, attempt_options,
-                                  &local_error);
-        }
-      else if (attempt != NULL)
-        {
-          fn = _reg_compiler_compile_prepared (attempt->compiler, attempt->name, graph,
-                                               example_inputs, attempt_options,
-                                               attempt->shapes, &local_error);
+          g_auto(Chain) group_chain = { NULL };
+          GPtrArray *group_inputs;
+          RegGraph *group = attempt_next_group (attempt, chain, &group_chain, &group_inputs);
+
+          if (group == NULL)
+            fn = partition_end (attempt, graph, example_inputs, &local_error);
+          else if (!attempt_add_group (attempt, &group_chain,
+                                       compile_on_chain (&group_chain, self, group, group_inputs,
+                                                         &local_error),
+                                       &local_error))
+            break;
         }
       if (attempt != NULL)
         attempt_end (attempt, fn);
@@ -647,8 +650,7 @@ reg_registry_compile (RegRegistry  *self,
                       GVariant     *options,
                       GError      **error)
 {
-  g_auto(Chain) chain;
-  g_autoptr(GVariant) options_ref = NULL;
+  g_auto(Chain) chain = { NULL };
 
   g_return_val_if_fail (REG_IS_REGISTRY (self), NULL);
   g_return_val_if_fail (REG_IS_GRAPH (graph), NULL);
@@ -658,12 +660,9 @@ reg_registry_compile (RegRegistry  *self,
   for (guint i = 0; i < example_inputs->len; i++)
     g_return_val_if_fail (REG_IS_TENSOR (g_ptr_array_index (example_inputs, i)), NULL);
 
-  if (options != NULL)
-    options_ref = g_variant_ref_sink (options);
+  chain_init (&chain, self, backend, options);
 
-  chain_init (&chain, self, backend);
-
-  return compile_on_chain (&chain, self, graph, example_inputs, options, error);
+  return compile_on_chain (&chain, self, graph, example_inputs, error);
 }
 
 /* Compiling without blocking */
@@ -677,9 +676,7 @@ typedef struct
   Chain      chain;
   RegGraph  *graph;
   GPtrArray *example_inputs;
-  GVariant  *options;
   Attempt   *attempt;      /* between its beginning and its compile */
-  Groups    *groups;       /* while attempt is partitioned */
 } AsyncCompile;
 
 static void
@@ -690,9 +687,7 @@ async_compile_free (gpointer data)
   chain_clear (&ac->chain);
   g_object_unref (ac->graph);
   g_ptr_array_unref (ac->example_inputs);
-  g_clear_pointer (&ac->options, g_variant_unref);
   g_clear_pointer (&ac->attempt, attempt_free);
-  g_clear_pointer (&ac->groups, groups_free);
   g_free (ac);
 }
 
@@ -705,7 +700,6 @@ compile_on_chain_async (RegRegistry         *self,
                         Chain               *chain,
                         RegGraph            *graph,
                         GPtrArray           *example_inputs,
-                        GVariant            *options,
                         GCancellable        *cancellable,
                         GAsyncReadyCallback  callback,
                         gpointer             user_data)
@@ -722,59 +716,46 @@ compile_on_chain_async (RegRegistry         *self,
   ac->example_inputs = g_ptr_array_new_full (example_inputs->len, g_object_unref);
   for (guint i = 0; i < example_inputs->len; i++)
     g_ptr_array_add (ac->example_inputs, g_object_ref (g_ptr_array_index (example_inputs, i)));
-  ac->options = options != NULL ? g_variant_ref_sink (options) : NULL;
   g_task_set_task_data (task, ac, async_compile_free);
 
   async_compile_attempt (task);
 }
 
-/* The compile is over for this attempt's backend with @error (taken over):
- * falls back or fails. */
-static void
-async_compile_failed (GTask  *task,
-                      GError *error)
-{
-  RegRegistry *self = g_task_get_source_object (task);
-  AsyncCompile *ac = g_task_get_task_data (task);
-
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    {
-      g_task_return_error (task, error);
-    }
-  else if (chain_next (&ac->chain, self, error))
-    {
-      async_compile_attempt (task);
-    }
-  else
-    {
-      GError *final = NULL;
-
-      chain_fail (&ac->chain, &final);
-      g_task_return_error (task, final);
-    }
-}
-
-/* The attempt is over, with @fn or @error (taken over): it settles, and
- * the compile returns @fn, recording whether its backend shares its
- * functions (for the partitioned compile this may be a group of), or
- * falls back or fails. */
+/* The attempt is over (or could not begin: ac->attempt NULL), with @fn or
+ * @error (taken over): it settles, and the compile returns @fn, recording
+ * whether its backend shares its functions (for the partitioned compile
+ * this may be a group of), or falls back or fails. */
 static void
 async_attempt_end (GTask         *task,
                    RegCompiledFn *fn,
                    GError        *error)
 {
   AsyncCompile *ac = g_task_get_task_data (task);
+  GError *final = NULL;
 
   if (fn != NULL)
     ac->chain.shareable = is_shareable (ac->attempt->compiler);
-  attempt_end (ac->attempt, fn);
+  if (ac->attempt != NULL)
+    attempt_end (ac->attempt, fn);
   g_clear_pointer (&ac->attempt, attempt_free);
-  g_clear_pointer (&ac->groups, groups_free);
 
   if (fn != NULL)
-    g_task_return_pointer (task, fn, g_object_unref);
+    {
+      g_task_return_pointer (task, fn, g_object_unref);
+    }
+  else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_task_return_error (task, error);
+    }
+  else if (chain_next (&ac->chain, g_task_get_source_object (task), error))
+    {
+      async_compile_attempt (task);
+    }
   else
-    async_compile_failed (task, error);
+    {
+      chain_fail (&ac->chain, &final);
+      g_task_return_error (task, final);
+    }
 }
 
 static void
@@ -804,15 +785,10 @@ group_compiled (GObject      *source_object,
   RegCompiledFn *fn;
 
   fn = g_task_propagate_pointer (G_TASK (result), &error);
-  if (fn == NULL)
-    {
-      partition_failed (ac->attempt, &group->chain, &error);
-      async_attempt_end (task, NULL, error);
-      return;
-    }
-
-  groups_add (ac->groups, &group->chain, fn);
-  async_partition_next (task);
+  if (attempt_add_group (ac->attempt, &group->chain, fn, &error))
+    async_partition_next (task);
+  else
+    async_attempt_end (task, NULL, error);
 }
 
 /* Compiles the next group of a partitioned attempt on its nested chain,
@@ -821,28 +797,21 @@ static void
 async_partition_next (GTask *task)
 {
   AsyncCompile *ac = g_task_get_task_data (task);
-  Attempt *attempt = ac->attempt;
-  guint g = ac->groups->fns->len;
   g_auto(Chain) group_chain = { NULL };
   GPtrArray *group_inputs;
-  gboolean taken;
-  RegGraph *group;
+  RegGraph *group = attempt_next_group (ac->attempt, &ac->chain, &group_chain, &group_inputs);
+  GError *error = NULL;
+  RegCompiledFn *fn;
 
-  if (g == _reg_partition_get_n_groups (attempt->partition))
+  if (group != NULL)
     {
-      GError *error = NULL;
-      RegCompiledFn *fn = partition_end (attempt, ac->graph, ac->example_inputs, ac->groups,
-                                         &error);
-
-      async_attempt_end (task, fn, error);
+      compile_on_chain_async (g_task_get_source_object (task), &group_chain, group, group_inputs,
+                              g_task_get_cancellable (task), group_compiled, g_object_ref (task));
       return;
     }
 
-  group = _reg_partition_get_group (attempt->partition, g, &group_inputs, &taken);
-  chain_init_group (&group_chain, &ac->chain, taken ? attempt->compiler : NULL, attempt->name);
-  compile_on_chain_async (g_task_get_source_object (task), &group_chain, group, group_inputs,
-                          taken && ac->chain.position == 0 ? ac->options : NULL,
-                          g_task_get_cancellable (task), group_compiled, g_object_ref (task));
+  fn = partition_end (ac->attempt, ac->graph, ac->example_inputs, &error);
+  async_attempt_end (task, fn, error);
 }
 
 static void
@@ -856,12 +825,14 @@ attempt_begun (GObject      *source_object,
   Attempt *attempt;
 
   attempt = g_task_propagate_pointer (G_TASK (result), &error);
-  if (attempt != NULL && attempt->hit == NULL && !attempt->selected &&
+  /* Not asked yet only when its code runs in one thread (attempt_begin()). */
+  if (attempt != NULL && attempt->hit == NULL &&
+      _reg_binding_is_thread_bound (G_OBJECT_TYPE (attempt->compiler)) &&
       !attempt_select (attempt, &ac->chain, ac->graph, ac->example_inputs, &error))
     g_clear_pointer (&attempt, attempt_free);
   if (attempt == NULL)
     {
-      async_compile_failed (task, error);
+      async_attempt_end (task, NULL, error);
       return;
     }
 
@@ -874,7 +845,6 @@ attempt_begun (GObject      *source_object,
 
   if (attempt->partition != NULL)
     {
-      ac->groups = groups_new ();
       async_partition_next (task);
       return;
     }
@@ -882,38 +852,10 @@ attempt_begun (GObject      *source_object,
   /* The backend's compile, in its own way (the default: a worker thread);
    * the attempt's shapes go with it. */
   _reg_compiler_compile_prepared_async (attempt->compiler, attempt->name, ac->graph,
-                                        ac->example_inputs,
-                                        ac->chain.position == 0 ? ac->options : NULL,
+                                        ac->example_inputs, chain_get_options (&ac->chain),
                                         g_steal_pointer (&attempt->shapes),
                                         g_task_get_cancellable (task),
                                         attempt_compiled, g_object_ref (task));
-}
-
-/* Compiles in the worker, for a backend that would only have run its
- * synchronous compile in a worker of its own (one trip between threads
- * instead of two).  Returns the function, or NULL with @error. */
-static RegCompiledFn *
-compile_in_this_worker (Attempt       *attempt,
-                        AsyncCompile  *ac,
-                        GCancellable  *cancellable,
-                        GError       **error)
-{
-  GVariant *options = ac->chain.position == 0 ? ac->options : NULL;
-  RegCompiledFn *fn;
-
-  if (cancellable != NULL)
-    g_cancellable_push_current (cancellable);
-  fn = _reg_compiler_compile_prepared (attempt->compiler, attempt->name, ac->graph,
-                                       ac->example_inputs, options, attempt->shapes, error);
-  if (cancellable != NULL)
-    g_cancellable_pop_current (cancellable);
-
-  /* A compile cancelled meanwhile keeps nothing, not even in the cache. */
-  if (fn != NULL && g_cancellable_set_error_if_cancelled (cancellable, error))
-    g_clear_object (&fn);
-  attempt_end (attempt, fn);
-
-  return fn;
 }
 
 static void
@@ -930,15 +872,8 @@ attempt_begin_in_worker (GTask        *step,
   if (g_task_return_error_if_cancelled (step))
     return;
 
-  attempt = attempt_begin (&ac->chain, source_object, ac->graph, ac->example_inputs,
-                           ac->chain.position == 0 ? ac->options : NULL,
-                           FALSE, cancellable, &error);
-  /* A backend whose code runs in one thread is asked in the caller's
-   * context (attempt_begun()). */
-  if (attempt != NULL && attempt->hit == NULL &&
-      !_reg_binding_is_thread_bound (G_OBJECT_TYPE (attempt->compiler)) &&
-      !attempt_select (attempt, &ac->chain, ac->graph, ac->example_inputs, &error))
-    g_clear_pointer (&attempt, attempt_free);
+  attempt = attempt_begin (&ac->chain, source_object, ac->graph, ac->example_inputs, FALSE,
+                           cancellable, &error);
   /* The groups compile in the caller's context, which may block waiting
    * for this key: nobody waits for them. */
   if (attempt != NULL && attempt->partition != NULL && attempt->miss != NULL)
@@ -946,7 +881,10 @@ attempt_begin_in_worker (GTask        *step,
   if (attempt != NULL && attempt->hit == NULL && attempt->partition == NULL &&
       _reg_compiler_compiles_in_worker (attempt->compiler))
     {
-      attempt->hit = compile_in_this_worker (attempt, ac, cancellable, &error);
+      /* One trip between threads instead of two: the backend would only
+       * have run its synchronous compile in a worker of its own. */
+      attempt->hit = attempt_compile (attempt, &ac->chain, ac->graph, ac->example_inputs,
+                                      cancellable, &error);
       if (attempt->hit == NULL)
         g_clear_pointer (&attempt, attempt_free);
     }
@@ -1023,9 +961,9 @@ reg_registry_compile_async (RegRegistry         *self,
   for (guint i = 0; i < example_inputs->len; i++)
     g_return_if_fail (REG_IS_TENSOR (g_ptr_array_index (example_inputs, i)));
 
-  chain_init (&chain, self, backend);
-  compile_on_chain_async (self, &chain, graph, example_inputs, options, cancellable,
-                          callback, user_data);
+  chain_init (&chain, self, backend, options);
+  compile_on_chain_async (self, &chain, graph, example_inputs, cancellable, callback,
+                          user_data);
 }
 
 /**

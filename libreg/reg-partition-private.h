@@ -32,9 +32,9 @@ RegPartition  *_reg_partition_new          (RegGraph        *graph,
                                             GError         **error);
 void           _reg_partition_free         (RegPartition    *partition);
 
-guint          _reg_partition_get_n_groups (RegPartition    *partition);
 /* Group @group: its graph, tensors shaped like its inputs (both owned by
- * @partition), and whether its nodes are taken ones. */
+ * @partition), and whether its nodes are taken ones; NULL past the last
+ * group. */
 RegGraph      *_reg_partition_get_group    (RegPartition    *partition,
                                             guint            group,
                                             GPtrArray      **example_inputs,

@@ -29,7 +29,6 @@ struct _RegPartition
 {
   GArray     *groups;     /* Group, in the order they run */
   guint       n_slots;
-  guint       n_inputs;   /* slots 0 .. n_inputs - 1 are the graph's inputs */
   GArray     *out_slots;  /* guint: one per output of the whole graph */
   GPtrArray  *fixed;      /* n_slots: the constant outputs, NULL elsewhere */
 };
@@ -151,8 +150,8 @@ _reg_partition_new (RegGraph        *graph,
 {
   g_autoptr(RegPartition) partition = g_new0 (RegPartition, 1);
   guint n_nodes = reg_graph_get_n_nodes (graph);
-  guint n_outputs, n_stages;
-  const guint *inputs = reg_graph_get_inputs (graph, &partition->n_inputs);
+  guint n_inputs, n_outputs, n_stages;
+  const guint *inputs = reg_graph_get_inputs (graph, &n_inputs);
   const guint *outputs = reg_graph_get_outputs (graph, &n_outputs);
   g_autofree guint *stage = assign_stages (graph, taken, &n_stages);
   g_autofree guint *group_of_stage = g_new (guint, n_stages);
@@ -205,12 +204,12 @@ _reg_partition_new (RegGraph        *graph,
   for (guint k = 0; k < n_outputs; k++)
     leaves[outputs[k]] = 1;
 
-  for (guint k = 0; k < partition->n_inputs; k++)
+  for (guint k = 0; k < n_inputs; k++)
     {
       slot_of[inputs[k]] = k;
       examples->pdata[inputs[k]] = g_object_ref (g_ptr_array_index (example_inputs, k));
     }
-  partition->n_slots = partition->n_inputs;
+  partition->n_slots = n_inputs;
 
   /* Each group's graph: its nodes in order, with the constants they use,
    * an input for every other argument, an output for every node that
@@ -291,20 +290,18 @@ _reg_partition_new (RegGraph        *graph,
   return g_steal_pointer (&partition);
 }
 
-guint
-_reg_partition_get_n_groups (RegPartition *partition)
-{
-  return partition->groups->len;
-}
-
 RegGraph *
 _reg_partition_get_group (RegPartition  *partition,
                           guint          group,
                           GPtrArray    **example_inputs,
                           gboolean      *taken)
 {
-  Group *g = &g_array_index (partition->groups, Group, group);
+  Group *g;
 
+  if (group == partition->groups->len)
+    return NULL;
+
+  g = &g_array_index (partition->groups, Group, group);
   *example_inputs = g->example_inputs;
   *taken = g->taken;
 

@@ -43,8 +43,7 @@ work_free (gpointer data)
 {
   Work *work = data;
 
-  if (work->destroy != NULL)
-    work->destroy (work->data);
+  work->destroy (work->data);
   g_clear_error (&work->stray);
   g_free (work);
 }
