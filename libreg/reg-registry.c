@@ -1039,34 +1039,9 @@ info_request_start_locked (RegRegistry    *self,
                            const RegEntry *entry,
                            InfoRequest    *request)
 {
-  const RegManifestBackend *declaration = entry->declaration;
-  RegBackendDetails *details = declaration != NULL ? declaration->details : NULL;
-  g_autoptr(GPtrArray) hidden = g_ptr_array_new_null_terminated (0, g_free, TRUE);
-  g_autofree char *module_path = NULL;
-  g_autofree char *manifest_path = NULL;
-  g_autofree char *entry_point = NULL;
-  const char *loader = NULL;
-
-  if (entry->manifest != NULL)
-    {
-      /* A loader without a file of its own (Python) has no module path. */
-      if (entry->manifest->loader->locate != NULL)
-        module_path = _reg_manifest_dup_source_path (entry->manifest);
-      manifest_path = _reg_manifest_dup_path (entry->manifest);
-      loader = entry->manifest->loader->name;
-      if (declaration->entry != NULL)
-        entry_point = g_strconcat (entry->manifest->source, ":", declaration->entry, NULL);
-    }
-  for (guint i = 0; entry->hidden != NULL && i < entry->hidden->len; i++)
-    g_ptr_array_add (hidden, _reg_manifest_dup_path (g_ptr_array_index (entry->hidden, i)));
-
-  request->info = _reg_backend_info_new (entry->name, entry->tags,
-                                         declaration != NULL ? declaration->description : NULL,
-                                         module_path, entry->compiler != NULL, entry->origin,
+  request->info = _reg_backend_info_new (entry->name, entry->tags, entry->origin,
                                          g_strcmp0 (self->default_name, entry->name) == 0,
-                                         details != NULL ? details->options : NULL, details);
-  _reg_backend_info_set_declaration (request->info, manifest_path,
-                                     (const char * const *) hidden->pdata, loader, entry_point);
+                                         entry->manifest, entry->declaration, entry->hidden);
   request->compiler = entry->compiler != NULL ? g_object_ref (entry->compiler) : NULL;
   request->load_error = g_strdup (entry->load_error);
   request->manifest = entry->manifest != NULL ? _reg_manifest_ref (entry->manifest) : NULL;
@@ -1089,18 +1064,9 @@ info_request_finish (InfoRequest *request)
         verdict = _reg_verify_dup_verdict (reg_backend_info_get_name (request->info), verdict_path);
       g_clear_pointer (&request->manifest, _reg_manifest_unref);
     }
-  _reg_backend_info_set_state (request->info, verdict, request->load_error);
+  _reg_backend_info_complete (request->info, request->compiler, verdict, request->load_error);
   g_clear_pointer (&request->load_error, g_free);
-
-  if (request->compiler != NULL)
-    {
-      /* A module backend's schema is its manifest's, in the info already. */
-      if (reg_backend_info_get_origin (request->info) == REG_BACKEND_ORIGIN_RUNTIME)
-        _reg_backend_info_set_options (request->info, reg_compiler_get_options (request->compiler));
-      _reg_backend_info_add_compiler_flags (request->info,
-                                            _reg_compiler_get_effective_flags (request->compiler));
-      g_clear_object (&request->compiler);
-    }
+  g_clear_object (&request->compiler);
 
   return g_steal_pointer (&request->info);
 }
