@@ -564,54 +564,64 @@ reg_registry_class_init (RegRegistryClass *klass)
 
   g_object_class_install_properties (object_class, REG_REGISTRY_N_PROPS, _reg_registry_properties);
 
-  /**
-   * RegRegistry::backend-registered:
-   * @self: the registry
-   * @name: the backend's name
-   *
-   * A compiler was added under @name: registered at run time, or made
-   * when its module was loaded.  The detail is the name, so
-   * `backend-registered::inductor` reports that backend only.
-   */
-  _reg_registry_signals[REG_REGISTRY_BACKEND_REGISTERED] =
-    g_signal_new ("backend-registered",
-                  G_TYPE_FROM_CLASS (klass),
-                  G_SIGNAL_RUN_LAST | G_SIGNAL_DETAILED,
-                  0, NULL, NULL, NULL,
-                  G_TYPE_NONE, 1, G_TYPE_STRING);
+  /* The signals about one backend, detailed with its name. */
+  static const char * const name_signals[REG_REGISTRY_N_SIGNALS] = {
+    /**
+     * RegRegistry::backend-registered:
+     * @self: the registry
+     * @name: the backend's name
+     *
+     * A compiler was added under @name: registered at run time, or made
+     * when its module was loaded.  The detail is the name, so
+     * `backend-registered::inductor` reports that backend only.
+     */
+    [REG_REGISTRY_BACKEND_REGISTERED] = "backend-registered",
 
-  /**
-   * RegRegistry::backend-declared:
-   * @self: the registry
-   * @name: the backend's name
-   *
-   * Discovery found a manifest declaring @name; nothing was loaded.
-   * [method@Reg.Registry.rescan] emits it again for a name whose manifest
-   * now says something else of it.  Detailed with the name.
-   */
-  _reg_registry_signals[REG_REGISTRY_BACKEND_DECLARED] =
-    g_signal_new ("backend-declared",
-                  G_TYPE_FROM_CLASS (klass),
-                  G_SIGNAL_RUN_LAST | G_SIGNAL_DETAILED,
-                  0, NULL, NULL, NULL,
-                  G_TYPE_NONE, 1, G_TYPE_STRING);
+    /**
+     * RegRegistry::backend-declared:
+     * @self: the registry
+     * @name: the backend's name
+     *
+     * Discovery found a manifest declaring @name; nothing was loaded.
+     * [method@Reg.Registry.rescan] emits it again for a name whose manifest
+     * now says something else of it.  Detailed with the name.
+     */
+    [REG_REGISTRY_BACKEND_DECLARED] = "backend-declared",
 
-  /**
-   * RegRegistry::backend-unregistered:
-   * @self: the registry
-   * @name: the backend's name
-   *
-   * The backend @name was removed (by
-   * [method@Reg.Registry.unregister_backend], or because a
-   * [method@Reg.Registry.rescan] no longer finds its declaration).
-   * Detailed with the name.
-   */
-  _reg_registry_signals[REG_REGISTRY_BACKEND_UNREGISTERED] =
-    g_signal_new ("backend-unregistered",
-                  G_TYPE_FROM_CLASS (klass),
-                  G_SIGNAL_RUN_LAST | G_SIGNAL_DETAILED,
-                  0, NULL, NULL, NULL,
-                  G_TYPE_NONE, 1, G_TYPE_STRING);
+    /**
+     * RegRegistry::backend-unregistered:
+     * @self: the registry
+     * @name: the backend's name
+     *
+     * The backend @name was removed (by
+     * [method@Reg.Registry.unregister_backend], or because a
+     * [method@Reg.Registry.rescan] no longer finds its declaration).
+     * Detailed with the name.
+     */
+    [REG_REGISTRY_BACKEND_UNREGISTERED] = "backend-unregistered",
+
+    /**
+     * RegRegistry::backend-changed:
+     * @self: the registry
+     * @name: the backend's name
+     *
+     * What [method@Reg.Registry.get_backend_info] says of the backend @name
+     * changed while it kept its name: a lookup failed to load it, or
+     * [method@Reg.Registry.verify_backend] recorded a verdict about it.
+     * (Registering, declaring and loading have signals of their own.)
+     * Detailed with the name.
+     */
+    [REG_REGISTRY_BACKEND_CHANGED] = "backend-changed",
+  };
+
+  for (guint i = 0; i < REG_REGISTRY_N_SIGNALS; i++)
+    if (name_signals[i] != NULL)
+      _reg_registry_signals[i] =
+        g_signal_new (name_signals[i],
+                      G_TYPE_FROM_CLASS (klass),
+                      G_SIGNAL_RUN_LAST | G_SIGNAL_DETAILED,
+                      0, NULL, NULL, NULL,
+                      G_TYPE_NONE, 1, G_TYPE_STRING);
 
   /**
    * RegRegistry::module-loaded:
@@ -650,24 +660,6 @@ reg_registry_class_init (RegRegistryClass *klass)
                   G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL,
                   G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_STRING, G_TYPE_ERROR);
-
-  /**
-   * RegRegistry::backend-changed:
-   * @self: the registry
-   * @name: the backend's name
-   *
-   * What [method@Reg.Registry.get_backend_info] says of the backend @name
-   * changed while it kept its name: a lookup failed to load it, or
-   * [method@Reg.Registry.verify_backend] recorded a verdict about it.
-   * (Registering, declaring and loading have signals of their own.)
-   * Detailed with the name.
-   */
-  _reg_registry_signals[REG_REGISTRY_BACKEND_CHANGED] =
-    g_signal_new ("backend-changed",
-                  G_TYPE_FROM_CLASS (klass),
-                  G_SIGNAL_RUN_LAST | G_SIGNAL_DETAILED,
-                  0, NULL, NULL, NULL,
-                  G_TYPE_NONE, 1, G_TYPE_STRING);
 }
 
 static void
