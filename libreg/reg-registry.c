@@ -332,18 +332,33 @@ suggest_locked (RegRegistry *self,
   return reg_close_matches (name, names, 3, 0.6);
 }
 
-static void
-set_invalid_backend_error_locked (RegRegistry  *self,
-                                  const char   *name,
-                                  GError      **error)
+/* The error of looking up a name that is not a backend: LOAD_FAILED for a
+ * name a loaded module offered without declaring it (docs/discovery.md), the
+ * unknown-backend message otherwise. */
+void
+_reg_registry_set_unknown_error_locked (RegRegistry  *self,
+                                        const char   *name,
+                                        GError      **error)
 {
   g_auto(GStrv) suggestions = NULL;
   g_autoptr(GString) quoted = g_string_new (NULL);
   g_autofree char *shown = NULL;
-  const RegManifestSkip *skip = _reg_discovery_find_skipped_locked (self, name);
+  const RegManifestSkip *skip;
+  const char *rejected;
+
+  if (error == NULL)
+    return;
+
+  rejected = g_hash_table_lookup (self->rejected, name);
+  if (rejected != NULL)
+    {
+      g_set_error_literal (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED, rejected);
+      return;
+    }
 
   /* A name only a skipped manifest declares: saying why is more use than
    * suggestions. */
+  skip = _reg_discovery_find_skipped_locked (self, name);
   if (skip != NULL)
     {
       g_autofree char *path = _reg_text_for_message (skip->path, -1, 4096);
@@ -355,8 +370,6 @@ set_invalid_backend_error_locked (RegRegistry  *self,
       return;
     }
 
-  suggestions = suggest_locked (self, name);
-
   /* A name that could be a backend's is shown as it is (docs/names.md); any
    * other (a line break, a megabyte) is escaped and cut, so that the
    * message stays one readable line. */
@@ -364,43 +377,14 @@ set_invalid_backend_error_locked (RegRegistry  *self,
     shown = g_strdup (name);
   else
     shown = _reg_text_for_message (name, -1, 255);
-  name = shown;
 
-  if (suggestions[0] == NULL)
-    {
-      g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_INVALID_BACKEND,
-                   "Invalid backend: '%s'. See `regctl list` for available backends.",
-                   name);
-      return;
-    }
-
+  suggestions = suggest_locked (self, name);
   for (guint i = 0; suggestions[i] != NULL; i++)
-    g_string_append_printf (quoted, "%s'%s'", i > 0 ? ", " : "", suggestions[i]);
+    g_string_append_printf (quoted, "%s'%s'", i > 0 ? ", " : ", did you mean: ", suggestions[i]);
 
   g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_INVALID_BACKEND,
-               "Invalid backend: '%s', did you mean: %s? See `regctl list` for available backends.",
-               name, quoted->str);
-}
-
-/* The error of looking up a name that is not a backend: LOAD_FAILED for a
- * name a loaded module offered without declaring it (docs/discovery.md), the
- * unknown-backend message otherwise. */
-void
-_reg_registry_set_unknown_error_locked (RegRegistry  *self,
-                                        const char   *name,
-                                        GError      **error)
-{
-  const char *rejected;
-
-  if (error == NULL)
-    return;
-
-  rejected = g_hash_table_lookup (self->rejected, name);
-
-  if (rejected != NULL)
-    g_set_error_literal (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED, rejected);
-  else
-    set_invalid_backend_error_locked (self, name, error);
+               "Invalid backend: '%s'%s%s See `regctl list` for available backends.",
+               shown, quoted->str, quoted->len > 0 ? "?" : ".");
 }
 
 /* The object */
