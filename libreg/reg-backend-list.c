@@ -141,9 +141,10 @@ link_closure_notify (gpointer  data,
   link_unref (data);
 }
 
-/* Cancels a scheduled update. */
-static void
-link_cancel (Link *link)
+/* Takes the scheduled update, if any: a change from now on schedules
+ * another. */
+static GSource *
+link_steal_pending (Link *link)
 {
   GSource *pending;
 
@@ -151,11 +152,7 @@ link_cancel (Link *link)
   pending = g_steal_pointer (&link->pending);
   g_mutex_unlock (&link->mutex);
 
-  if (pending != NULL)
-    {
-      g_source_destroy (pending);
-      g_source_unref (pending);
-    }
+  return pending;
 }
 
 static void update (RegBackendList *self);
@@ -164,16 +161,9 @@ static gboolean
 link_dispatch (gpointer data)
 {
   Link *link = data;
-  g_autoptr(RegBackendList) model = NULL;
-  GSource *pending;
+  g_autoptr(GSource) pending = link_steal_pending (link);
+  g_autoptr(RegBackendList) model = g_weak_ref_get (&link->model);
 
-  /* Cleared first: a change from now on schedules another update. */
-  g_mutex_lock (&link->mutex);
-  pending = g_steal_pointer (&link->pending);
-  g_mutex_unlock (&link->mutex);
-  g_clear_pointer (&pending, g_source_unref);
-
-  model = g_weak_ref_get (&link->model);
   if (model != NULL)
     update (model);
 
@@ -366,19 +356,14 @@ reg_backend_list_constructed (GObject *object)
   self->link = link_new (self);
 
   /* Connected before the first copy, so that no change can fall between
-   * the two; a change heard during the first copy makes a second. */
-  self->updating = TRUE;
+   * the two; a change heard during the first copy makes a second.  The
+   * first copy's signals reach no handler: nobody has the model yet. */
   G_STATIC_ASSERT (G_N_ELEMENTS (signal_names) == G_N_ELEMENTS (self->handlers));
   for (guint i = 0; i < G_N_ELEMENTS (signal_names); i++)
     self->handlers[i] = g_signal_connect_data (self->registry, signal_names[i],
                                                G_CALLBACK (on_registry_changed),
                                                link_ref (self->link), link_closure_notify, 0);
-  g_ptr_array_extend_and_steal (self->items,
-                                _reg_registry_dup_infos (self->registry,
-                                                         (const char * const *) self->exclude_tags));
-  self->updating = FALSE;
-  if (self->dirty)
-    update (self);
+  update (self);
 }
 
 static void
@@ -394,7 +379,10 @@ reg_backend_list_dispose (GObject *object)
     }
   if (self->link != NULL)
     {
-      link_cancel (self->link);
+      g_autoptr(GSource) pending = link_steal_pending (self->link);
+
+      if (pending != NULL)
+        g_source_destroy (pending);
       g_clear_pointer (&self->link, link_unref);
     }
 
