@@ -33,7 +33,8 @@ void            _reg_backend_info_complete (RegBackendInfo           *self,
                                             RegVerdict               *verdict,
                                             const char               *load_error);
 
-/* Whether @a and @b say the same of the same backend. */
+/* Whether @a and @b, made by _reg_backend_info_new() (whose tags and
+ * shadowed manifests are never NULL), say the same of the same backend. */
 gboolean        _reg_backend_info_equal    (RegBackendInfo           *a,
                                             RegBackendInfo           *b);
 

@@ -475,50 +475,22 @@ _reg_backend_info_complete (RegBackendInfo *self,
     self->state = REG_BACKEND_STATE_DECLARED;
 }
 
-static gboolean
-strv_equal (char **a,
-            char **b)
-{
-  if (a == NULL || b == NULL)
-    return a == b;
-
-  return g_strv_equal ((const char * const *) a, (const char * const *) b);
-}
-
-/* Whether the details of two infos show the same: their flags and options
- * are not compared, an info showing them combined with its compiler's
- * (compiler_flags, options). */
-static gboolean
-same_details_shown (const RegBackendDetails *a,
-                    const RegBackendDetails *b)
-{
-  static const RegBackendDetails none = { 0 };
-
-  a = a != NULL ? a : &none;
-  b = b != NULL ? b : &none;
-
-  return g_strcmp0 (a->version, b->version) == 0 &&
-         strv_equal (a->authors, b->authors) &&
-         g_strcmp0 (a->website, b->website) == 0 &&
-         g_strcmp0 (a->license, b->license) == 0 &&
-         strv_equal (a->operators, b->operators);
-}
-
 gboolean
 _reg_backend_info_equal (RegBackendInfo *a,
                          RegBackendInfo *b)
 {
   return g_strcmp0 (a->name, b->name) == 0 &&
-         strv_equal (a->tags, b->tags) &&
+         g_strv_equal ((const char * const *) a->tags, (const char * const *) b->tags) &&
          g_strcmp0 (a->description, b->description) == 0 &&
          g_strcmp0 (a->module_path, b->module_path) == 0 &&
          a->origin == b->origin &&
          a->is_default == b->is_default &&
          (a->options == b->options || _reg_option_list_equal (a->options, b->options)) &&
-         same_details_shown (a->details, b->details) &&
+         _reg_backend_details_equal (a->details, b->details) &&
          a->compiler_flags == b->compiler_flags &&
          g_strcmp0 (a->manifest_path, b->manifest_path) == 0 &&
-         strv_equal (a->shadowed_manifests, b->shadowed_manifests) &&
+         g_strv_equal ((const char * const *) a->shadowed_manifests,
+                       (const char * const *) b->shadowed_manifests) &&
          a->state == b->state &&
          g_strcmp0 (a->reason, b->reason) == 0 &&
          (a->verdict == NULL) == (b->verdict == NULL) &&
