@@ -45,21 +45,13 @@ fallbacks_new (const char * const  *names,
 void
 _reg_settings_init (RegRegistry *self)
 {
-  const char *default_name = NULL;
-  const char *fallbacks = NULL;
-  const char *cache_size = NULL;
-  const char *verify = NULL;
-  const char *strict = NULL;
+  gboolean trusted = _reg_environment_is_trusted ();
+  const char *default_name = trusted ? g_getenv ("REG_DEFAULT_BACKEND") : NULL;
+  const char *fallbacks = trusted ? g_getenv ("REG_FALLBACK_BACKENDS") : NULL;
+  const char *cache_size = trusted ? g_getenv ("REG_COMPILE_CACHE_SIZE") : NULL;
+  const char *verify = trusted ? g_getenv ("REG_VERIFY_MODULES") : NULL;
+  const char *strict = trusted ? g_getenv ("REG_STRICT") : NULL;
   guint64 size = REG_COMPILE_CACHE_DEFAULT_SIZE;
-
-  if (_reg_environment_is_trusted ())
-    {
-      default_name = g_getenv ("REG_DEFAULT_BACKEND");
-      fallbacks = g_getenv ("REG_FALLBACK_BACKENDS");
-      cache_size = g_getenv ("REG_COMPILE_CACHE_SIZE");
-      verify = g_getenv ("REG_VERIFY_MODULES");
-      strict = g_getenv ("REG_STRICT");
-    }
 
   self->strict = g_strcmp0 (strict, "1") == 0;
 
