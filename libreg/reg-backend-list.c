@@ -206,27 +206,6 @@ on_registry_changed (gpointer  registry,
 
 /* Updating */
 
-/* Replaces @removed items at @position by the @added infos of @fresh from
- * @first, and says so. */
-static void
-splice_and_emit (RegBackendList *self,
-                 guint           position,
-                 guint           removed,
-                 GPtrArray      *fresh,
-                 guint           first,
-                 guint           added)
-{
-  if (removed == 0 && added == 0)
-    return;
-
-  g_ptr_array_remove_range (self->items, position, removed);
-  for (guint k = 0; k < added; k++)
-    g_ptr_array_insert (self->items, position + k,
-                        g_object_ref (g_ptr_array_index (fresh, first + k)));
-
-  g_list_model_items_changed (G_LIST_MODEL (self), position, removed, added);
-}
-
 static void
 update_once (RegBackendList *self)
 {
@@ -264,7 +243,16 @@ update_once (RegBackendList *self)
             j++;
         }
 
-      splice_and_emit (self, run_old + shift, i - run_old, fresh, run_fresh, j - run_fresh);
+      if (i > run_old || j > run_fresh)
+        {
+          guint position = run_old + shift;
+
+          g_ptr_array_remove_range (self->items, position, i - run_old);
+          for (guint k = run_fresh; k < j; k++)
+            g_ptr_array_insert (self->items, position + k - run_fresh,
+                                g_object_ref (g_ptr_array_index (fresh, k)));
+          g_list_model_items_changed (G_LIST_MODEL (self), position, i - run_old, j - run_fresh);
+        }
       shift += (gint) (j - run_fresh) - (gint) (i - run_old);
       /* Past the item that stays (past the end when there is none). */
       i++;
