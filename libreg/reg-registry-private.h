@@ -78,7 +78,6 @@ struct _RegRegistry
   RegSettingSource  default_source;
   GPtrArray        *fallbacks;      /* never NULL: names, NULL-terminated, never
                                      * changed (a new array replaces it) */
-  gboolean          strict;         /* no partition, no fallback */
 
   /* The loaded backends, read by lookups without any lock (hazard
    * pointers, see reg-hazard-private.h).  Written under `lock`: cleared
@@ -92,8 +91,9 @@ struct _RegRegistry
   /* Serialises discovery and loading in this registry: see reg-loading.c. */
   GRecMutex         load_lock;
 
-  /* RegModuleChecks; atomic, read by loads without any lock. */
-  gint              module_checks;
+  /* Atomic, read without any lock. */
+  gint              module_checks;  /* RegModuleChecks, read by loads */
+  gboolean          strict;         /* no partition, no fallback */
 };
 
 enum {

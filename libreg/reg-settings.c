@@ -428,16 +428,10 @@ void
 reg_registry_set_strict (RegRegistry *self,
                          gboolean     strict)
 {
-  gboolean changed;
-
   g_return_if_fail (REG_IS_REGISTRY (self));
 
-  g_rw_lock_writer_lock (&self->lock);
-  changed = self->strict != !!strict;
-  self->strict = !!strict;
-  g_rw_lock_writer_unlock (&self->lock);
-
-  if (changed)
+  strict = !!strict;
+  if (g_atomic_int_exchange (&self->strict, strict) != strict)
     {
       _reg_compile_cache_clear (self->cache);
       g_object_notify_by_pspec (G_OBJECT (self), _reg_registry_properties[REG_REGISTRY_PROP_STRICT]);
@@ -455,15 +449,9 @@ reg_registry_set_strict (RegRegistry *self,
 gboolean
 reg_registry_get_strict (RegRegistry *self)
 {
-  gboolean strict;
-
   g_return_val_if_fail (REG_IS_REGISTRY (self), FALSE);
 
-  g_rw_lock_reader_lock (&self->lock);
-  strict = self->strict;
-  g_rw_lock_reader_unlock (&self->lock);
-
-  return strict;
+  return g_atomic_int_get (&self->strict);
 }
 
 /**
