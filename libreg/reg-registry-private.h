@@ -28,7 +28,7 @@ G_BEGIN_DECLS
 
 /* A backend of the table.  A declared one points into its manifest for
  * its name, tags and description; a registered one owns copies of its
- * name and tags, in the same block as the struct. */
+ * name and tags. */
 typedef struct
 {
   const char               *name;
@@ -40,6 +40,8 @@ typedef struct
   GPtrArray                *hidden;       /* nullable: the other manifests declaring its
                                            * name, in search order (refs) */
   char                     *load_error;   /* why its last load failed, or NULL */
+  char                     *owned_name;   /* a registered backend's name and tags, */
+  char                    **owned_tags;   /* NULL for a declared one */
 } RegEntry;
 
 RegEntry   *_reg_entry_new_declared (RegManifest *manifest,

@@ -139,38 +139,6 @@ _reg_entry_new_declared (RegManifest *manifest,
   return entry;
 }
 
-/* A backend registered at run time: its name and tags (normalized) in the
- * same block as the entry. */
-static RegEntry *
-entry_new_registered (const char         *name,
-                      const char * const *tags,
-                      RegCompiler        *compiler)
-{
-  gsize n_tags = g_strv_length ((char **) tags);
-  gsize size = sizeof (RegEntry) + (n_tags + 1) * sizeof (char *) + strlen (name) + 1;
-  RegEntry *entry;
-  const char **tag_slots;
-  char *next;
-
-  for (gsize i = 0; i < n_tags; i++)
-    size += strlen (tags[i]) + 1;
-
-  entry = g_malloc0 (size);
-  tag_slots = (const char **) (entry + 1);
-  next = (char *) (tag_slots + n_tags + 1);
-  for (gsize i = 0; i < n_tags; i++)
-    {
-      tag_slots[i] = strcpy (next, tags[i]);
-      next += strlen (tags[i]) + 1;
-    }
-  entry->name = strcpy (next, name);
-  entry->tags = tag_slots;
-  entry->compiler = g_object_ref (compiler);
-  entry->origin = REG_BACKEND_ORIGIN_RUNTIME;
-
-  return entry;
-}
-
 void
 _reg_entry_free (RegEntry *entry)
 {
@@ -178,6 +146,8 @@ _reg_entry_free (RegEntry *entry)
   g_clear_pointer (&entry->manifest, _reg_manifest_unref);
   g_clear_pointer (&entry->hidden, g_ptr_array_unref);
   g_free (entry->load_error);
+  g_free (entry->owned_name);
+  g_strfreev (entry->owned_tags);
   g_free (entry);
 }
 
@@ -753,7 +723,12 @@ reg_registry_register_backend (RegRegistry        *self,
    * infos of the backend may be taken in any. */
   reg_compiler_get_options (compiler);
 
-  entry = entry_new_registered (name, (const char * const *) normalized, compiler);
+  entry = g_new0 (RegEntry, 1);
+  entry->name = entry->owned_name = g_strdup (name);
+  entry->owned_tags = g_steal_pointer (&normalized);
+  entry->tags = (const char * const *) entry->owned_tags;
+  entry->compiler = g_object_ref (compiler);
+  entry->origin = REG_BACKEND_ORIGIN_RUNTIME;
 
   g_rw_lock_writer_lock (&self->lock);
   existing = g_hash_table_lookup (self->backends, name);
