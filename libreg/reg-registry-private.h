@@ -136,8 +136,10 @@ GPtrArray  *_reg_registry_garbage_new       (void);
  * or loaded: drops the views derived from the table. */
 void        _reg_registry_invalidate_locked (RegRegistry  *self,
                                              GPtrArray    *garbage);
-/* The INVALID_BACKEND error of @name: why a skipped manifest that
- * declares it was skipped, or the names close to it. */
+/* The error of looking up @name, no backend: LOAD_FAILED for a name a
+ * loaded module offered without declaring it (docs/discovery.md);
+ * otherwise INVALID_BACKEND, saying why a skipped manifest that declares
+ * it was skipped, or the names close to it. */
 void        _reg_registry_set_unknown_error_locked (RegRegistry  *self,
                                                     const char   *name,
                                                     GError      **error);

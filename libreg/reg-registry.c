@@ -302,9 +302,6 @@ suggest_locked (RegRegistry *self,
   return reg_close_matches (name, names, 3, 0.6);
 }
 
-/* The error of looking up a name that is not a backend: LOAD_FAILED for a
- * name a loaded module offered without declaring it (docs/discovery.md), the
- * unknown-backend message otherwise. */
 void
 _reg_registry_set_unknown_error_locked (RegRegistry  *self,
                                         const char   *name,
@@ -732,7 +729,7 @@ reg_registry_register_backend (RegRegistry        *self,
 
   g_rw_lock_writer_lock (&self->lock);
   existing = g_hash_table_lookup (self->backends, name);
-  if (existing != NULL && (existing->compiler != NULL || existing->origin == REG_BACKEND_ORIGIN_RUNTIME))
+  if (existing != NULL && existing->compiler != NULL)
     {
       g_rw_lock_writer_unlock (&self->lock);
       _reg_entry_free (entry);

@@ -208,9 +208,7 @@ reg_registry_set_default_compiler (RegRegistry *self,
   set_default (self, NULL, compiler, REG_SETTING_SOURCE_APPLICATION);
 }
 
-/* Resolves the default to a compiler and the name to bind its functions
- * to (the default backend's name, or a default object's own name).  A
- * default that REG_DEFAULT_BACKEND set to a name that is no backend is
+/* A default that REG_DEFAULT_BACKEND set to a name that is no backend is
  * reported once, with suggestions, and replaced by the built-in default. */
 RegCompiler *
 _reg_settings_resolve_default (RegRegistry  *self,
