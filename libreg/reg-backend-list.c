@@ -14,7 +14,6 @@
 
 #include "reg-backend-info-private.h"
 #include "reg-backend-list.h"
-#include "reg-name-private.h"
 #include "reg-registry-private.h"
 
 /**

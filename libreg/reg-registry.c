@@ -13,7 +13,6 @@
 
 #include "reg-backend-info-private.h"
 #include "reg-close-matches.h"
-#include "reg-compiler-private.h"
 #include "reg-enums.h"
 #include "reg-hazard-private.h"
 #include "reg-message-private.h"

@@ -6,8 +6,6 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-#include <string.h>
-
 #include "reg-environment-private.h"
 #include "reg-message-private.h"
 #include "reg-name-private.h"
