@@ -56,7 +56,6 @@
  * a weak reference, and only in the model's context. */
 typedef struct
 {
-  gint             ref_count;  /* atomic, as in reg-manifest.c */
   GWeakRef         model;
   GMainContext    *context;
   GThread         *home;      /* the thread that made the model */
@@ -102,9 +101,8 @@ G_DEFINE_FINAL_TYPE_WITH_CODE (RegBackendList, reg_backend_list, G_TYPE_OBJECT,
 static Link *
 link_new (RegBackendList *model)
 {
-  Link *link = g_new0 (Link, 1);
+  Link *link = g_atomic_rc_box_new0 (Link);
 
-  g_atomic_int_set (&link->ref_count, 1);
   g_weak_ref_init (&link->model, model);
   link->context = g_main_context_ref_thread_default ();
   link->home = g_thread_self ();
@@ -113,24 +111,19 @@ link_new (RegBackendList *model)
   return link;
 }
 
-static Link *
-link_ref (Link *link)
+static void
+link_clear (Link *link)
 {
-  g_atomic_int_inc (&link->ref_count);
-  return link;
+  g_assert (link->pending == NULL);
+  g_weak_ref_clear (&link->model);
+  g_main_context_unref (link->context);
+  g_mutex_clear (&link->mutex);
 }
 
 static void
 link_unref (Link *link)
 {
-  if (!g_atomic_int_dec_and_test (&link->ref_count))
-    return;
-
-  g_assert (link->pending == NULL);
-  g_weak_ref_clear (&link->model);
-  g_main_context_unref (link->context);
-  g_mutex_clear (&link->mutex);
-  g_free (link);
+  g_atomic_rc_box_release_full (link, (GDestroyNotify) link_clear);
 }
 
 static void
@@ -196,7 +189,7 @@ on_registry_changed (gpointer  registry,
       source = g_idle_source_new ();
       g_source_set_priority (source, G_PRIORITY_DEFAULT);
       g_source_set_static_name (source, "[libreg] RegBackendList update");
-      g_source_set_callback (source, link_dispatch, link_ref (link), (GDestroyNotify) link_unref);
+      g_source_set_callback (source, link_dispatch, g_atomic_rc_box_acquire (link), (GDestroyNotify) link_unref);
       link->pending = source;
       g_source_attach (source, link->context);
     }
@@ -349,7 +342,7 @@ reg_backend_list_constructed (GObject *object)
   for (guint i = 0; i < G_N_ELEMENTS (signal_names); i++)
     self->handlers[i] = g_signal_connect_data (self->registry, signal_names[i],
                                                G_CALLBACK (on_registry_changed),
-                                               link_ref (self->link), link_closure_notify, 0);
+                                               g_atomic_rc_box_acquire (self->link), link_closure_notify, 0);
   update (self);
 }
 
