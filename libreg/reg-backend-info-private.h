@@ -10,47 +10,32 @@
 
 G_BEGIN_DECLS
 
-/* @options: an option list, or NULL (no schema); @details: the manifest's
- * version, authors, website, license and compiler flags (nullable), kept
- * by reference. */
-RegBackendInfo *_reg_backend_info_new   (const char         *name,
-                                         const char * const *tags,
-                                         const char         *description,
-                                         const char         *module_path,
-                                         gboolean            loaded,
-                                         RegBackendOrigin    origin,
-                                         gboolean            is_default,
-                                         GListModel         *options,
-                                         RegBackendDetails  *details);
+/* The info of the backend @name, made under the registry's lock from
+ * what runs none of the backend's code: @manifest and @declaration (both
+ * NULL for a runtime backend) give its description, paths, loader, entry
+ * point and details (kept by reference), @hidden (nullable, RegManifest)
+ * the other declarations of its name it hides.  Complete it with
+ * _reg_backend_info_complete() before handing it out. */
+RegBackendInfo *_reg_backend_info_new      (const char               *name,
+                                            const char * const       *tags,
+                                            RegBackendOrigin          origin,
+                                            gboolean                  is_default,
+                                            const RegManifest        *manifest,
+                                            const RegManifestBackend *declaration,
+                                            GPtrArray                *hidden);
 
-/* Sets the options (an option list, or NULL) of an info nobody else has
- * seen yet. */
-void            _reg_backend_info_set_options (RegBackendInfo *self,
-                                               GListModel     *options);
+/* Completes @self once, outside the lock (it asks @compiler): @compiler
+ * (nullable, the backend's once loaded) adds its flags and, for a runtime
+ * backend, its options; @verdict (nullable) is the one that governs it,
+ * @load_error (nullable) why its last load failed.  The state follows. */
+void            _reg_backend_info_complete (RegBackendInfo           *self,
+                                            RegCompiler              *compiler,
+                                            RegVerdict               *verdict,
+                                            const char               *load_error);
 
-/* Adds @flags, what the backend's compiler says of itself, to the
- * manifest's, on an info nobody else has seen yet. */
-void            _reg_backend_info_add_compiler_flags (RegBackendInfo   *self,
-                                                      RegCompilerFlags  flags);
-
-/* Whether @a and @b say the same of the same backend. */
-gboolean        _reg_backend_info_equal (RegBackendInfo     *a,
-                                         RegBackendInfo     *b);
-
-/* Sets where a module backend was declared, once, before @self is handed
- * out: the manifest, the later declarations of its name it hides, its
- * loader and (nullable) its entry point. */
-void            _reg_backend_info_set_declaration (RegBackendInfo     *self,
-                                                   const char         *manifest_path,
-                                                   const char * const *shadowed_manifests,
-                                                   const char         *loader,
-                                                   const char         *entry_point);
-
-/* Sets what the backend's state is, once, before @self is handed out:
- * @verdict (nullable) is the one that governs it, @load_error (nullable)
- * why its last load failed; the state follows from them and @loaded. */
-void            _reg_backend_info_set_state (RegBackendInfo     *self,
-                                             RegVerdict         *verdict,
-                                             const char         *load_error);
+/* Whether @a and @b, made by _reg_backend_info_new() (whose tags and
+ * shadowed manifests are never NULL), say the same of the same backend. */
+gboolean        _reg_backend_info_equal    (RegBackendInfo           *a,
+                                            RegBackendInfo           *b);
 
 G_END_DECLS

@@ -4,7 +4,7 @@
  */
 
 #include "reg-backend-info-private.h"
-#include "reg-compiler.h"
+#include "reg-compiler-private.h"
 #include "reg-enums.h"
 #include "reg-option-private.h"
 
@@ -32,7 +32,6 @@ struct _RegBackendInfo
   char            **tags;
   char             *description;
   char             *module_path;
-  gboolean          loaded;
   RegBackendOrigin  origin;
   gboolean          is_default;
   GListModel       *options;  /* an option list, or NULL */
@@ -121,7 +120,7 @@ reg_backend_info_get_property (GObject    *object,
       g_value_set_string (value, self->module_path);
       break;
     case PROP_LOADED:
-      g_value_set_boolean (value, self->loaded);
+      g_value_set_boolean (value, self->state == REG_BACKEND_STATE_LOADED);
       break;
     case PROP_ORIGIN:
       g_value_set_enum (value, self->origin);
@@ -402,97 +401,78 @@ reg_backend_info_init (RegBackendInfo *self)
 {
 }
 
-void
-_reg_backend_info_set_declaration (RegBackendInfo     *self,
-                                   const char         *manifest_path,
-                                   const char * const *shadowed_manifests,
-                                   const char         *loader,
-                                   const char         *entry_point)
-{
-  static const char * const none[] = { NULL };
-
-  g_assert (self->manifest_path == NULL && self->shadowed_manifests == NULL);
-
-  self->manifest_path = g_strdup (manifest_path);
-  self->shadowed_manifests = g_strdupv ((char **) (shadowed_manifests != NULL ? shadowed_manifests : none));
-  self->loader = g_strdup (loader);
-  self->entry_point = g_strdup (entry_point);
-}
-
-/* Fills the fields directly: a list model of a registry's backends makes
- * one per backend on every change, and the options are an option list
- * already. */
 RegBackendInfo *
-_reg_backend_info_new (const char         *name,
-                       const char * const *tags,
-                       const char         *description,
-                       const char         *module_path,
-                       gboolean            loaded,
-                       RegBackendOrigin    origin,
-                       gboolean            is_default,
-                       GListModel         *options,
-                       RegBackendDetails  *details)
+_reg_backend_info_new (const char               *name,
+                       const char * const       *tags,
+                       RegBackendOrigin          origin,
+                       gboolean                  is_default,
+                       const RegManifest        *manifest,
+                       const RegManifestBackend *declaration,
+                       GPtrArray                *hidden)
 {
   RegBackendInfo *self = g_object_new (REG_TYPE_BACKEND_INFO, NULL);
+  guint n_hidden = hidden != NULL ? hidden->len : 0;
+
+  g_assert ((manifest == NULL) == (declaration == NULL));
 
   self->name = g_strdup (name);
   self->tags = g_strdupv ((char **) tags);
-  self->description = g_strdup (description);
-  self->module_path = g_strdup (module_path);
-  self->loaded = loaded;
   self->origin = origin;
   self->is_default = is_default;
-  self->options = options != NULL ? g_object_ref (options) : NULL;
-  if (details != NULL)
+  self->shadowed_manifests = g_new0 (char *, n_hidden + 1);
+  for (guint i = 0; i < n_hidden; i++)
+    self->shadowed_manifests[i] = _reg_manifest_dup_path (g_ptr_array_index (hidden, i));
+
+  if (manifest == NULL)
+    return self;
+
+  /* A loader without a file of its own (Python) has no module path. */
+  if (manifest->loader->locate != NULL)
+    self->module_path = _reg_manifest_dup_source_path (manifest);
+  self->manifest_path = _reg_manifest_dup_path (manifest);
+  self->loader = g_strdup (manifest->loader->name);
+  if (declaration->entry != NULL)
+    self->entry_point = g_strconcat (manifest->source, ":", declaration->entry, NULL);
+  self->description = g_strdup (declaration->description);
+  if (declaration->details != NULL)
     {
-      self->details = _reg_backend_details_ref (details);
-      self->compiler_flags = details->compiler_flags;
+      self->details = _reg_backend_details_ref (declaration->details);
+      g_set_object (&self->options, self->details->options);
+      self->compiler_flags = self->details->compiler_flags;
     }
 
   return self;
 }
 
 void
-_reg_backend_info_add_compiler_flags (RegBackendInfo   *self,
-                                      RegCompilerFlags  flags)
+_reg_backend_info_complete (RegBackendInfo *self,
+                            RegCompiler    *compiler,
+                            RegVerdict     *verdict,
+                            const char     *load_error)
 {
-  self->compiler_flags |= flags;
-}
+  g_assert (self->verdict == NULL && self->reason == NULL);
 
-void
-_reg_backend_info_set_options (RegBackendInfo *self,
-                               GListModel     *options)
-{
-  g_set_object (&self->options, options);
-}
-
-static gboolean
-strv_equal (char **a,
-            char **b)
-{
-  if (a == NULL || b == NULL)
-    return a == b;
-
-  return g_strv_equal ((const char * const *) a, (const char * const *) b);
-}
-
-/* Whether the details of two infos show the same: their flags and options
- * are not compared, an info showing them combined with its compiler's
- * (compiler_flags, options). */
-static gboolean
-same_details_shown (const RegBackendDetails *a,
-                    const RegBackendDetails *b)
-{
-  static const RegBackendDetails none = { 0 };
-
-  a = a != NULL ? a : &none;
-  b = b != NULL ? b : &none;
-
-  return g_strcmp0 (a->version, b->version) == 0 &&
-         strv_equal (a->authors, b->authors) &&
-         g_strcmp0 (a->website, b->website) == 0 &&
-         g_strcmp0 (a->license, b->license) == 0 &&
-         strv_equal (a->operators, b->operators);
+  g_set_object (&self->verdict, verdict);
+  if (compiler != NULL)
+    {
+      self->state = REG_BACKEND_STATE_LOADED;
+      /* A module backend's schema is its manifest's, in the info already. */
+      if (self->origin == REG_BACKEND_ORIGIN_RUNTIME)
+        g_set_object (&self->options, reg_compiler_get_options (compiler));
+      self->compiler_flags |= _reg_compiler_get_effective_flags (compiler);
+    }
+  else if (verdict != NULL && reg_verdict_get_quarantines (verdict))
+    {
+      self->state = REG_BACKEND_STATE_QUARANTINED;
+      self->reason = g_strdup (reg_verdict_get_reason (verdict));
+    }
+  else if (load_error != NULL)
+    {
+      self->state = REG_BACKEND_STATE_FAILED;
+      self->reason = g_strdup (load_error);
+    }
+  else
+    self->state = REG_BACKEND_STATE_DECLARED;
 }
 
 gboolean
@@ -500,17 +480,17 @@ _reg_backend_info_equal (RegBackendInfo *a,
                          RegBackendInfo *b)
 {
   return g_strcmp0 (a->name, b->name) == 0 &&
-         strv_equal (a->tags, b->tags) &&
+         g_strv_equal ((const char * const *) a->tags, (const char * const *) b->tags) &&
          g_strcmp0 (a->description, b->description) == 0 &&
          g_strcmp0 (a->module_path, b->module_path) == 0 &&
-         a->loaded == b->loaded &&
          a->origin == b->origin &&
          a->is_default == b->is_default &&
          (a->options == b->options || _reg_option_list_equal (a->options, b->options)) &&
-         same_details_shown (a->details, b->details) &&
+         _reg_backend_details_equal (a->details, b->details) &&
          a->compiler_flags == b->compiler_flags &&
          g_strcmp0 (a->manifest_path, b->manifest_path) == 0 &&
-         strv_equal (a->shadowed_manifests, b->shadowed_manifests) &&
+         g_strv_equal ((const char * const *) a->shadowed_manifests,
+                       (const char * const *) b->shadowed_manifests) &&
          a->state == b->state &&
          g_strcmp0 (a->reason, b->reason) == 0 &&
          (a->verdict == NULL) == (b->verdict == NULL) &&
@@ -599,7 +579,7 @@ reg_backend_info_get_loaded (RegBackendInfo *self)
 {
   g_return_val_if_fail (REG_IS_BACKEND_INFO (self), FALSE);
 
-  return self->loaded;
+  return self->state == REG_BACKEND_STATE_LOADED;
 }
 
 /**
@@ -867,30 +847,6 @@ reg_backend_info_get_shadowed_manifests (RegBackendInfo *self)
   g_return_val_if_fail (REG_IS_BACKEND_INFO (self), NULL);
 
   return self->shadowed_manifests != NULL ? (const char * const *) self->shadowed_manifests : none;
-}
-
-void
-_reg_backend_info_set_state (RegBackendInfo *self,
-                             RegVerdict     *verdict,
-                             const char     *load_error)
-{
-  g_assert (self->verdict == NULL && self->reason == NULL);
-
-  self->verdict = verdict != NULL ? g_object_ref (verdict) : NULL;
-  if (self->loaded)
-    self->state = REG_BACKEND_STATE_LOADED;
-  else if (verdict != NULL && reg_verdict_get_quarantines (verdict))
-    {
-      self->state = REG_BACKEND_STATE_QUARANTINED;
-      self->reason = g_strdup (reg_verdict_get_reason (verdict));
-    }
-  else if (load_error != NULL)
-    {
-      self->state = REG_BACKEND_STATE_FAILED;
-      self->reason = g_strdup (load_error);
-    }
-  else
-    self->state = REG_BACKEND_STATE_DECLARED;
 }
 
 /**

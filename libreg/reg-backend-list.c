@@ -14,7 +14,6 @@
 
 #include "reg-backend-info-private.h"
 #include "reg-backend-list.h"
-#include "reg-name-private.h"
 #include "reg-registry-private.h"
 
 /**
@@ -57,7 +56,6 @@
  * a weak reference, and only in the model's context. */
 typedef struct
 {
-  gint             ref_count;  /* atomic, as in reg-manifest.c */
   GWeakRef         model;
   GMainContext    *context;
   GThread         *home;      /* the thread that made the model */
@@ -103,9 +101,8 @@ G_DEFINE_FINAL_TYPE_WITH_CODE (RegBackendList, reg_backend_list, G_TYPE_OBJECT,
 static Link *
 link_new (RegBackendList *model)
 {
-  Link *link = g_new0 (Link, 1);
+  Link *link = g_atomic_rc_box_new0 (Link);
 
-  g_atomic_int_set (&link->ref_count, 1);
   g_weak_ref_init (&link->model, model);
   link->context = g_main_context_ref_thread_default ();
   link->home = g_thread_self ();
@@ -114,24 +111,19 @@ link_new (RegBackendList *model)
   return link;
 }
 
-static Link *
-link_ref (Link *link)
+static void
+link_clear (Link *link)
 {
-  g_atomic_int_inc (&link->ref_count);
-  return link;
+  g_assert (link->pending == NULL);
+  g_weak_ref_clear (&link->model);
+  g_main_context_unref (link->context);
+  g_mutex_clear (&link->mutex);
 }
 
 static void
 link_unref (Link *link)
 {
-  if (!g_atomic_int_dec_and_test (&link->ref_count))
-    return;
-
-  g_assert (link->pending == NULL);
-  g_weak_ref_clear (&link->model);
-  g_main_context_unref (link->context);
-  g_mutex_clear (&link->mutex);
-  g_free (link);
+  g_atomic_rc_box_release_full (link, (GDestroyNotify) link_clear);
 }
 
 static void
@@ -141,9 +133,10 @@ link_closure_notify (gpointer  data,
   link_unref (data);
 }
 
-/* Cancels a scheduled update. */
-static void
-link_cancel (Link *link)
+/* Takes the scheduled update, if any: a change from now on schedules
+ * another. */
+static GSource *
+link_steal_pending (Link *link)
 {
   GSource *pending;
 
@@ -151,11 +144,7 @@ link_cancel (Link *link)
   pending = g_steal_pointer (&link->pending);
   g_mutex_unlock (&link->mutex);
 
-  if (pending != NULL)
-    {
-      g_source_destroy (pending);
-      g_source_unref (pending);
-    }
+  return pending;
 }
 
 static void update (RegBackendList *self);
@@ -164,16 +153,9 @@ static gboolean
 link_dispatch (gpointer data)
 {
   Link *link = data;
-  g_autoptr(RegBackendList) model = NULL;
-  GSource *pending;
+  g_autoptr(GSource) pending = link_steal_pending (link);
+  g_autoptr(RegBackendList) model = g_weak_ref_get (&link->model);
 
-  /* Cleared first: a change from now on schedules another update. */
-  g_mutex_lock (&link->mutex);
-  pending = g_steal_pointer (&link->pending);
-  g_mutex_unlock (&link->mutex);
-  g_clear_pointer (&pending, g_source_unref);
-
-  model = g_weak_ref_get (&link->model);
   if (model != NULL)
     update (model);
 
@@ -207,7 +189,7 @@ on_registry_changed (gpointer  registry,
       source = g_idle_source_new ();
       g_source_set_priority (source, G_PRIORITY_DEFAULT);
       g_source_set_static_name (source, "[libreg] RegBackendList update");
-      g_source_set_callback (source, link_dispatch, link_ref (link), (GDestroyNotify) link_unref);
+      g_source_set_callback (source, link_dispatch, g_atomic_rc_box_acquire (link), (GDestroyNotify) link_unref);
       link->pending = source;
       g_source_attach (source, link->context);
     }
@@ -215,27 +197,6 @@ on_registry_changed (gpointer  registry,
 }
 
 /* Updating */
-
-/* Replaces @removed items at @position by the @added infos of @fresh from
- * @first, and says so. */
-static void
-splice_and_emit (RegBackendList *self,
-                 guint           position,
-                 guint           removed,
-                 GPtrArray      *fresh,
-                 guint           first,
-                 guint           added)
-{
-  if (removed == 0 && added == 0)
-    return;
-
-  g_ptr_array_remove_range (self->items, position, removed);
-  for (guint k = 0; k < added; k++)
-    g_ptr_array_insert (self->items, position + k,
-                        g_object_ref (g_ptr_array_index (fresh, first + k)));
-
-  g_list_model_items_changed (G_LIST_MODEL (self), position, removed, added);
-}
 
 static void
 update_once (RegBackendList *self)
@@ -274,7 +235,16 @@ update_once (RegBackendList *self)
             j++;
         }
 
-      splice_and_emit (self, run_old + shift, i - run_old, fresh, run_fresh, j - run_fresh);
+      if (i > run_old || j > run_fresh)
+        {
+          guint position = run_old + shift;
+
+          g_ptr_array_remove_range (self->items, position, i - run_old);
+          for (guint k = run_fresh; k < j; k++)
+            g_ptr_array_insert (self->items, position + k - run_fresh,
+                                g_object_ref (g_ptr_array_index (fresh, k)));
+          g_list_model_items_changed (G_LIST_MODEL (self), position, i - run_old, j - run_fresh);
+        }
       shift += (gint) (j - run_fresh) - (gint) (i - run_old);
       /* Past the item that stays (past the end when there is none). */
       i++;
@@ -366,19 +336,14 @@ reg_backend_list_constructed (GObject *object)
   self->link = link_new (self);
 
   /* Connected before the first copy, so that no change can fall between
-   * the two; a change heard during the first copy makes a second. */
-  self->updating = TRUE;
+   * the two; a change heard during the first copy makes a second.  The
+   * first copy's signals reach no handler: nobody has the model yet. */
   G_STATIC_ASSERT (G_N_ELEMENTS (signal_names) == G_N_ELEMENTS (self->handlers));
   for (guint i = 0; i < G_N_ELEMENTS (signal_names); i++)
     self->handlers[i] = g_signal_connect_data (self->registry, signal_names[i],
                                                G_CALLBACK (on_registry_changed),
-                                               link_ref (self->link), link_closure_notify, 0);
-  g_ptr_array_extend_and_steal (self->items,
-                                _reg_registry_dup_infos (self->registry,
-                                                         (const char * const *) self->exclude_tags));
-  self->updating = FALSE;
-  if (self->dirty)
-    update (self);
+                                               g_atomic_rc_box_acquire (self->link), link_closure_notify, 0);
+  update (self);
 }
 
 static void
@@ -394,7 +359,10 @@ reg_backend_list_dispose (GObject *object)
     }
   if (self->link != NULL)
     {
-      link_cancel (self->link);
+      g_autoptr(GSource) pending = link_steal_pending (self->link);
+
+      if (pending != NULL)
+        g_source_destroy (pending);
       g_clear_pointer (&self->link, link_unref);
     }
 

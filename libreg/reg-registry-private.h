@@ -28,7 +28,7 @@ G_BEGIN_DECLS
 
 /* A backend of the table.  A declared one points into its manifest for
  * its name, tags and description; a registered one owns copies of its
- * name and tags, in the same block as the struct. */
+ * name and tags. */
 typedef struct
 {
   const char               *name;
@@ -40,6 +40,8 @@ typedef struct
   GPtrArray                *hidden;       /* nullable: the other manifests declaring its
                                            * name, in search order (refs) */
   char                     *load_error;   /* why its last load failed, or NULL */
+  char                     *owned_name;   /* a registered backend's name and tags, */
+  char                    **owned_tags;   /* NULL for a declared one */
 } RegEntry;
 
 RegEntry   *_reg_entry_new_declared (RegManifest *manifest,
@@ -78,7 +80,6 @@ struct _RegRegistry
   RegSettingSource  default_source;
   GPtrArray        *fallbacks;      /* never NULL: names, NULL-terminated, never
                                      * changed (a new array replaces it) */
-  gboolean          strict;         /* no partition, no fallback */
 
   /* The loaded backends, read by lookups without any lock (hazard
    * pointers, see reg-hazard-private.h).  Written under `lock`: cleared
@@ -92,8 +93,9 @@ struct _RegRegistry
   /* Serialises discovery and loading in this registry: see reg-loading.c. */
   GRecMutex         load_lock;
 
-  /* RegModuleChecks; atomic, read by loads without any lock. */
-  gint              module_checks;
+  /* Atomic, read without any lock. */
+  gint              module_checks;  /* RegModuleChecks, read by loads */
+  gboolean          strict;         /* no partition, no fallback */
 };
 
 enum {
@@ -134,8 +136,10 @@ GPtrArray  *_reg_registry_garbage_new       (void);
  * or loaded: drops the views derived from the table. */
 void        _reg_registry_invalidate_locked (RegRegistry  *self,
                                              GPtrArray    *garbage);
-/* The INVALID_BACKEND error of @name: why a skipped manifest that
- * declares it was skipped, or the names close to it. */
+/* The error of looking up @name, no backend: LOAD_FAILED for a name a
+ * loaded module offered without declaring it (docs/discovery.md);
+ * otherwise INVALID_BACKEND, saying why a skipped manifest that declares
+ * it was skipped, or the names close to it. */
 void        _reg_registry_set_unknown_error_locked (RegRegistry  *self,
                                                     const char   *name,
                                                     GError      **error);

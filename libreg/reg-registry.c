@@ -13,7 +13,6 @@
 
 #include "reg-backend-info-private.h"
 #include "reg-close-matches.h"
-#include "reg-compiler-private.h"
 #include "reg-enums.h"
 #include "reg-hazard-private.h"
 #include "reg-message-private.h"
@@ -139,38 +138,6 @@ _reg_entry_new_declared (RegManifest *manifest,
   return entry;
 }
 
-/* A backend registered at run time: its name and tags (normalized) in the
- * same block as the entry. */
-static RegEntry *
-entry_new_registered (const char         *name,
-                      const char * const *tags,
-                      RegCompiler        *compiler)
-{
-  gsize n_tags = g_strv_length ((char **) tags);
-  gsize size = sizeof (RegEntry) + (n_tags + 1) * sizeof (char *) + strlen (name) + 1;
-  RegEntry *entry;
-  const char **tag_slots;
-  char *next;
-
-  for (gsize i = 0; i < n_tags; i++)
-    size += strlen (tags[i]) + 1;
-
-  entry = g_malloc0 (size);
-  tag_slots = (const char **) (entry + 1);
-  next = (char *) (tag_slots + n_tags + 1);
-  for (gsize i = 0; i < n_tags; i++)
-    {
-      tag_slots[i] = strcpy (next, tags[i]);
-      next += strlen (tags[i]) + 1;
-    }
-  entry->name = strcpy (next, name);
-  entry->tags = tag_slots;
-  entry->compiler = g_object_ref (compiler);
-  entry->origin = REG_BACKEND_ORIGIN_RUNTIME;
-
-  return entry;
-}
-
 void
 _reg_entry_free (RegEntry *entry)
 {
@@ -178,6 +145,8 @@ _reg_entry_free (RegEntry *entry)
   g_clear_pointer (&entry->manifest, _reg_manifest_unref);
   g_clear_pointer (&entry->hidden, g_ptr_array_unref);
   g_free (entry->load_error);
+  g_free (entry->owned_name);
+  g_strfreev (entry->owned_tags);
   g_free (entry);
 }
 
@@ -332,18 +301,30 @@ suggest_locked (RegRegistry *self,
   return reg_close_matches (name, names, 3, 0.6);
 }
 
-static void
-set_invalid_backend_error_locked (RegRegistry  *self,
-                                  const char   *name,
-                                  GError      **error)
+void
+_reg_registry_set_unknown_error_locked (RegRegistry  *self,
+                                        const char   *name,
+                                        GError      **error)
 {
   g_auto(GStrv) suggestions = NULL;
   g_autoptr(GString) quoted = g_string_new (NULL);
   g_autofree char *shown = NULL;
-  const RegManifestSkip *skip = _reg_discovery_find_skipped_locked (self, name);
+  const RegManifestSkip *skip;
+  const char *rejected;
+
+  if (error == NULL)
+    return;
+
+  rejected = g_hash_table_lookup (self->rejected, name);
+  if (rejected != NULL)
+    {
+      g_set_error_literal (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED, rejected);
+      return;
+    }
 
   /* A name only a skipped manifest declares: saying why is more use than
    * suggestions. */
+  skip = _reg_discovery_find_skipped_locked (self, name);
   if (skip != NULL)
     {
       g_autofree char *path = _reg_text_for_message (skip->path, -1, 4096);
@@ -355,8 +336,6 @@ set_invalid_backend_error_locked (RegRegistry  *self,
       return;
     }
 
-  suggestions = suggest_locked (self, name);
-
   /* A name that could be a backend's is shown as it is (docs/names.md); any
    * other (a line break, a megabyte) is escaped and cut, so that the
    * message stays one readable line. */
@@ -364,43 +343,14 @@ set_invalid_backend_error_locked (RegRegistry  *self,
     shown = g_strdup (name);
   else
     shown = _reg_text_for_message (name, -1, 255);
-  name = shown;
 
-  if (suggestions[0] == NULL)
-    {
-      g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_INVALID_BACKEND,
-                   "Invalid backend: '%s'. See `regctl list` for available backends.",
-                   name);
-      return;
-    }
-
+  suggestions = suggest_locked (self, name);
   for (guint i = 0; suggestions[i] != NULL; i++)
-    g_string_append_printf (quoted, "%s'%s'", i > 0 ? ", " : "", suggestions[i]);
+    g_string_append_printf (quoted, "%s'%s'", i > 0 ? ", " : ", did you mean: ", suggestions[i]);
 
   g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_INVALID_BACKEND,
-               "Invalid backend: '%s', did you mean: %s? See `regctl list` for available backends.",
-               name, quoted->str);
-}
-
-/* The error of looking up a name that is not a backend: LOAD_FAILED for a
- * name a loaded module offered without declaring it (docs/discovery.md), the
- * unknown-backend message otherwise. */
-void
-_reg_registry_set_unknown_error_locked (RegRegistry  *self,
-                                        const char   *name,
-                                        GError      **error)
-{
-  const char *rejected;
-
-  if (error == NULL)
-    return;
-
-  rejected = g_hash_table_lookup (self->rejected, name);
-
-  if (rejected != NULL)
-    g_set_error_literal (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED, rejected);
-  else
-    set_invalid_backend_error_locked (self, name, error);
+               "Invalid backend: '%s'%s%s See `regctl list` for available backends.",
+               shown, quoted->str, quoted->len > 0 ? "?" : ".");
 }
 
 /* The object */
@@ -564,54 +514,64 @@ reg_registry_class_init (RegRegistryClass *klass)
 
   g_object_class_install_properties (object_class, REG_REGISTRY_N_PROPS, _reg_registry_properties);
 
-  /**
-   * RegRegistry::backend-registered:
-   * @self: the registry
-   * @name: the backend's name
-   *
-   * A compiler was added under @name: registered at run time, or made
-   * when its module was loaded.  The detail is the name, so
-   * `backend-registered::inductor` reports that backend only.
-   */
-  _reg_registry_signals[REG_REGISTRY_BACKEND_REGISTERED] =
-    g_signal_new ("backend-registered",
-                  G_TYPE_FROM_CLASS (klass),
-                  G_SIGNAL_RUN_LAST | G_SIGNAL_DETAILED,
-                  0, NULL, NULL, NULL,
-                  G_TYPE_NONE, 1, G_TYPE_STRING);
+  /* The signals about one backend, detailed with its name. */
+  static const char * const name_signals[REG_REGISTRY_N_SIGNALS] = {
+    /**
+     * RegRegistry::backend-registered:
+     * @self: the registry
+     * @name: the backend's name
+     *
+     * A compiler was added under @name: registered at run time, or made
+     * when its module was loaded.  The detail is the name, so
+     * `backend-registered::inductor` reports that backend only.
+     */
+    [REG_REGISTRY_BACKEND_REGISTERED] = "backend-registered",
 
-  /**
-   * RegRegistry::backend-declared:
-   * @self: the registry
-   * @name: the backend's name
-   *
-   * Discovery found a manifest declaring @name; nothing was loaded.
-   * [method@Reg.Registry.rescan] emits it again for a name whose manifest
-   * now says something else of it.  Detailed with the name.
-   */
-  _reg_registry_signals[REG_REGISTRY_BACKEND_DECLARED] =
-    g_signal_new ("backend-declared",
-                  G_TYPE_FROM_CLASS (klass),
-                  G_SIGNAL_RUN_LAST | G_SIGNAL_DETAILED,
-                  0, NULL, NULL, NULL,
-                  G_TYPE_NONE, 1, G_TYPE_STRING);
+    /**
+     * RegRegistry::backend-declared:
+     * @self: the registry
+     * @name: the backend's name
+     *
+     * Discovery found a manifest declaring @name; nothing was loaded.
+     * [method@Reg.Registry.rescan] emits it again for a name whose manifest
+     * now says something else of it.  Detailed with the name.
+     */
+    [REG_REGISTRY_BACKEND_DECLARED] = "backend-declared",
 
-  /**
-   * RegRegistry::backend-unregistered:
-   * @self: the registry
-   * @name: the backend's name
-   *
-   * The backend @name was removed (by
-   * [method@Reg.Registry.unregister_backend], or because a
-   * [method@Reg.Registry.rescan] no longer finds its declaration).
-   * Detailed with the name.
-   */
-  _reg_registry_signals[REG_REGISTRY_BACKEND_UNREGISTERED] =
-    g_signal_new ("backend-unregistered",
-                  G_TYPE_FROM_CLASS (klass),
-                  G_SIGNAL_RUN_LAST | G_SIGNAL_DETAILED,
-                  0, NULL, NULL, NULL,
-                  G_TYPE_NONE, 1, G_TYPE_STRING);
+    /**
+     * RegRegistry::backend-unregistered:
+     * @self: the registry
+     * @name: the backend's name
+     *
+     * The backend @name was removed (by
+     * [method@Reg.Registry.unregister_backend], or because a
+     * [method@Reg.Registry.rescan] no longer finds its declaration).
+     * Detailed with the name.
+     */
+    [REG_REGISTRY_BACKEND_UNREGISTERED] = "backend-unregistered",
+
+    /**
+     * RegRegistry::backend-changed:
+     * @self: the registry
+     * @name: the backend's name
+     *
+     * What [method@Reg.Registry.get_backend_info] says of the backend @name
+     * changed while it kept its name: a lookup failed to load it, or
+     * [method@Reg.Registry.verify_backend] recorded a verdict about it.
+     * (Registering, declaring and loading have signals of their own.)
+     * Detailed with the name.
+     */
+    [REG_REGISTRY_BACKEND_CHANGED] = "backend-changed",
+  };
+
+  for (guint i = 0; i < REG_REGISTRY_N_SIGNALS; i++)
+    if (name_signals[i] != NULL)
+      _reg_registry_signals[i] =
+        g_signal_new (name_signals[i],
+                      G_TYPE_FROM_CLASS (klass),
+                      G_SIGNAL_RUN_LAST | G_SIGNAL_DETAILED,
+                      0, NULL, NULL, NULL,
+                      G_TYPE_NONE, 1, G_TYPE_STRING);
 
   /**
    * RegRegistry::module-loaded:
@@ -650,24 +610,6 @@ reg_registry_class_init (RegRegistryClass *klass)
                   G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL,
                   G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_STRING, G_TYPE_ERROR);
-
-  /**
-   * RegRegistry::backend-changed:
-   * @self: the registry
-   * @name: the backend's name
-   *
-   * What [method@Reg.Registry.get_backend_info] says of the backend @name
-   * changed while it kept its name: a lookup failed to load it, or
-   * [method@Reg.Registry.verify_backend] recorded a verdict about it.
-   * (Registering, declaring and loading have signals of their own.)
-   * Detailed with the name.
-   */
-  _reg_registry_signals[REG_REGISTRY_BACKEND_CHANGED] =
-    g_signal_new ("backend-changed",
-                  G_TYPE_FROM_CLASS (klass),
-                  G_SIGNAL_RUN_LAST | G_SIGNAL_DETAILED,
-                  0, NULL, NULL, NULL,
-                  G_TYPE_NONE, 1, G_TYPE_STRING);
 }
 
 static void
@@ -777,11 +719,16 @@ reg_registry_register_backend (RegRegistry        *self,
    * infos of the backend may be taken in any. */
   reg_compiler_get_options (compiler);
 
-  entry = entry_new_registered (name, (const char * const *) normalized, compiler);
+  entry = g_new0 (RegEntry, 1);
+  entry->name = entry->owned_name = g_strdup (name);
+  entry->owned_tags = g_steal_pointer (&normalized);
+  entry->tags = (const char * const *) entry->owned_tags;
+  entry->compiler = g_object_ref (compiler);
+  entry->origin = REG_BACKEND_ORIGIN_RUNTIME;
 
   g_rw_lock_writer_lock (&self->lock);
   existing = g_hash_table_lookup (self->backends, name);
-  if (existing != NULL && (existing->compiler != NULL || existing->origin == REG_BACKEND_ORIGIN_RUNTIME))
+  if (existing != NULL && existing->compiler != NULL)
     {
       g_rw_lock_writer_unlock (&self->lock);
       _reg_entry_free (entry);
@@ -963,23 +910,6 @@ reg_registry_lookup_backend (RegRegistry  *self,
   return _reg_loading_load (self, name, error);
 }
 
-static char **
-dup_sorted_names_locked (RegRegistry        *self,
-                         const char * const *exclude_tags)
-{
-  GPtrArray *names = g_ptr_array_new_null_terminated (self->sorted->len, g_free, TRUE);
-
-  for (guint i = 0; i < self->sorted->len; i++)
-    {
-      const RegEntry *entry = g_ptr_array_index (self->sorted, i);
-
-      if (!entry_has_any_tag (entry, exclude_tags))
-        g_ptr_array_add (names, g_strdup (entry->name));
-    }
-
-  return (char **) g_ptr_array_free (names, FALSE);
-}
-
 /**
  * reg_registry_list_backends:
  * @self: a [class@Reg.Registry]
@@ -998,7 +928,7 @@ reg_registry_list_backends (RegRegistry        *self,
                             const char * const *exclude_tags)
 {
   static const char * const default_exclude[] = { REG_TAG_DEBUG, REG_TAG_EXPERIMENTAL, NULL };
-  char **names;
+  GPtrArray *names;
 
   g_return_val_if_fail (REG_IS_REGISTRY (self), NULL);
 
@@ -1007,19 +937,20 @@ reg_registry_list_backends (RegRegistry        *self,
 
   _reg_discovery_ensure (self);
 
-  /* The writer lock only to sort, once per change of the set of names. */
-  g_rw_lock_reader_lock (&self->lock);
-  names = self->sorted != NULL ? dup_sorted_names_locked (self, exclude_tags) : NULL;
-  g_rw_lock_reader_unlock (&self->lock);
-  if (names != NULL)
-    return names;
-
+  /* The writer lock, as the sort may have to be made again. */
   g_rw_lock_writer_lock (&self->lock);
   ensure_sorted_locked (self);
-  names = dup_sorted_names_locked (self, exclude_tags);
+  names = g_ptr_array_new_null_terminated (self->sorted->len, g_free, TRUE);
+  for (guint i = 0; i < self->sorted->len; i++)
+    {
+      const RegEntry *entry = g_ptr_array_index (self->sorted, i);
+
+      if (!entry_has_any_tag (entry, exclude_tags))
+        g_ptr_array_add (names, g_strdup (entry->name));
+    }
   g_rw_lock_writer_unlock (&self->lock);
 
-  return names;
+  return (char **) g_ptr_array_free (names, FALSE);
 }
 
 /* An info snapshot taken under the lock, waiting for what the compiler of
@@ -1039,34 +970,9 @@ info_request_start_locked (RegRegistry    *self,
                            const RegEntry *entry,
                            InfoRequest    *request)
 {
-  const RegManifestBackend *declaration = entry->declaration;
-  RegBackendDetails *details = declaration != NULL ? declaration->details : NULL;
-  g_autoptr(GPtrArray) hidden = g_ptr_array_new_null_terminated (0, g_free, TRUE);
-  g_autofree char *module_path = NULL;
-  g_autofree char *manifest_path = NULL;
-  g_autofree char *entry_point = NULL;
-  const char *loader = NULL;
-
-  if (entry->manifest != NULL)
-    {
-      /* A loader without a file of its own (Python) has no module path. */
-      if (entry->manifest->loader->locate != NULL)
-        module_path = _reg_manifest_dup_source_path (entry->manifest);
-      manifest_path = _reg_manifest_dup_path (entry->manifest);
-      loader = entry->manifest->loader->name;
-      if (declaration->entry != NULL)
-        entry_point = g_strconcat (entry->manifest->source, ":", declaration->entry, NULL);
-    }
-  for (guint i = 0; entry->hidden != NULL && i < entry->hidden->len; i++)
-    g_ptr_array_add (hidden, _reg_manifest_dup_path (g_ptr_array_index (entry->hidden, i)));
-
-  request->info = _reg_backend_info_new (entry->name, entry->tags,
-                                         declaration != NULL ? declaration->description : NULL,
-                                         module_path, entry->compiler != NULL, entry->origin,
+  request->info = _reg_backend_info_new (entry->name, entry->tags, entry->origin,
                                          g_strcmp0 (self->default_name, entry->name) == 0,
-                                         details != NULL ? details->options : NULL, details);
-  _reg_backend_info_set_declaration (request->info, manifest_path,
-                                     (const char * const *) hidden->pdata, loader, entry_point);
+                                         entry->manifest, entry->declaration, entry->hidden);
   request->compiler = entry->compiler != NULL ? g_object_ref (entry->compiler) : NULL;
   request->load_error = g_strdup (entry->load_error);
   request->manifest = entry->manifest != NULL ? _reg_manifest_ref (entry->manifest) : NULL;
@@ -1089,18 +995,9 @@ info_request_finish (InfoRequest *request)
         verdict = _reg_verify_dup_verdict (reg_backend_info_get_name (request->info), verdict_path);
       g_clear_pointer (&request->manifest, _reg_manifest_unref);
     }
-  _reg_backend_info_set_state (request->info, verdict, request->load_error);
+  _reg_backend_info_complete (request->info, request->compiler, verdict, request->load_error);
   g_clear_pointer (&request->load_error, g_free);
-
-  if (request->compiler != NULL)
-    {
-      /* A module backend's schema is its manifest's, in the info already. */
-      if (reg_backend_info_get_origin (request->info) == REG_BACKEND_ORIGIN_RUNTIME)
-        _reg_backend_info_set_options (request->info, reg_compiler_get_options (request->compiler));
-      _reg_backend_info_add_compiler_flags (request->info,
-                                            _reg_compiler_get_effective_flags (request->compiler));
-      g_clear_object (&request->compiler);
-    }
+  g_clear_object (&request->compiler);
 
   return g_steal_pointer (&request->info);
 }

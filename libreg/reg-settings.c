@@ -6,8 +6,6 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-#include <string.h>
-
 #include "reg-environment-private.h"
 #include "reg-message-private.h"
 #include "reg-name-private.h"
@@ -45,21 +43,13 @@ fallbacks_new (const char * const  *names,
 void
 _reg_settings_init (RegRegistry *self)
 {
-  const char *default_name = NULL;
-  const char *fallbacks = NULL;
-  const char *cache_size = NULL;
-  const char *verify = NULL;
-  const char *strict = NULL;
+  gboolean trusted = _reg_environment_is_trusted ();
+  const char *default_name = trusted ? g_getenv ("REG_DEFAULT_BACKEND") : NULL;
+  const char *fallbacks = trusted ? g_getenv ("REG_FALLBACK_BACKENDS") : NULL;
+  const char *cache_size = trusted ? g_getenv ("REG_COMPILE_CACHE_SIZE") : NULL;
+  const char *verify = trusted ? g_getenv ("REG_VERIFY_MODULES") : NULL;
+  const char *strict = trusted ? g_getenv ("REG_STRICT") : NULL;
   guint64 size = REG_COMPILE_CACHE_DEFAULT_SIZE;
-
-  if (_reg_environment_is_trusted ())
-    {
-      default_name = g_getenv ("REG_DEFAULT_BACKEND");
-      fallbacks = g_getenv ("REG_FALLBACK_BACKENDS");
-      cache_size = g_getenv ("REG_COMPILE_CACHE_SIZE");
-      verify = g_getenv ("REG_VERIFY_MODULES");
-      strict = g_getenv ("REG_STRICT");
-    }
 
   self->strict = g_strcmp0 (strict, "1") == 0;
 
@@ -216,9 +206,7 @@ reg_registry_set_default_compiler (RegRegistry *self,
   set_default (self, NULL, compiler, REG_SETTING_SOURCE_APPLICATION);
 }
 
-/* Resolves the default to a compiler and the name to bind its functions
- * to (the default backend's name, or a default object's own name).  A
- * default that REG_DEFAULT_BACKEND set to a name that is no backend is
+/* A default that REG_DEFAULT_BACKEND set to a name that is no backend is
  * reported once, with suggestions, and replaced by the built-in default. */
 RegCompiler *
 _reg_settings_resolve_default (RegRegistry  *self,
@@ -436,16 +424,10 @@ void
 reg_registry_set_strict (RegRegistry *self,
                          gboolean     strict)
 {
-  gboolean changed;
-
   g_return_if_fail (REG_IS_REGISTRY (self));
 
-  g_rw_lock_writer_lock (&self->lock);
-  changed = self->strict != !!strict;
-  self->strict = !!strict;
-  g_rw_lock_writer_unlock (&self->lock);
-
-  if (changed)
+  strict = !!strict;
+  if (g_atomic_int_exchange (&self->strict, strict) != strict)
     {
       _reg_compile_cache_clear (self->cache);
       g_object_notify_by_pspec (G_OBJECT (self), _reg_registry_properties[REG_REGISTRY_PROP_STRICT]);
@@ -463,15 +445,9 @@ reg_registry_set_strict (RegRegistry *self,
 gboolean
 reg_registry_get_strict (RegRegistry *self)
 {
-  gboolean strict;
-
   g_return_val_if_fail (REG_IS_REGISTRY (self), FALSE);
 
-  g_rw_lock_reader_lock (&self->lock);
-  strict = self->strict;
-  g_rw_lock_reader_unlock (&self->lock);
-
-  return strict;
+  return g_atomic_int_get (&self->strict);
 }
 
 /**
