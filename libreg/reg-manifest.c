@@ -869,64 +869,43 @@ parse_with_hint (const char  *dir,
   return manifest;
 }
 
-/* The directory of @path, interned, and its file name. */
-static char *
-split_path (const char  *path,
-            const char **file)
-{
-  g_autofree char *dir = g_path_get_dirname (path);
-
-  *file = strrchr (path, '/') != NULL ? strrchr (path, '/') + 1 : path;
-  return g_ref_string_new_intern (dir);
-}
-
 RegManifest *
 _reg_manifest_parse (const char  *path,
                      const char  *data,
                      gsize        length,
                      GError     **error)
 {
-  const char *file, *hint;
-  char *dir = split_path (path, &file);
-  RegManifest *manifest = parse_with_hint (dir, file, data, length, &hint, error);
+  g_autofree char *dirname = g_path_get_dirname (path);
+  char *dir = g_ref_string_new_intern (dirname);
+  const char *slash = strrchr (path, '/');
+  const char *hint;
+  RegManifest *manifest;
 
+  manifest = parse_with_hint (dir, slash != NULL ? slash + 1 : path, data, length, &hint, error);
   g_ref_string_release (dir);
   return manifest;
 }
 
-/* Reads and parses the manifest @path (@file of @dir, a GRefString); on
- * failure *@hint says what to do and *@contents holds what was read, if
- * anything. */
-static RegManifest *
-read_manifest (const char   *path,
-               const char   *dir,
-               const char   *file,
-               GBytes      **contents,
-               const char  **hint,
-               GError      **error)
+/* A special file is refused unread (a FIFO would block discovery, a
+ * device never end), and so is one over REG_MANIFEST_MAX_SIZE. */
+static GBytes *
+read_manifest (const char  *path,
+               GError     **error)
 {
-  /* A special file is refused unread (a FIFO would block discovery, a
-   * device never end), and so is one over REG_MANIFEST_MAX_SIZE. */
-  *hint = HINT_FILE;
-  *contents = _reg_file_read (path, REG_MANIFEST_MAX_SIZE, "a manifest", NULL, error);
-  if (*contents == NULL)
-    return NULL;
-
-  return parse_with_hint (dir, file, g_bytes_get_data (*contents, NULL),
-                          g_bytes_get_size (*contents), hint, error);
+  return _reg_file_read (path, REG_MANIFEST_MAX_SIZE, "a manifest", NULL, error);
 }
 
 RegManifest *
 _reg_manifest_load (const char  *path,
                     GError     **error)
 {
-  g_autoptr(GBytes) contents = NULL;
-  const char *file, *hint;
-  char *dir = split_path (path, &file);
-  RegManifest *manifest = read_manifest (path, dir, file, &contents, &hint, error);
+  g_autoptr(GBytes) contents = read_manifest (path, error);
 
-  g_ref_string_release (dir);
-  return manifest;
+  if (contents == NULL)
+    return NULL;
+
+  return _reg_manifest_parse (path, g_bytes_get_data (contents, NULL),
+                              g_bytes_get_size (contents), error);
 }
 
 void
@@ -1033,10 +1012,13 @@ _reg_manifest_scan_dir (const char *dir,
       g_autofree char *escaped = NULL;
       g_autofree char *why = NULL;
       RegManifestSkip *skip;
-      RegManifest *manifest;
-      const char *hint;
+      RegManifest *manifest = NULL;
+      const char *hint = HINT_FILE;
 
-      manifest = read_manifest (path, interned, file, &contents, &hint, &local_error);
+      contents = read_manifest (path, &local_error);
+      if (contents != NULL)
+        manifest = parse_with_hint (interned, file, g_bytes_get_data (contents, NULL),
+                                    g_bytes_get_size (contents), &hint, &local_error);
       if (manifest != NULL)
         {
           g_ptr_array_add (manifests, manifest);
