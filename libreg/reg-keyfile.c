@@ -30,11 +30,11 @@ typedef struct
 #define MAX_RUNS_SCANNED 8
 
 /* One block: the struct, then room for a pair, a run and a group per line
- * of the text, then two copies of the text. */
+ * of the text, then a copy of the text. */
 struct _RegKeyFile
 {
-  GKeyFile   *keyfile;     /* unescapes the values that have escapes; made
-                            * when first needed for a plain text */
+  GKeyFile   *keyfile;     /* the text, when it is not plain or has a
+                            * backslash: unescapes the values with escapes */
   GHashTable *first_runs;  /* name -> first run + 1, beyond MAX_RUNS_SCANNED runs */
   Pair       *pairs;
   Run        *runs;
@@ -43,8 +43,6 @@ struct _RegKeyFile
   guint       n_runs;
   guint       n_groups;
   char       *text;        /* the text, with the ends of keys and values cut */
-  const char *original;    /* the text as it was given */
-  gsize       length;
 };
 
 void
@@ -232,7 +230,7 @@ _reg_key_file_new (const char  *data,
   if (length == 0)
     data = "";
 
-  if (!is_plain (data, length))
+  if (!is_plain (data, length) || memchr (data, '\\', length) != NULL)
     {
       keyfile = g_key_file_new ();
       if (!g_key_file_load_from_data (keyfile, data, length, G_KEY_FILE_NONE, error))
@@ -249,7 +247,6 @@ _reg_key_file_new (const char  *data,
   slot = sizeof (Pair) + sizeof (Run) + sizeof (char *);
   if (!g_size_checked_mul (&size, n_lines + 1, slot) ||
       !g_size_checked_add (&size, size, sizeof (RegKeyFile)) ||
-      !g_size_checked_add (&size, size, length + 1) ||
       !g_size_checked_add (&size, size, length + 1))
     {
       g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_PARSE,
@@ -264,8 +261,6 @@ _reg_key_file_new (const char  *data,
   self->groups = (const char **) (gpointer) (self->runs + n_lines);
   self->text = memcpy ((char *) (self->groups + n_lines + 1), data, length);
   self->text[length] = '\0';
-  self->original = memcpy (self->text + length + 1, data, length);
-  self->length = length;
 
   find_values (self, length);
 
@@ -343,36 +338,49 @@ get_raw_value (RegKeyGroup  *group,
   return TRUE;
 }
 
-/* A value with escapes, unescaped by GKeyFile (loaded when first needed
- * for a plain text): a string, or a list when @list. */
-static gpointer
-get_unescaped (RegKeyGroup  *group,
-               const char   *key,
-               gboolean      list,
-               GError      **error)
+/* The value of @key, a string or, when @list, a list; NULL when the key
+ * is missing.  A value with escapes is unescaped by GKeyFile, which has
+ * the text then. */
+static gboolean
+get_string (RegKeyGroup  *group,
+            const char   *key,
+            gboolean      list,
+            gpointer     *value,
+            GError      **error)
 {
-  RegKeyFile *self = group->keyfile;
   g_autoptr(GError) local_error = NULL;
-  gpointer value = NULL;
+  const char *raw;
+  gboolean escaped;
 
-  if (self->keyfile == NULL)
+  *value = NULL;
+  if (!get_raw_value (group, key, &raw, &escaped, error))
+    return FALSE;
+  if (raw == NULL)
+    return TRUE;
+
+  if (escaped && list)
+    *value = g_key_file_get_string_list (group->keyfile->keyfile, group->name, key, NULL,
+                                         &local_error);
+  else if (escaped)
+    *value = g_key_file_get_string (group->keyfile->keyfile, group->name, key, &local_error);
+  else if (!list)
+    *value = g_strdup (raw);
+  else
     {
-      g_autoptr(GKeyFile) keyfile = g_key_file_new ();
+      /* What GKeyFile makes of a list without escapes: the pieces between
+       * separators, but an empty last one. */
+      char **pieces = g_strsplit (raw, ";", -1);
+      guint n = g_strv_length (pieces);
 
-      if (g_key_file_load_from_data (keyfile, self->original, self->length, G_KEY_FILE_NONE,
-                                     &local_error))
-        self->keyfile = g_steal_pointer (&keyfile);
+      if (n > 0 && pieces[n - 1][0] == '\0')
+        g_clear_pointer (&pieces[n - 1], g_free);
+      *value = pieces;
     }
 
-  if (self->keyfile != NULL && list)
-    value = g_key_file_get_string_list (self->keyfile, group->name, key, NULL, &local_error);
-  else if (self->keyfile != NULL)
-    value = g_key_file_get_string (self->keyfile, group->name, key, &local_error);
-  if (value == NULL)
+  if (*value == NULL)
     g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "[%s] %s: ",
                                 group->name, key);
-
-  return value;
+  return *value != NULL;
 }
 
 gboolean
@@ -381,21 +389,7 @@ _reg_key_group_get_string (RegKeyGroup  *group,
                            char        **value,
                            GError      **error)
 {
-  const char *raw;
-  gboolean escaped;
-
-  *value = NULL;
-  if (!get_raw_value (group, key, &raw, &escaped, error))
-    return FALSE;
-
-  if (!escaped)
-    {
-      *value = g_strdup (raw);
-      return TRUE;
-    }
-
-  *value = get_unescaped (group, key, FALSE, error);
-  return *value != NULL;
+  return get_string (group, key, FALSE, (gpointer *) value, error);
 }
 
 gboolean
@@ -404,29 +398,7 @@ _reg_key_group_get_string_list (RegKeyGroup   *group,
                                 char        ***value,
                                 GError       **error)
 {
-  const char *raw;
-  gboolean escaped;
-  guint n;
-
-  *value = NULL;
-  if (!get_raw_value (group, key, &raw, &escaped, error))
-    return FALSE;
-  if (escaped)
-    {
-      *value = get_unescaped (group, key, TRUE, error);
-      return *value != NULL;
-    }
-  if (raw == NULL)
-    return TRUE;
-
-  /* What GKeyFile makes of a list without escapes: the pieces between
-   * separators, but an empty last one. */
-  *value = g_strsplit (raw, ";", -1);
-  n = g_strv_length (*value);
-  if (n > 0 && (*value)[n - 1][0] == '\0')
-    g_clear_pointer (&(*value)[n - 1], g_free);
-
-  return TRUE;
+  return get_string (group, key, TRUE, (gpointer *) value, error);
 }
 
 gboolean
