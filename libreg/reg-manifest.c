@@ -113,9 +113,6 @@ _reg_manifest_find_backend (const RegManifest *manifest,
   return -1;
 }
 
-/* What a manifest says of a backend beyond its name, tags and
- * description */
-
 /* The reference count uses GLib's inline atomics (g_atomic_int_*), not
  * grefcount's functions: those run inside libglib, where ThreadSanitizer
  * cannot see that the last unref comes after every other thread's use. */
@@ -457,8 +454,6 @@ _reg_backend_details_equal (RegBackendDetails *a,
          strv_equal (a->operators, b->operators) &&
          _reg_option_list_equal (a->options, b->options);
 }
-
-/* Manifests */
 
 /* A backend as parse_backend() read it, before it goes into the block. */
 typedef struct
@@ -911,9 +906,6 @@ _reg_manifest_load (const char  *path,
 void
 _reg_manifest_skip_free (RegManifestSkip *skip)
 {
-  if (skip == NULL)
-    return;
-
   g_free (skip->path);
   g_free (skip->reason);
   g_strfreev (skip->names);
