@@ -2,44 +2,12 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The format ("Writing a module" in the documentation is its reference):
- *
- *   [Reg Module]
- *   AbiVersion=2             required: REG_MODULE_ABI_VERSION
- *   Loader=c                 optional, the loader (reg-loader-private.h);
- *                            the keys it reads, for "c" Module=, the
- *                            module's file name in this directory; for
- *                            "python" Import=, a dotted module name; for
- *                            "gjs" Import=, an ES module file name in
- *                            this directory
- *
- *   [Backend NAME]           one group per backend, at least one
- *   Object=AcmeCompiler      python and gjs only: what in the module makes
- *                            the compiler (reg-language-loader.c)
- *   Tags=debug;gpu           optional
- *   Description=...          optional
- *   Options=threads;fuse     the options, in the order a chooser shows them
- *                            (present and empty: the backend takes none;
- *                            absent: no schema, options go unchecked)
- *   Version=1.2              optional, at most 64 bytes
- *   Authors=A <a@x>;B        optional, at most 32, each at most 256 bytes
- *   Website=https://...      optional, an http or https URI
- *   License=LGPL-2.1-or-later optional, an SPDX expression (printable ASCII)
- *   Shareable=true           optional, a GKeyFile boolean (default false):
- *                            REG_COMPILER_FLAGS_SHAREABLE, which the
- *                            registry ORs with the compiler's own flags
- *
- * and one group per option listed:
- *
- *   [Option NAME threads]
- *   Type=u                   required: a type RegOption allows
- *   Default=1                optional, read as reg_option_parse_value() reads
- *   Minimum=0                optional, numbers only, read likewise
- *   Maximum=256
- *   Choices=fast;small       optional, strings and string lists only
- *   Description=...          optional, one line
- *
- * Every value goes through the checks of _reg_option_new_full() and of
+ * The format's reference is "Writing a module" in the documentation
+ * (docs/writing-a-module.md, and for Loader=python and gjs, with the keys
+ * their loaders read, docs/writing-a-backend-in-python-or-javascript.md):
+ * a [Reg Module] group, one [Backend NAME] group per backend and one
+ * [Option NAME KEY] group per option a backend lists in Options=.  Every
+ * value goes through the checks of _reg_option_new_full() and of
  * check_text() below.
  */
 
