@@ -789,19 +789,6 @@ out:
   return manifest;
 }
 
-/* The manifest's code for an error of the checks it shares with others:
- * GKeyFile's getters, the naming rules (REG_REGISTRY_ERROR_INVALID_NAME). */
-static RegManifestError
-manifest_error_code (const GError *error)
-{
-  if (g_error_matches (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_GROUP_NOT_FOUND) ||
-      g_error_matches (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_KEY_NOT_FOUND))
-    return REG_MANIFEST_ERROR_MISSING;
-  if (g_error_matches (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_UNKNOWN_ENCODING))
-    return REG_MANIFEST_ERROR_ENCODING;
-  return REG_MANIFEST_ERROR_INVALID;
-}
-
 static RegManifest *
 parse_with_hint (const char  *dir,
                  const char  *file,
@@ -817,16 +804,27 @@ parse_with_hint (const char  *dir,
    * stopped at, our checks the value): escaped and cut, so that a
    * manifest cannot put megabytes or terminal escapes into a warning.
    * GKeyFile's domain stays for the key file syntax, the manifest's is
-   * for everything else. */
+   * for everything else, the errors of the checks it shares with others
+   * (GKeyFile's loading and getters, the loaders', the naming rules)
+   * included. */
   if (manifest == NULL)
     {
       g_autofree char *reason = _reg_text_for_message (local_error->message, -1, 300);
+      GQuark domain = REG_MANIFEST_ERROR;
+      int code = REG_MANIFEST_ERROR_INVALID;
 
       if (g_error_matches (local_error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_PARSE) ||
           local_error->domain == REG_MANIFEST_ERROR)
-        g_set_error_literal (error, local_error->domain, local_error->code, reason);
-      else
-        g_set_error_literal (error, REG_MANIFEST_ERROR, manifest_error_code (local_error), reason);
+        {
+          domain = local_error->domain;
+          code = local_error->code;
+        }
+      else if (g_error_matches (local_error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_GROUP_NOT_FOUND) ||
+               g_error_matches (local_error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_KEY_NOT_FOUND))
+        code = REG_MANIFEST_ERROR_MISSING;
+      else if (g_error_matches (local_error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_UNKNOWN_ENCODING))
+        code = REG_MANIFEST_ERROR_ENCODING;
+      g_set_error_literal (error, domain, code, reason);
     }
 
   return manifest;
