@@ -13,14 +13,14 @@ G_BEGIN_DECLS
  * (its hash tables, a copy of every line) and its getters (each hashes
  * the group and the key, copies the value and, for a missing key,
  * translates an error message) cost twice the reading of the manifests.
- * A text that is plainly a key file (ASCII, each line a comment, a group
- * alone or KEY=VALUE with a plain key: what manifests are) is read by one
- * pass; any other is loaded by GKeyFile, which decides whether it is a key
- * file and says why not, and then read by the same pass.  The pass finds
- * the values where GKeyFile would (fuzz-manifest checks that GKeyFile
- * accepts every plain text and that they are the values
- * g_key_file_get_value() gives), and the rare value with escapes is
- * unescaped by GKeyFile itself. */
+ * One pass reads every text and tells whether it is plainly a key file
+ * (ASCII, each line a comment, a group alone or KEY=VALUE with a plain
+ * key: what manifests are); any other is loaded by GKeyFile, which
+ * decides whether it is a key file and says why not.  The pass finds the
+ * values where GKeyFile would (fuzz-manifest checks that GKeyFile accepts
+ * every plain text and that they are the values g_key_file_get_value()
+ * gives), and the rare value with escapes is unescaped by GKeyFile
+ * itself. */
 typedef struct _RegKeyFile RegKeyFile;
 
 /* Fails with GKeyFile's error when the text is not a key file. */

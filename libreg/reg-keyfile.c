@@ -100,18 +100,64 @@ add_run (RegKeyFile *self,
     g_hash_table_insert (self->first_runs, (gpointer) name, GINT_TO_POINTER (self->n_runs));
 }
 
-/* Finds the groups, keys and values of text that GKeyFile accepted, as
- * its parser does: lines end at '\n' (and a '\r' before it is dropped);
- * white space (g_ascii_isspace()) starts a line; a line is empty, a
- * comment ('#'), a group ("[NAME]", to the last ']') or KEY=VALUE, the
- * key's trailing and the value's leading white space dropped.  Keys with
- * a locale ("Name[de]") are left out: nothing asks for them. */
-static void
+/* Whether the line from @p to @stop is plain: printable ASCII or tabs,
+ * and empty, a comment, "[NAME]" alone or, under a group, KEY=VALUE with
+ * a key of letters, digits, '-', '_' and '.'.  GKeyFile accepts every
+ * text of plain lines (fuzz-manifest checks that it does); the others,
+ * which manifests seldom are, it reads itself.  Its loading is most of
+ * the cost of reading a manifest. */
+static gboolean
+is_plain_line (const char *p,
+               const char *stop,
+               gboolean    in_group)
+{
+  const char *start;
+
+  while (p < stop && (*p == ' ' || *p == '\t'))
+    p++;
+  start = p;
+
+  if (p < stop && *p == '[')
+    {
+      while (++p < stop && *p >= 0x20 && *p < 0x7f && *p != '[' && *p != ']')
+        ;
+      return p > start + 1 && p == stop - 1 && *p == ']';
+    }
+
+  if (p < stop && *p != '#')
+    {
+      while (p < stop && (g_ascii_isalnum (*p) || *p == '-' || *p == '_' || *p == '.'))
+        p++;
+      /* GKeyFile reads the encoding of the text from an Encoding key. */
+      if (p == start || !in_group || (p - start == 8 && memcmp (start, "Encoding", 8) == 0))
+        return FALSE;
+      while (p < stop && (*p == ' ' || *p == '\t'))
+        p++;
+      if (p == stop || *p != '=')
+        return FALSE;
+    }
+
+  /* The rest of the line: a comment's or a value's. */
+  while (p < stop && ((*p >= 0x20 && *p < 0x7f) || *p == '\t'))
+    p++;
+
+  return p == stop;
+}
+
+/* Finds the groups, keys and values of the text where GKeyFile's parser
+ * does, and says whether the text is plain: lines end at '\n' (and a '\r'
+ * before it is dropped); white space (g_ascii_isspace()) starts a line; a
+ * line is empty, a comment ('#'), a group ("[NAME]", to the last ']') or
+ * KEY=VALUE, the key's trailing and the value's leading white space
+ * dropped.  Keys with a locale ("Name[de]") are left out: nothing asks for
+ * them.  What it finds in a text GKeyFile refuses is thrown away. */
+static gboolean
 find_values (RegKeyFile *self,
              gsize       length)
 {
   char *line = self->text;
   char *end = self->text + length;
+  gboolean plain = TRUE;
 
   while (line < end)
     {
@@ -122,12 +168,12 @@ find_values (RegKeyFile *self,
 
       if (eol != NULL && stop > line && stop[-1] == '\r')
         stop--;
+      plain = plain && is_plain_line (line, stop, self->n_runs > 0);
       *stop = '\0';
 
       while (g_ascii_isspace (*p))
         p++;
 
-      /* The checks for what GKeyFile refused already cost nothing. */
       if (*p == '[' && strrchr (p, ']') != NULL)
         {
           *strrchr (p, ']') = '\0';
@@ -154,67 +200,8 @@ find_values (RegKeyFile *self,
 
       line = next;
     }
-}
 
-/* Whether @text is plainly a key file: printable ASCII (tabs and line
- * ends besides), a group before any key, and each line empty, a comment,
- * "[NAME]" alone or KEY=VALUE with a key of letters, digits, '-', '_' and
- * '.'.  GKeyFile accepts every such text (fuzz-manifest checks that it
- * does); the others, which manifests seldom are, it reads itself.  Its
- * loading is most of the cost of reading a manifest. */
-static gboolean
-is_plain (const char *text,
-          gsize       length)
-{
-  const char *p = text, *end = text + length;
-  gboolean in_group = FALSE;
-
-  while (p < end)
-    {
-      while (p < end && (*p == ' ' || *p == '\t'))
-        p++;
-
-      if (p == end || *p == '\n' || *p == '#')
-        ;
-      else if (*p == '[')
-        {
-          const char *name = ++p;
-
-          while (p < end && *p >= 0x20 && *p < 0x7f && *p != '[' && *p != ']')
-            p++;
-          if (p == name || p == end || *p != ']')
-            return FALSE;
-          p++;
-          in_group = TRUE;
-          if (p < end && *p != '\n' && !(*p == '\r' && p + 1 < end && p[1] == '\n'))
-            return FALSE;
-        }
-      else
-        {
-          const char *key = p;
-
-          while (p < end && (g_ascii_isalnum (*p) || *p == '-' || *p == '_' || *p == '.'))
-            p++;
-          /* GKeyFile reads the encoding of the text from an Encoding key. */
-          if (p == key || !in_group || (p - key == 8 && memcmp (key, "Encoding", 8) == 0))
-            return FALSE;
-          while (p < end && (*p == ' ' || *p == '\t'))
-            p++;
-          if (p == end || *p != '=')
-            return FALSE;
-        }
-
-      /* The rest of the line: a comment's or a value's. */
-      while (p < end && ((*p >= 0x20 && *p < 0x7f) || *p == '\t'))
-        p++;
-      if (p < end && *p == '\r' && p + 1 < end && p[1] == '\n')
-        p++;
-      if (p < end && *p != '\n')
-        return FALSE;
-      p++;
-    }
-
-  return TRUE;
+  return plain;
 }
 
 RegKeyFile *
@@ -222,20 +209,12 @@ _reg_key_file_new (const char  *data,
                    gsize        length,
                    GError     **error)
 {
-  g_autoptr(GKeyFile) keyfile = NULL;
   RegKeyFile *self;
   gsize n_lines = 1, slot, size;
 
   /* An empty text may come without a buffer. */
   if (length == 0)
     data = "";
-
-  if (!is_plain (data, length) || memchr (data, '\\', length) != NULL)
-    {
-      keyfile = g_key_file_new ();
-      if (!g_key_file_load_from_data (keyfile, data, length, G_KEY_FILE_NONE, error))
-        return NULL;
-    }
 
   /* A NUL byte ends GKeyFile's reading of a line, not of the text: the
    * string functions below stop at it the same way. */
@@ -255,14 +234,23 @@ _reg_key_file_new (const char  *data,
     }
 
   self = g_malloc0 (size);
-  self->keyfile = g_steal_pointer (&keyfile);
   self->pairs = (Pair *) (gpointer) (self + 1);
   self->runs = (Run *) (gpointer) (self->pairs + n_lines);
   self->groups = (const char **) (gpointer) (self->runs + n_lines);
   self->text = memcpy ((char *) (self->groups + n_lines + 1), data, length);
   self->text[length] = '\0';
 
-  find_values (self, length);
+  /* GKeyFile decides whether a text that is not plain is a key file, and
+   * says why not. */
+  if (!find_values (self, length) || memchr (data, '\\', length) != NULL)
+    {
+      self->keyfile = g_key_file_new ();
+      if (!g_key_file_load_from_data (self->keyfile, data, length, G_KEY_FILE_NONE, error))
+        {
+          _reg_key_file_free (self);
+          return NULL;
+        }
+    }
 
   return self;
 }
