@@ -48,9 +48,6 @@ struct _RegKeyFile
 void
 _reg_key_file_free (RegKeyFile *self)
 {
-  if (self == NULL)
-    return;
-
   g_clear_pointer (&self->keyfile, g_key_file_unref);
   g_clear_pointer (&self->first_runs, g_hash_table_unref);
   g_free (self);
