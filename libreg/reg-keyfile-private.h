@@ -30,6 +30,8 @@ RegKeyFile         *_reg_key_file_new        (const char  *data,
 void                _reg_key_file_free       (RegKeyFile  *keyfile);
 /* The groups, each once, in the order they first appear. */
 const char * const *_reg_key_file_get_groups (RegKeyFile  *keyfile);
+/* Whether the text is plainly a key file, and so ASCII without NUL bytes. */
+gboolean            _reg_key_file_is_plain   (RegKeyFile  *keyfile);
 gboolean            _reg_key_file_has_group  (RegKeyFile  *keyfile,
                                               const char  *group);
 

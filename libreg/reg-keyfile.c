@@ -42,6 +42,7 @@ struct _RegKeyFile
   guint       n_pairs;
   guint       n_runs;
   guint       n_groups;
+  gboolean    plain;
   char       *text;        /* the text, with the ends of keys and values cut */
 };
 
@@ -239,7 +240,8 @@ _reg_key_file_new (const char  *data,
 
   /* GKeyFile decides whether a text that is not plain is a key file, and
    * says why not. */
-  if (!find_values (self, length) || memchr (data, '\\', length) != NULL)
+  self->plain = find_values (self, length);
+  if (!self->plain || memchr (data, '\\', length) != NULL)
     {
       self->keyfile = g_key_file_new ();
       if (!g_key_file_load_from_data (self->keyfile, data, length, G_KEY_FILE_NONE, error))
@@ -256,6 +258,12 @@ const char * const *
 _reg_key_file_get_groups (RegKeyFile *self)
 {
   return self->groups;
+}
+
+gboolean
+_reg_key_file_is_plain (RegKeyFile *self)
+{
+  return self->plain;
 }
 
 gboolean

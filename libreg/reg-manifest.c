@@ -694,29 +694,6 @@ parse_module_group (RegKeyFile       *keyfile,
   return *source != NULL;
 }
 
-/* The first byte from @p on that is not ASCII, or is NUL.  Manifests are
- * ASCII but for a few descriptions: this goes eight bytes at a time where
- * g_utf8_validate() goes one. */
-static const char *
-skip_ascii (const char *p,
-            const char *end)
-{
-  for (; end - p >= 8; p += 8)
-    {
-      guint64 word;
-
-      memcpy (&word, p, sizeof word);
-      /* A byte of 0x80 or more, or a zero byte (which borrows). */
-      if (((word - G_GUINT64_CONSTANT (0x0101010101010101)) | word) &
-          G_GUINT64_CONSTANT (0x8080808080808080))
-        break;
-    }
-  while (p < end && (guchar) (*p - 1) < 0x7f)
-    p++;
-
-  return p;
-}
-
 /* Parses a manifest; on failure *@hint says what to do about it. */
 static RegManifest *
 parse_manifest (const char  *dir,
@@ -736,14 +713,14 @@ parse_manifest (const char  *dir,
   guint n_groups, n_parsed = 0;
   const char *end;
 
+  /* A text that is not plain is validated whole before anything else:
+   * GKeyFile would stop at a NUL byte and quietly drop a value that is not
+   * UTF-8 where no error is asked for.  A plain text is ASCII without NUL
+   * bytes, which manifests are but for a few descriptions. */
   *hint = HINT_SYNTAX;
-  if (length == 0)  /* an empty text may come without a buffer */
-    data = "";
-
-  /* Validate the whole text first: GKeyFile would stop at a NUL byte and
-   * quietly drop a value that is not UTF-8 where no error is asked for. */
-  end = skip_ascii (data, data + length);
-  if (!g_utf8_validate_len (end, length - (end - data), &end))
+  keyfile = _reg_key_file_new (data, length, &local_error);
+  if ((keyfile == NULL || !_reg_key_file_is_plain (keyfile)) &&
+      !g_utf8_validate_len (data, length, &end))
     {
       g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_ENCODING,
                    "not a UTF-8 key file: %s at byte %" G_GSIZE_FORMAT,
@@ -752,7 +729,6 @@ parse_manifest (const char  *dir,
       return NULL;
     }
 
-  keyfile = _reg_key_file_new (data, length, &local_error);
   if (keyfile == NULL)
     {
       g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "not a key file: ");
