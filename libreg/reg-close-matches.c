@@ -75,7 +75,6 @@ typedef struct
   Position *pos;
   Slot     *slots;
   gsize     n_slots;
-  gsize     ascii_slot[128];  /* the common case in names, without a search */
 
   /* For one comparison, reused across possibilities: the possibility as
    * slots, the number of the last j2len row, get_matching_blocks()'s queue. */
@@ -148,11 +147,6 @@ matcher_init (Matcher    *m,
    * are still extended over it. */
   for (s = 0; s < m->n_slots; s++)
     m->slots[s].len = m->slots[s].count > popular_limit ? 0 : m->slots[s].count;
-
-  for (s = 0; s < G_N_ELEMENTS (m->ascii_slot); s++)
-    m->ascii_slot[s] = NO_SLOT;
-  for (s = 0; s < m->n_slots && m->slots[s].c < G_N_ELEMENTS (m->ascii_slot); s++)
-    m->ascii_slot[m->slots[s].c] = s;
 }
 
 static void
@@ -169,9 +163,6 @@ matcher_find_slot (const Matcher *m,
                    gunichar       c)
 {
   gsize lo = 0, hi = m->n_slots;
-
-  if (c < G_N_ELEMENTS (m->ascii_slot))
-    return m->ascii_slot[c];
 
   while (lo < hi)
     {

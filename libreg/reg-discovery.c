@@ -132,14 +132,14 @@ merge_manifest_locked (RegRegistry *self,
 }
 
 /* What discovery read: the search path at the time, each directory once,
- * the directories read and, for each of them, its manifests. */
+ * the directories to mark as read and the manifests of those it read. */
 typedef struct
 {
   GPtrArray *search_dirs;
-  GPtrArray *read_dirs;   /* borrowed from search_dirs */
-  GPtrArray *repeats;     /* directories of the search path that are an
-                           * earlier one under another name (or the same):
-                           * never read */
+  GPtrArray *scanned;     /* the directories read, and those of the search
+                           * path that are an earlier one under another name
+                           * (or the same): never read, they count as read
+                           * as they hold nothing the first place did not */
   GPtrArray *manifests;   /* RegManifest, of every read directory in order */
   GPtrArray *skipped;     /* RegManifestSkip of every read directory */
 } Scan;
@@ -148,24 +148,12 @@ static void
 scan_clear (Scan *scan)
 {
   g_clear_pointer (&scan->search_dirs, g_ptr_array_unref);
-  g_clear_pointer (&scan->read_dirs, g_ptr_array_unref);
-  g_clear_pointer (&scan->repeats, g_ptr_array_unref);
+  g_clear_pointer (&scan->scanned, g_ptr_array_unref);
   g_clear_pointer (&scan->manifests, g_ptr_array_unref);
   g_clear_pointer (&scan->skipped, g_ptr_array_unref);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Scan, scan_clear)
-
-/* What identifies a directory: its device and inode, whatever path leads
- * to it (a symbolic link, a bind mount, "a/../b"); the path itself when it
- * cannot be stat'ed (it has nothing to read anyway). */
-static char *
-dir_identity (const char *dir)
-{
-  char *identity = _reg_file_identity (dir);
-
-  return identity != NULL ? identity : g_strconcat ("path:", dir, NULL);
-}
 
 /* Reads the manifests of the search directories not read yet, or of all of
  * them.  A directory that comes several times in the search path, under
@@ -186,8 +174,7 @@ scan_read (RegRegistry *self,
   gsize n_dirs;
 
   scan->search_dirs = g_ptr_array_new_with_free_func (g_free);
-  scan->read_dirs = g_ptr_array_new ();
-  scan->repeats = g_ptr_array_new_with_free_func (g_free);
+  scan->scanned = g_ptr_array_new_with_free_func (g_free);
   scan->manifests = g_ptr_array_new_with_free_func ((GDestroyNotify) _reg_manifest_unref);
   scan->skipped = g_ptr_array_new_with_free_func ((GDestroyNotify) _reg_manifest_skip_free);
 
@@ -213,23 +200,29 @@ scan_read (RegRegistry *self,
   for (gsize i = 0; i < n_dirs; i++)
     {
       char *dir = dirs[i];
+      char *identity = _reg_file_identity (dir);
 
-      if (!g_hash_table_add (seen, dir_identity (dir)))
+      /* A directory is its device and inode, whatever path leads to it (a
+       * symbolic link, a bind mount, "a/../b"); the path itself when it
+       * cannot be stat'ed (it has nothing to read anyway). */
+      if (identity == NULL)
+        identity = g_strconcat ("path:", dir, NULL);
+      if (!g_hash_table_add (seen, identity))
         {
           g_autofree char *shown = _reg_escape (dir);
 
           g_debug ("backend directory %s not scanned: it comes earlier in the search path", shown);
-          g_ptr_array_add (scan->repeats, dir);
+          g_ptr_array_add (scan->scanned, dir);
           continue;
         }
 
       g_ptr_array_add (scan->search_dirs, dir);
       if (g_hash_table_contains (unread, dir))
-        g_ptr_array_add (scan->read_dirs, dir);
+        {
+          g_ptr_array_add (scan->scanned, g_strdup (dir));
+          _reg_manifest_scan_dir (dir, scan->manifests, scan->skipped);
+        }
     }
-
-  for (guint i = 0; i < scan->read_dirs->len; i++)
-    _reg_manifest_scan_dir (g_ptr_array_index (scan->read_dirs, i), scan->manifests, scan->skipped);
 }
 
 /* Adds what @scan read; the names newly declared go to @declared (borrowed
@@ -242,8 +235,8 @@ scan_merge_locked (RegRegistry *self,
 {
   for (guint i = 0; i < scan->manifests->len; i++)
     merge_manifest_locked (self, g_ptr_array_index (scan->manifests, i), scan->search_dirs, declared);
-  for (guint i = 0; i < scan->read_dirs->len; i++)
-    g_hash_table_add (self->scanned_dirs, g_strdup (g_ptr_array_index (scan->read_dirs, i)));
+  for (guint i = 0; i < scan->scanned->len; i++)
+    g_hash_table_add (self->scanned_dirs, g_strdup (g_ptr_array_index (scan->scanned, i)));
 
   /* Taken over: the scan is done with them. */
   for (guint i = 0; i < scan->skipped->len; i++)
@@ -254,10 +247,6 @@ scan_merge_locked (RegRegistry *self,
     }
   g_ptr_array_set_free_func (scan->skipped, NULL);
   g_ptr_array_set_size (scan->skipped, 0);
-
-  /* Repeats count as read: they hold nothing the first place did not. */
-  for (guint i = 0; i < scan->repeats->len; i++)
-    g_hash_table_add (self->scanned_dirs, g_strdup (g_ptr_array_index (scan->repeats, i)));
 }
 
 void
@@ -269,7 +258,7 @@ _reg_discovery_ensure (RegRegistry *self)
 
   g_rec_mutex_lock (&self->load_lock);
   scan_read (self, FALSE, &scan);
-  if (scan.read_dirs->len > 0 || scan.repeats->len > 0)
+  if (scan.scanned->len > 0)
     {
       g_rw_lock_writer_lock (&self->lock);
       scan_merge_locked (self, &scan, declared);

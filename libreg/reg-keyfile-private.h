@@ -13,14 +13,14 @@ G_BEGIN_DECLS
  * (its hash tables, a copy of every line) and its getters (each hashes
  * the group and the key, copies the value and, for a missing key,
  * translates an error message) cost twice the reading of the manifests.
- * A text that is plainly a key file (ASCII, each line a comment, a group
- * alone or KEY=VALUE with a plain key: what manifests are) is read by one
- * pass; any other is loaded by GKeyFile, which decides whether it is a key
- * file and says why not, and then read by the same pass.  The pass finds
- * the values where GKeyFile would (fuzz-manifest checks that GKeyFile
- * accepts every plain text and that they are the values
- * g_key_file_get_value() gives), and the rare value with escapes is
- * unescaped by GKeyFile itself. */
+ * One pass reads every text and tells whether it is plainly a key file
+ * (ASCII, each line a comment, a group alone or KEY=VALUE with a plain
+ * key: what manifests are); any other is loaded by GKeyFile, which
+ * decides whether it is a key file and says why not.  The pass finds the
+ * values where GKeyFile would (fuzz-manifest checks that GKeyFile accepts
+ * every plain text and that they are the values g_key_file_get_value()
+ * gives), and the rare value with escapes is unescaped by GKeyFile
+ * itself. */
 typedef struct _RegKeyFile RegKeyFile;
 
 /* Fails with GKeyFile's error when the text is not a key file. */
@@ -30,6 +30,8 @@ RegKeyFile         *_reg_key_file_new        (const char  *data,
 void                _reg_key_file_free       (RegKeyFile  *keyfile);
 /* The groups, each once, in the order they first appear. */
 const char * const *_reg_key_file_get_groups (RegKeyFile  *keyfile);
+/* Whether the text is plainly a key file, and so ASCII without NUL bytes. */
+gboolean            _reg_key_file_is_plain   (RegKeyFile  *keyfile);
 gboolean            _reg_key_file_has_group  (RegKeyFile  *keyfile,
                                               const char  *group);
 

@@ -30,11 +30,11 @@ typedef struct
 #define MAX_RUNS_SCANNED 8
 
 /* One block: the struct, then room for a pair, a run and a group per line
- * of the text, then two copies of the text. */
+ * of the text, then a copy of the text. */
 struct _RegKeyFile
 {
-  GKeyFile   *keyfile;     /* unescapes the values that have escapes; made
-                            * when first needed for a plain text */
+  GKeyFile   *keyfile;     /* the text, when it is not plain or has a
+                            * backslash: unescapes the values with escapes */
   GHashTable *first_runs;  /* name -> first run + 1, beyond MAX_RUNS_SCANNED runs */
   Pair       *pairs;
   Run        *runs;
@@ -42,17 +42,13 @@ struct _RegKeyFile
   guint       n_pairs;
   guint       n_runs;
   guint       n_groups;
+  gboolean    plain;
   char       *text;        /* the text, with the ends of keys and values cut */
-  const char *original;    /* the text as it was given */
-  gsize       length;
 };
 
 void
 _reg_key_file_free (RegKeyFile *self)
 {
-  if (self == NULL)
-    return;
-
   g_clear_pointer (&self->keyfile, g_key_file_unref);
   g_clear_pointer (&self->first_runs, g_hash_table_unref);
   g_free (self);
@@ -102,18 +98,64 @@ add_run (RegKeyFile *self,
     g_hash_table_insert (self->first_runs, (gpointer) name, GINT_TO_POINTER (self->n_runs));
 }
 
-/* Finds the groups, keys and values of text that GKeyFile accepted, as
- * its parser does: lines end at '\n' (and a '\r' before it is dropped);
- * white space (g_ascii_isspace()) starts a line; a line is empty, a
- * comment ('#'), a group ("[NAME]", to the last ']') or KEY=VALUE, the
- * key's trailing and the value's leading white space dropped.  Keys with
- * a locale ("Name[de]") are left out: nothing asks for them. */
-static void
+/* Whether the line from @p to @stop is plain: printable ASCII or tabs,
+ * and empty, a comment, "[NAME]" alone or, under a group, KEY=VALUE with
+ * a key of letters, digits, '-', '_' and '.'.  GKeyFile accepts every
+ * text of plain lines (fuzz-manifest checks that it does); the others,
+ * which manifests seldom are, it reads itself.  Its loading is most of
+ * the cost of reading a manifest. */
+static gboolean
+is_plain_line (const char *p,
+               const char *stop,
+               gboolean    in_group)
+{
+  const char *start;
+
+  while (p < stop && (*p == ' ' || *p == '\t'))
+    p++;
+  start = p;
+
+  if (p < stop && *p == '[')
+    {
+      while (++p < stop && *p >= 0x20 && *p < 0x7f && *p != '[' && *p != ']')
+        ;
+      return p > start + 1 && p == stop - 1 && *p == ']';
+    }
+
+  if (p < stop && *p != '#')
+    {
+      while (p < stop && (g_ascii_isalnum (*p) || *p == '-' || *p == '_' || *p == '.'))
+        p++;
+      /* GKeyFile reads the encoding of the text from an Encoding key. */
+      if (p == start || !in_group || (p - start == 8 && memcmp (start, "Encoding", 8) == 0))
+        return FALSE;
+      while (p < stop && (*p == ' ' || *p == '\t'))
+        p++;
+      if (p == stop || *p != '=')
+        return FALSE;
+    }
+
+  /* The rest of the line: a comment's or a value's. */
+  while (p < stop && ((*p >= 0x20 && *p < 0x7f) || *p == '\t'))
+    p++;
+
+  return p == stop;
+}
+
+/* Finds the groups, keys and values of the text where GKeyFile's parser
+ * does, and says whether the text is plain: lines end at '\n' (and a '\r'
+ * before it is dropped); white space (g_ascii_isspace()) starts a line; a
+ * line is empty, a comment ('#'), a group ("[NAME]", to the last ']') or
+ * KEY=VALUE, the key's trailing and the value's leading white space
+ * dropped.  Keys with a locale ("Name[de]") are left out: nothing asks for
+ * them.  What it finds in a text GKeyFile refuses is thrown away. */
+static gboolean
 find_values (RegKeyFile *self,
              gsize       length)
 {
   char *line = self->text;
   char *end = self->text + length;
+  gboolean plain = TRUE;
 
   while (line < end)
     {
@@ -124,12 +166,12 @@ find_values (RegKeyFile *self,
 
       if (eol != NULL && stop > line && stop[-1] == '\r')
         stop--;
+      plain = plain && is_plain_line (line, stop, self->n_runs > 0);
       *stop = '\0';
 
       while (g_ascii_isspace (*p))
         p++;
 
-      /* The checks for what GKeyFile refused already cost nothing. */
       if (*p == '[' && strrchr (p, ']') != NULL)
         {
           *strrchr (p, ']') = '\0';
@@ -156,67 +198,8 @@ find_values (RegKeyFile *self,
 
       line = next;
     }
-}
 
-/* Whether @text is plainly a key file: printable ASCII (tabs and line
- * ends besides), a group before any key, and each line empty, a comment,
- * "[NAME]" alone or KEY=VALUE with a key of letters, digits, '-', '_' and
- * '.'.  GKeyFile accepts every such text (fuzz-manifest checks that it
- * does); the others, which manifests seldom are, it reads itself.  Its
- * loading is most of the cost of reading a manifest. */
-static gboolean
-is_plain (const char *text,
-          gsize       length)
-{
-  const char *p = text, *end = text + length;
-  gboolean in_group = FALSE;
-
-  while (p < end)
-    {
-      while (p < end && (*p == ' ' || *p == '\t'))
-        p++;
-
-      if (p == end || *p == '\n' || *p == '#')
-        ;
-      else if (*p == '[')
-        {
-          const char *name = ++p;
-
-          while (p < end && *p >= 0x20 && *p < 0x7f && *p != '[' && *p != ']')
-            p++;
-          if (p == name || p == end || *p != ']')
-            return FALSE;
-          p++;
-          in_group = TRUE;
-          if (p < end && *p != '\n' && !(*p == '\r' && p + 1 < end && p[1] == '\n'))
-            return FALSE;
-        }
-      else
-        {
-          const char *key = p;
-
-          while (p < end && (g_ascii_isalnum (*p) || *p == '-' || *p == '_' || *p == '.'))
-            p++;
-          /* GKeyFile reads the encoding of the text from an Encoding key. */
-          if (p == key || !in_group || (p - key == 8 && memcmp (key, "Encoding", 8) == 0))
-            return FALSE;
-          while (p < end && (*p == ' ' || *p == '\t'))
-            p++;
-          if (p == end || *p != '=')
-            return FALSE;
-        }
-
-      /* The rest of the line: a comment's or a value's. */
-      while (p < end && ((*p >= 0x20 && *p < 0x7f) || *p == '\t'))
-        p++;
-      if (p < end && *p == '\r' && p + 1 < end && p[1] == '\n')
-        p++;
-      if (p < end && *p != '\n')
-        return FALSE;
-      p++;
-    }
-
-  return TRUE;
+  return plain;
 }
 
 RegKeyFile *
@@ -224,20 +207,12 @@ _reg_key_file_new (const char  *data,
                    gsize        length,
                    GError     **error)
 {
-  g_autoptr(GKeyFile) keyfile = NULL;
   RegKeyFile *self;
   gsize n_lines = 1, slot, size;
 
   /* An empty text may come without a buffer. */
   if (length == 0)
     data = "";
-
-  if (!is_plain (data, length))
-    {
-      keyfile = g_key_file_new ();
-      if (!g_key_file_load_from_data (keyfile, data, length, G_KEY_FILE_NONE, error))
-        return NULL;
-    }
 
   /* A NUL byte ends GKeyFile's reading of a line, not of the text: the
    * string functions below stop at it the same way. */
@@ -249,7 +224,6 @@ _reg_key_file_new (const char  *data,
   slot = sizeof (Pair) + sizeof (Run) + sizeof (char *);
   if (!g_size_checked_mul (&size, n_lines + 1, slot) ||
       !g_size_checked_add (&size, size, sizeof (RegKeyFile)) ||
-      !g_size_checked_add (&size, size, length + 1) ||
       !g_size_checked_add (&size, size, length + 1))
     {
       g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_PARSE,
@@ -258,16 +232,24 @@ _reg_key_file_new (const char  *data,
     }
 
   self = g_malloc0 (size);
-  self->keyfile = g_steal_pointer (&keyfile);
   self->pairs = (Pair *) (gpointer) (self + 1);
   self->runs = (Run *) (gpointer) (self->pairs + n_lines);
   self->groups = (const char **) (gpointer) (self->runs + n_lines);
   self->text = memcpy ((char *) (self->groups + n_lines + 1), data, length);
   self->text[length] = '\0';
-  self->original = memcpy (self->text + length + 1, data, length);
-  self->length = length;
 
-  find_values (self, length);
+  /* GKeyFile decides whether a text that is not plain is a key file, and
+   * says why not. */
+  self->plain = find_values (self, length);
+  if (!self->plain || memchr (data, '\\', length) != NULL)
+    {
+      self->keyfile = g_key_file_new ();
+      if (!g_key_file_load_from_data (self->keyfile, data, length, G_KEY_FILE_NONE, error))
+        {
+          _reg_key_file_free (self);
+          return NULL;
+        }
+    }
 
   return self;
 }
@@ -276,6 +258,12 @@ const char * const *
 _reg_key_file_get_groups (RegKeyFile *self)
 {
   return self->groups;
+}
+
+gboolean
+_reg_key_file_is_plain (RegKeyFile *self)
+{
+  return self->plain;
 }
 
 gboolean
@@ -343,36 +331,49 @@ get_raw_value (RegKeyGroup  *group,
   return TRUE;
 }
 
-/* A value with escapes, unescaped by GKeyFile (loaded when first needed
- * for a plain text): a string, or a list when @list. */
-static gpointer
-get_unescaped (RegKeyGroup  *group,
-               const char   *key,
-               gboolean      list,
-               GError      **error)
+/* The value of @key, a string or, when @list, a list; NULL when the key
+ * is missing.  A value with escapes is unescaped by GKeyFile, which has
+ * the text then. */
+static gboolean
+get_string (RegKeyGroup  *group,
+            const char   *key,
+            gboolean      list,
+            gpointer     *value,
+            GError      **error)
 {
-  RegKeyFile *self = group->keyfile;
   g_autoptr(GError) local_error = NULL;
-  gpointer value = NULL;
+  const char *raw;
+  gboolean escaped;
 
-  if (self->keyfile == NULL)
+  *value = NULL;
+  if (!get_raw_value (group, key, &raw, &escaped, error))
+    return FALSE;
+  if (raw == NULL)
+    return TRUE;
+
+  if (escaped && list)
+    *value = g_key_file_get_string_list (group->keyfile->keyfile, group->name, key, NULL,
+                                         &local_error);
+  else if (escaped)
+    *value = g_key_file_get_string (group->keyfile->keyfile, group->name, key, &local_error);
+  else if (!list)
+    *value = g_strdup (raw);
+  else
     {
-      g_autoptr(GKeyFile) keyfile = g_key_file_new ();
+      /* What GKeyFile makes of a list without escapes: the pieces between
+       * separators, but an empty last one. */
+      char **pieces = g_strsplit (raw, ";", -1);
+      guint n = g_strv_length (pieces);
 
-      if (g_key_file_load_from_data (keyfile, self->original, self->length, G_KEY_FILE_NONE,
-                                     &local_error))
-        self->keyfile = g_steal_pointer (&keyfile);
+      if (n > 0 && pieces[n - 1][0] == '\0')
+        g_clear_pointer (&pieces[n - 1], g_free);
+      *value = pieces;
     }
 
-  if (self->keyfile != NULL && list)
-    value = g_key_file_get_string_list (self->keyfile, group->name, key, NULL, &local_error);
-  else if (self->keyfile != NULL)
-    value = g_key_file_get_string (self->keyfile, group->name, key, &local_error);
-  if (value == NULL)
+  if (*value == NULL)
     g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "[%s] %s: ",
                                 group->name, key);
-
-  return value;
+  return *value != NULL;
 }
 
 gboolean
@@ -381,21 +382,7 @@ _reg_key_group_get_string (RegKeyGroup  *group,
                            char        **value,
                            GError      **error)
 {
-  const char *raw;
-  gboolean escaped;
-
-  *value = NULL;
-  if (!get_raw_value (group, key, &raw, &escaped, error))
-    return FALSE;
-
-  if (!escaped)
-    {
-      *value = g_strdup (raw);
-      return TRUE;
-    }
-
-  *value = get_unescaped (group, key, FALSE, error);
-  return *value != NULL;
+  return get_string (group, key, FALSE, (gpointer *) value, error);
 }
 
 gboolean
@@ -404,29 +391,7 @@ _reg_key_group_get_string_list (RegKeyGroup   *group,
                                 char        ***value,
                                 GError       **error)
 {
-  const char *raw;
-  gboolean escaped;
-  guint n;
-
-  *value = NULL;
-  if (!get_raw_value (group, key, &raw, &escaped, error))
-    return FALSE;
-  if (escaped)
-    {
-      *value = get_unescaped (group, key, TRUE, error);
-      return *value != NULL;
-    }
-  if (raw == NULL)
-    return TRUE;
-
-  /* What GKeyFile makes of a list without escapes: the pieces between
-   * separators, but an empty last one. */
-  *value = g_strsplit (raw, ";", -1);
-  n = g_strv_length (*value);
-  if (n > 0 && (*value)[n - 1][0] == '\0')
-    g_clear_pointer (&(*value)[n - 1], g_free);
-
-  return TRUE;
+  return get_string (group, key, TRUE, (gpointer *) value, error);
 }
 
 gboolean

@@ -2,44 +2,12 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The format ("Writing a module" in the documentation is its reference):
- *
- *   [Reg Module]
- *   AbiVersion=2             required: REG_MODULE_ABI_VERSION
- *   Loader=c                 optional, the loader (reg-loader-private.h);
- *                            the keys it reads, for "c" Module=, the
- *                            module's file name in this directory; for
- *                            "python" Import=, a dotted module name; for
- *                            "gjs" Import=, an ES module file name in
- *                            this directory
- *
- *   [Backend NAME]           one group per backend, at least one
- *   Object=AcmeCompiler      python and gjs only: what in the module makes
- *                            the compiler (reg-language-loader.c)
- *   Tags=debug;gpu           optional
- *   Description=...          optional
- *   Options=threads;fuse     the options, in the order a chooser shows them
- *                            (present and empty: the backend takes none;
- *                            absent: no schema, options go unchecked)
- *   Version=1.2              optional, at most 64 bytes
- *   Authors=A <a@x>;B        optional, at most 32, each at most 256 bytes
- *   Website=https://...      optional, an http or https URI
- *   License=LGPL-2.1-or-later optional, an SPDX expression (printable ASCII)
- *   Shareable=true           optional, a GKeyFile boolean (default false):
- *                            REG_COMPILER_FLAGS_SHAREABLE, which the
- *                            registry ORs with the compiler's own flags
- *
- * and one group per option listed:
- *
- *   [Option NAME threads]
- *   Type=u                   required: a type RegOption allows
- *   Default=1                optional, read as reg_option_parse_value() reads
- *   Minimum=0                optional, numbers only, read likewise
- *   Maximum=256
- *   Choices=fast;small       optional, strings and string lists only
- *   Description=...          optional, one line
- *
- * Every value goes through the checks of _reg_option_new_full() and of
+ * The format's reference is "Writing a module" in the documentation
+ * (docs/writing-a-module.md, and for Loader=python and gjs, with the keys
+ * their loaders read, docs/writing-a-backend-in-python-or-javascript.md):
+ * a [Reg Module] group, one [Backend NAME] group per backend and one
+ * [Option NAME KEY] group per option a backend lists in Options=.  Every
+ * value goes through the checks of _reg_option_new_full() and of
  * check_text() below.
  */
 
@@ -112,9 +80,6 @@ _reg_manifest_find_backend (const RegManifest *manifest,
 
   return -1;
 }
-
-/* What a manifest says of a backend beyond its name, tags and
- * description */
 
 /* The reference count uses GLib's inline atomics (g_atomic_int_*), not
  * grefcount's functions: those run inside libglib, where ThreadSanitizer
@@ -458,8 +423,6 @@ _reg_backend_details_equal (RegBackendDetails *a,
          _reg_option_list_equal (a->options, b->options);
 }
 
-/* Manifests */
-
 /* A backend as parse_backend() read it, before it goes into the block. */
 typedef struct
 {
@@ -731,29 +694,6 @@ parse_module_group (RegKeyFile       *keyfile,
   return *source != NULL;
 }
 
-/* The first byte from @p on that is not ASCII, or is NUL.  Manifests are
- * ASCII but for a few descriptions: this goes eight bytes at a time where
- * g_utf8_validate() goes one. */
-static const char *
-skip_ascii (const char *p,
-            const char *end)
-{
-  for (; end - p >= 8; p += 8)
-    {
-      guint64 word;
-
-      memcpy (&word, p, sizeof word);
-      /* A byte of 0x80 or more, or a zero byte (which borrows). */
-      if (((word - G_GUINT64_CONSTANT (0x0101010101010101)) | word) &
-          G_GUINT64_CONSTANT (0x8080808080808080))
-        break;
-    }
-  while (p < end && (guchar) (*p - 1) < 0x7f)
-    p++;
-
-  return p;
-}
-
 /* Parses a manifest; on failure *@hint says what to do about it. */
 static RegManifest *
 parse_manifest (const char  *dir,
@@ -773,14 +713,14 @@ parse_manifest (const char  *dir,
   guint n_groups, n_parsed = 0;
   const char *end;
 
+  /* A text that is not plain is validated whole before anything else:
+   * GKeyFile would stop at a NUL byte and quietly drop a value that is not
+   * UTF-8 where no error is asked for.  A plain text is ASCII without NUL
+   * bytes, which manifests are but for a few descriptions. */
   *hint = HINT_SYNTAX;
-  if (length == 0)  /* an empty text may come without a buffer */
-    data = "";
-
-  /* Validate the whole text first: GKeyFile would stop at a NUL byte and
-   * quietly drop a value that is not UTF-8 where no error is asked for. */
-  end = skip_ascii (data, data + length);
-  if (!g_utf8_validate_len (end, length - (end - data), &end))
+  keyfile = _reg_key_file_new (data, length, &local_error);
+  if ((keyfile == NULL || !_reg_key_file_is_plain (keyfile)) &&
+      !g_utf8_validate_len (data, length, &end))
     {
       g_set_error (error, REG_MANIFEST_ERROR, REG_MANIFEST_ERROR_ENCODING,
                    "not a UTF-8 key file: %s at byte %" G_GSIZE_FORMAT,
@@ -789,7 +729,6 @@ parse_manifest (const char  *dir,
       return NULL;
     }
 
-  keyfile = _reg_key_file_new (data, length, &local_error);
   if (keyfile == NULL)
     {
       g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "not a key file: ");
@@ -826,19 +765,6 @@ out:
   return manifest;
 }
 
-/* The manifest's code for an error of the checks it shares with others:
- * GKeyFile's getters, the naming rules (REG_REGISTRY_ERROR_INVALID_NAME). */
-static RegManifestError
-manifest_error_code (const GError *error)
-{
-  if (g_error_matches (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_GROUP_NOT_FOUND) ||
-      g_error_matches (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_KEY_NOT_FOUND))
-    return REG_MANIFEST_ERROR_MISSING;
-  if (g_error_matches (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_UNKNOWN_ENCODING))
-    return REG_MANIFEST_ERROR_ENCODING;
-  return REG_MANIFEST_ERROR_INVALID;
-}
-
 static RegManifest *
 parse_with_hint (const char  *dir,
                  const char  *file,
@@ -854,30 +780,30 @@ parse_with_hint (const char  *dir,
    * stopped at, our checks the value): escaped and cut, so that a
    * manifest cannot put megabytes or terminal escapes into a warning.
    * GKeyFile's domain stays for the key file syntax, the manifest's is
-   * for everything else. */
+   * for everything else, the errors of the checks it shares with others
+   * (GKeyFile's loading and getters, the loaders', the naming rules)
+   * included. */
   if (manifest == NULL)
     {
       g_autofree char *reason = _reg_text_for_message (local_error->message, -1, 300);
+      GQuark domain = REG_MANIFEST_ERROR;
+      int code = REG_MANIFEST_ERROR_INVALID;
 
       if (g_error_matches (local_error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_PARSE) ||
           local_error->domain == REG_MANIFEST_ERROR)
-        g_set_error_literal (error, local_error->domain, local_error->code, reason);
-      else
-        g_set_error_literal (error, REG_MANIFEST_ERROR, manifest_error_code (local_error), reason);
+        {
+          domain = local_error->domain;
+          code = local_error->code;
+        }
+      else if (g_error_matches (local_error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_GROUP_NOT_FOUND) ||
+               g_error_matches (local_error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_KEY_NOT_FOUND))
+        code = REG_MANIFEST_ERROR_MISSING;
+      else if (g_error_matches (local_error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_UNKNOWN_ENCODING))
+        code = REG_MANIFEST_ERROR_ENCODING;
+      g_set_error_literal (error, domain, code, reason);
     }
 
   return manifest;
-}
-
-/* The directory of @path, interned, and its file name. */
-static char *
-split_path (const char  *path,
-            const char **file)
-{
-  g_autofree char *dir = g_path_get_dirname (path);
-
-  *file = strrchr (path, '/') != NULL ? strrchr (path, '/') + 1 : path;
-  return g_ref_string_new_intern (dir);
 }
 
 RegManifest *
@@ -886,55 +812,42 @@ _reg_manifest_parse (const char  *path,
                      gsize        length,
                      GError     **error)
 {
-  const char *file, *hint;
-  char *dir = split_path (path, &file);
-  RegManifest *manifest = parse_with_hint (dir, file, data, length, &hint, error);
+  g_autofree char *dirname = g_path_get_dirname (path);
+  char *dir = g_ref_string_new_intern (dirname);
+  const char *slash = strrchr (path, '/');
+  const char *hint;
+  RegManifest *manifest;
 
+  manifest = parse_with_hint (dir, slash != NULL ? slash + 1 : path, data, length, &hint, error);
   g_ref_string_release (dir);
   return manifest;
 }
 
-/* Reads and parses the manifest @path (@file of @dir, a GRefString); on
- * failure *@hint says what to do and *@contents holds what was read, if
- * anything. */
-static RegManifest *
-read_manifest (const char   *path,
-               const char   *dir,
-               const char   *file,
-               GBytes      **contents,
-               const char  **hint,
-               GError      **error)
+/* A special file is refused unread (a FIFO would block discovery, a
+ * device never end), and so is one over REG_MANIFEST_MAX_SIZE. */
+static GBytes *
+read_manifest (const char  *path,
+               GError     **error)
 {
-  /* A special file is refused unread (a FIFO would block discovery, a
-   * device never end), and so is one over REG_MANIFEST_MAX_SIZE. */
-  *hint = HINT_FILE;
-  *contents = _reg_file_read (path, REG_MANIFEST_MAX_SIZE, "a manifest", NULL, error);
-  if (*contents == NULL)
-    return NULL;
-
-  return parse_with_hint (dir, file, g_bytes_get_data (*contents, NULL),
-                          g_bytes_get_size (*contents), hint, error);
+  return _reg_file_read (path, REG_MANIFEST_MAX_SIZE, "a manifest", NULL, error);
 }
 
 RegManifest *
 _reg_manifest_load (const char  *path,
                     GError     **error)
 {
-  g_autoptr(GBytes) contents = NULL;
-  const char *file, *hint;
-  char *dir = split_path (path, &file);
-  RegManifest *manifest = read_manifest (path, dir, file, &contents, &hint, error);
+  g_autoptr(GBytes) contents = read_manifest (path, error);
 
-  g_ref_string_release (dir);
-  return manifest;
+  if (contents == NULL)
+    return NULL;
+
+  return _reg_manifest_parse (path, g_bytes_get_data (contents, NULL),
+                              g_bytes_get_size (contents), error);
 }
 
 void
 _reg_manifest_skip_free (RegManifestSkip *skip)
 {
-  if (skip == NULL)
-    return;
-
   g_free (skip->path);
   g_free (skip->reason);
   g_strfreev (skip->names);
@@ -1033,10 +946,13 @@ _reg_manifest_scan_dir (const char *dir,
       g_autofree char *escaped = NULL;
       g_autofree char *why = NULL;
       RegManifestSkip *skip;
-      RegManifest *manifest;
-      const char *hint;
+      RegManifest *manifest = NULL;
+      const char *hint = HINT_FILE;
 
-      manifest = read_manifest (path, interned, file, &contents, &hint, &local_error);
+      contents = read_manifest (path, &local_error);
+      if (contents != NULL)
+        manifest = parse_with_hint (interned, file, g_bytes_get_data (contents, NULL),
+                                    g_bytes_get_size (contents), &hint, &local_error);
       if (manifest != NULL)
         {
           g_ptr_array_add (manifests, manifest);
