@@ -910,6 +910,23 @@ reg_registry_lookup_backend (RegRegistry  *self,
   return _reg_loading_load (self, name, error);
 }
 
+static char **
+dup_sorted_names_locked (RegRegistry        *self,
+                         const char * const *exclude_tags)
+{
+  GPtrArray *names = g_ptr_array_new_null_terminated (self->sorted->len, g_free, TRUE);
+
+  for (guint i = 0; i < self->sorted->len; i++)
+    {
+      const RegEntry *entry = g_ptr_array_index (self->sorted, i);
+
+      if (!entry_has_any_tag (entry, exclude_tags))
+        g_ptr_array_add (names, g_strdup (entry->name));
+    }
+
+  return (char **) g_ptr_array_free (names, FALSE);
+}
+
 /**
  * reg_registry_list_backends:
  * @self: a [class@Reg.Registry]
@@ -928,7 +945,7 @@ reg_registry_list_backends (RegRegistry        *self,
                             const char * const *exclude_tags)
 {
   static const char * const default_exclude[] = { REG_TAG_DEBUG, REG_TAG_EXPERIMENTAL, NULL };
-  GPtrArray *names;
+  char **names;
 
   g_return_val_if_fail (REG_IS_REGISTRY (self), NULL);
 
@@ -937,20 +954,19 @@ reg_registry_list_backends (RegRegistry        *self,
 
   _reg_discovery_ensure (self);
 
-  /* The writer lock, as the sort may have to be made again. */
+  /* The writer lock only to sort, once per change of the set of names. */
+  g_rw_lock_reader_lock (&self->lock);
+  names = self->sorted != NULL ? dup_sorted_names_locked (self, exclude_tags) : NULL;
+  g_rw_lock_reader_unlock (&self->lock);
+  if (names != NULL)
+    return names;
+
   g_rw_lock_writer_lock (&self->lock);
   ensure_sorted_locked (self);
-  names = g_ptr_array_new_null_terminated (self->sorted->len, g_free, TRUE);
-  for (guint i = 0; i < self->sorted->len; i++)
-    {
-      const RegEntry *entry = g_ptr_array_index (self->sorted, i);
-
-      if (!entry_has_any_tag (entry, exclude_tags))
-        g_ptr_array_add (names, g_strdup (entry->name));
-    }
+  names = dup_sorted_names_locked (self, exclude_tags);
   g_rw_lock_writer_unlock (&self->lock);
 
-  return (char **) g_ptr_array_free (names, FALSE);
+  return names;
 }
 
 /* An info snapshot taken under the lock, waiting for what the compiler of
