@@ -58,9 +58,19 @@ _reg_op_is_valid (RegOp op)
 const char *
 reg_op_get_name (RegOp op)
 {
+  static const char *interned[N_OPS];
+  static gsize done;
+
   g_return_val_if_fail (_reg_op_is_valid (op), NULL);
 
-  return g_intern_static_string (op_table[op].name);
+  if (g_once_init_enter (&done))
+    {
+      for (guint i = 0; i < N_OPS; i++)
+        interned[i] = g_intern_static_string (op_table[i].name);
+      g_once_init_leave (&done, 1);
+    }
+
+  return interned[op];
 }
 
 /**
