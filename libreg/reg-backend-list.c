@@ -189,7 +189,8 @@ on_registry_changed (gpointer  registry,
       source = g_idle_source_new ();
       g_source_set_priority (source, G_PRIORITY_DEFAULT);
       g_source_set_static_name (source, "[libreg] RegBackendList update");
-      g_source_set_callback (source, link_dispatch, g_atomic_rc_box_acquire (link), (GDestroyNotify) link_unref);
+      g_source_set_callback (source, link_dispatch, g_atomic_rc_box_acquire (link),
+                             (GDestroyNotify) link_unref);
       link->pending = source;
       g_source_attach (source, link->context);
     }
@@ -342,7 +343,8 @@ reg_backend_list_constructed (GObject *object)
   for (guint i = 0; i < G_N_ELEMENTS (signal_names); i++)
     self->handlers[i] = g_signal_connect_data (self->registry, signal_names[i],
                                                G_CALLBACK (on_registry_changed),
-                                               g_atomic_rc_box_acquire (self->link), link_closure_notify, 0);
+                                               g_atomic_rc_box_acquire (self->link),
+                                               link_closure_notify, 0);
   update (self);
 }
 

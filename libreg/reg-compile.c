@@ -589,19 +589,21 @@ compile_on_chain (Chain        *chain,
 
       if (attempt != NULL && attempt->partition == NULL)
         fn = attempt_compile (attempt, chain, graph, example_inputs, NULL, &local_error);
-      /* partition_end() takes the partition, which ends the loop. */
       while (attempt != NULL && attempt->partition != NULL)
         {
           g_auto(Chain) group_chain = { NULL };
           GPtrArray *group_inputs;
           RegGraph *group = attempt_next_group (attempt, chain, &group_chain, &group_inputs);
 
+          RegCompiledFn *group_fn;
+
           if (group == NULL)
-            fn = partition_end (attempt, graph, example_inputs, &local_error);
-          else if (!attempt_add_group (attempt, &group_chain,
-                                       compile_on_chain (&group_chain, self, group, group_inputs,
-                                                         &local_error),
-                                       &local_error))
+            {
+              fn = partition_end (attempt, graph, example_inputs, &local_error);
+              break;
+            }
+          group_fn = compile_on_chain (&group_chain, self, group, group_inputs, &local_error);
+          if (!attempt_add_group (attempt, &group_chain, group_fn, &local_error))
             break;
         }
       if (attempt != NULL)

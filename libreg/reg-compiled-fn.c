@@ -20,7 +20,8 @@
  * input names, the shapes of the example inputs and those the graph gives
  * its outputs), and every call is checked against it, before the backend
  * runs (the inputs) and after (what the backend returned), so that a
- * backend's wrong outputs give an error instead of wrong results.
+ * backend that returns too few outputs, something that is not a tensor,
+ * or a tensor of the wrong shape gives an error instead of wrong results.
  *
  * ## Implementing it
  *
@@ -277,10 +278,13 @@ _reg_compiled_fn_bind (RegCompiledFn   *fn,
   same = signature_equal (_reg_once_get (G_OBJECT (fn), signature_quark), sig);
   signature_free (sig);
 
-  return same || _reg_backend_fail (error, REG_COMPILER_ERROR_FAILED, backend,
-                                    " returned a function that an earlier compile returned "
-                                    "for another graph signature; a compiled function serves "
-                                    "one signature (input names and shapes, output shapes)");
+  if (!same)
+    return _reg_backend_fail (error, REG_COMPILER_ERROR_FAILED, backend,
+                              " returned a function that an earlier compile returned "
+                              "for another graph signature; a compiled function serves "
+                              "one signature (input names and shapes, output shapes)");
+
+  return TRUE;
 }
 
 void
@@ -413,10 +417,12 @@ call_begin (RegCompiledFn    *self,
     return FALSE;
 
   /* run is required, whether or not run_async is overridden. */
-  return REG_COMPILED_FN_GET_IFACE (self)->run != NULL ||
-         _reg_backend_fail (error, REG_COMPILER_ERROR_RUNTIME,
-                            *sig != NULL ? (*sig)->backend : G_OBJECT_TYPE_NAME (self),
-                            ": %s does not implement run", G_OBJECT_TYPE_NAME (self));
+  if (REG_COMPILED_FN_GET_IFACE (self)->run == NULL)
+    return _reg_backend_fail (error, REG_COMPILER_ERROR_RUNTIME,
+                              *sig != NULL ? (*sig)->backend : G_OBJECT_TYPE_NAME (self),
+                              ": %s does not implement run", G_OBJECT_TYPE_NAME (self));
+
+  return TRUE;
 }
 
 /* reg_compiled_fn_call(), its arguments checked; @inputs are checked

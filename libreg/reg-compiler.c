@@ -27,7 +27,28 @@
  * methods: each says what libreg does without it.
  *
  * Implementations must be safe to call from several threads at once: the
- * registry hands the same object to every caller.
+ * registry hands the same object to every caller.  In JavaScript:
+ *
+ * ```js
+ * const MyCompiler = GObject.registerClass({
+ *     Implements: [Reg.Compiler],
+ * }, class MyCompiler extends GObject.Object {
+ *     vfunc_compile(graph, exampleInputs, options) {
+ *         return new MyFn({});
+ *     }
+ *
+ *     vfunc_dup_name() {
+ *         return 'mine';
+ *     }
+ *
+ *     vfunc_dup_options() {
+ *         const options = new Gio.ListStore({itemType: Reg.Option});
+ *         options.append(Reg.Option.new('fast', 'b', new GLib.Variant('b', false),
+ *             'Trade accuracy for speed'));
+ *         return options;
+ *     }
+ * });
+ * ```
  *
  * ## Options
  *
@@ -59,8 +80,8 @@
  * backend may keep a reference to @graph in the function it returns and
  * read it on every call; builder calls on @graph are programmer errors.
  *
- * Every backend gets each key once, and a backend with a schema (see
- * [method@Reg.Compiler.get_options]) options that follow it: each key
+ * Every backend gets each key once.  A backend with a schema (see
+ * [method@Reg.Compiler.get_options]) gets options that follow it: each key
  * declared, each value of the declared type, within its range or choices.
  * A backend without one must reject an option key it does not know with
  * %REG_COMPILER_ERROR_BAD_OPTION naming the key.  Reject a graph the
@@ -345,10 +366,12 @@ _reg_compiler_set_options (RegCompiler *self,
                            GListModel  *options)
 {
   Schema *schema = g_new0 (Schema, 1);
+  Schema *kept;
 
   schema->options = options != NULL ? g_object_ref (options) : NULL;
+  kept = compiler_keep (self, schema_quark, schema, schema_free);
 
-  return ((Schema *) compiler_keep (self, schema_quark, schema, schema_free))->options == options;
+  return kept->options == options;
 }
 
 /* The flags and operators a module backend's manifest declares for its

@@ -716,7 +716,8 @@ parse_manifest (const char  *dir,
   /* A text that is not plain is validated whole before anything else:
    * GKeyFile would stop at a NUL byte and quietly drop a value that is not
    * UTF-8 where no error is asked for.  A plain text is ASCII without NUL
-   * bytes, which manifests are but for a few descriptions. */
+   * bytes, which manifests are but for a few descriptions; so is the empty
+   * text, whose @data may be NULL. */
   *hint = HINT_SYNTAX;
   keyfile = _reg_key_file_new (data, length, &local_error);
   if ((keyfile == NULL || !_reg_key_file_is_plain (keyfile)) &&
