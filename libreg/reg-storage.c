@@ -153,8 +153,6 @@ void
 _reg_storage_free (gpointer data,
                    gsize    n_bytes)
 {
-  n_bytes = MAX (n_bytes, 1);
-
   if (n_bytes < LARGE_MIN)
     free (data);
   else  /* rounded as when it was allocated, which did not overflow */
