@@ -36,9 +36,7 @@ RegVerdict  *_reg_verdict_new              (const char         *backend_name,
                                             gint64              time_us,
                                             const RegFileStamp *stamp);
 
-/* The nick of @kind ("wrong-results"); the kind of @nick, FALSE for any
- * other text. */
-const char  *_reg_verdict_kind_to_nick     (RegVerdictKind      kind);
+/* The kind of the nick @nick ("wrong-results"), FALSE for any other text. */
 gboolean     _reg_verdict_kind_from_nick   (const char         *nick,
                                             RegVerdictKind     *kind);
 

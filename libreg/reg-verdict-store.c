@@ -20,6 +20,7 @@
 
 #include <glib/gstdio.h>
 
+#include "reg-enums.h"
 #include "reg-environment-private.h"
 #include "reg-message-private.h"
 #include "reg-name-private.h"
@@ -266,11 +267,12 @@ _reg_verdict_store_pick (GPtrArray  *verdicts,
 static char *
 verdict_print (RegVerdict *verdict)
 {
+  g_autoptr(GEnumClass) kinds = g_type_class_ref (REG_TYPE_VERDICT_KIND);
   const RegFileStamp *id = &verdict->stamp;
   g_autoptr(GVariant) value =
     g_variant_ref_sink (g_variant_new ("(ttxxxxsss^as^ay)", id->dev, id->ino, id->size, id->mtime_ns,
                                        id->ctime_ns, verdict->time_us, verdict->backend_name,
-                                       _reg_verdict_kind_to_nick (verdict->kind),
+                                       g_enum_get_value (kinds, verdict->kind)->value_nick,
                                        verdict->reason != NULL ? verdict->reason : "",
                                        verdict->unsupported_ops, verdict->module_path));
 

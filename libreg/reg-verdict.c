@@ -208,15 +208,6 @@ _reg_verdict_new (const char         *backend_name,
   return self;
 }
 
-/* Enum classes are never finalized: the nicks outlive the references. */
-const char *
-_reg_verdict_kind_to_nick (RegVerdictKind kind)
-{
-  g_autoptr(GEnumClass) klass = g_type_class_ref (REG_TYPE_VERDICT_KIND);
-
-  return g_enum_get_value (klass, kind)->value_nick;
-}
-
 gboolean
 _reg_verdict_kind_from_nick (const char     *nick,
                              RegVerdictKind *kind)
