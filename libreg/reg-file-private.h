@@ -32,10 +32,9 @@ typedef struct
 } RegFileStamp;
 
 /* The stamp of the file @path leads to (symbolic links followed, as
- * dlopen() does); FALSE with a G_FILE_ERROR when it cannot be stat'ed. */
+ * dlopen() does); FALSE when it cannot be stat'ed. */
 gboolean  _reg_file_stamp_get     (const char         *path,
-                                   RegFileStamp       *stamp,
-                                   GError            **error);
+                                   RegFileStamp       *stamp);
 gboolean  _reg_file_stamp_equal   (const RegFileStamp *a,
                                    const RegFileStamp *b);
 

@@ -67,11 +67,10 @@ static gboolean
 take_stamp (int                status,
             const struct stat *st,
             RegFileStamp      *stamp,
-            const char        *prefix,
             GError           **error)
 {
   if (status != 0)
-    return set_errno_error (error, prefix);
+    return set_errno_error (error, "cannot be examined: ");
 
   stamp->dev = st->st_dev;
   stamp->ino = st->st_ino;
@@ -88,13 +87,12 @@ take_stamp (int                status,
 }
 
 gboolean
-_reg_file_stamp_get (const char    *path,
-                     RegFileStamp  *stamp,
-                     GError       **error)
+_reg_file_stamp_get (const char   *path,
+                     RegFileStamp *stamp)
 {
   struct stat st;
 
-  return take_stamp (stat (path, &st), &st, stamp, "", error);
+  return take_stamp (stat (path, &st), &st, stamp, NULL);
 }
 
 gboolean
@@ -110,7 +108,7 @@ _reg_file_identity (const char *path)
 {
   RegFileStamp stamp;
 
-  if (!_reg_file_stamp_get (path, &stamp, NULL))
+  if (!_reg_file_stamp_get (path, &stamp))
     return NULL;
 
   return g_strdup_printf ("%" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT, stamp.dev, stamp.ino);
@@ -179,7 +177,7 @@ read_fd (int            fd,
 
   g_assert (max_size < G_MAXSIZE - 1);
 
-  if (!take_stamp (fstat (fd, &st), &st, &before, "cannot be examined: ", error))
+  if (!take_stamp (fstat (fd, &st), &st, &before, error))
     return NULL;
   regular = S_ISREG (st.st_mode);
   if (regular_only && !regular)
@@ -205,7 +203,7 @@ read_fd (int            fd,
 
       contents = read_contents (fd, regular, max_size, regular ? before.size : 0, error);
       if (contents == NULL ||
-          (regular && !take_stamp (fstat (fd, &st), &st, &after, "cannot be examined: ", error)))
+          (regular && !take_stamp (fstat (fd, &st), &st, &after, error)))
         return NULL;
 
       if (regular && !_reg_file_stamp_equal (&before, &after))

@@ -360,7 +360,7 @@ append_stamp (GString    *text,
 {
   RegFileStamp stamp;
 
-  if (_reg_file_stamp_get (path, &stamp, NULL))
+  if (_reg_file_stamp_get (path, &stamp))
     g_string_append_printf (text, "%" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT ":%" G_GINT64_FORMAT
                             ":%" G_GINT64_FORMAT ":%" G_GINT64_FORMAT,
                             stamp.dev, stamp.ino, stamp.size, stamp.mtime_ns, stamp.ctime_ns);

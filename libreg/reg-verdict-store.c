@@ -154,7 +154,7 @@ store_load (const char *path)
   g_autofree char *why = NULL;
   GPtrArray *verdicts = NULL;
   RegFileStamp stamp;
-  gboolean stamped = _reg_file_stamp_get (path, &stamp, NULL);
+  gboolean stamped = _reg_file_stamp_get (path, &stamp);
   Kept *kept;
 
   g_rw_lock_reader_lock (&cache_lock);
@@ -223,7 +223,7 @@ _reg_verdict_store_find (const char *module_path)
   GPtrArray *current;
   RegFileStamp id;
 
-  if (!_reg_file_stamp_get (module_path, &id, NULL))
+  if (!_reg_file_stamp_get (module_path, &id))
     return NULL;
 
   for (guint s = 0; s < 2; s++)
@@ -343,7 +343,7 @@ _reg_verdict_store_record (RegVerdict  *verdict,
                           g_str_equal (other->backend_name, verdict->backend_name);
       RegFileStamp now;
 
-      if (!replaced && _reg_file_stamp_get (other->module_path, &now, NULL) &&
+      if (!replaced && _reg_file_stamp_get (other->module_path, &now) &&
           _reg_file_stamp_equal (&now, &other->stamp))
         g_ptr_array_add (kept, other);
     }

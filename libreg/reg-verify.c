@@ -543,7 +543,7 @@ _reg_verify_run (const char * const      *search_path,
   gint64 time = g_get_real_time ();
   const char *identifier;
   RegFileStamp before = { 0, }, after;
-  gboolean have_before = _reg_file_stamp_get (verdict_path, &before, NULL);
+  gboolean have_before = _reg_file_stamp_get (verdict_path, &before);
   Run run = { name, options, NULL, };
 
   g_strv_builder_add_many (builder, helper, "--dir", dir, "--module", module_path, NULL);
@@ -612,7 +612,7 @@ _reg_verify_run (const char * const      *search_path,
   if (verdict == NULL || options->store == REG_VERIFY_STORE_NONE || !have_before)
     return verdict;
 
-  if (!_reg_file_stamp_get (verdict_path, &after, NULL) || !_reg_file_stamp_equal (&before, &after))
+  if (!_reg_file_stamp_get (verdict_path, &after) || !_reg_file_stamp_equal (&before, &after))
     {
       g_autofree char *shown = _reg_text_for_message (module_path, -1, 4096);
 
