@@ -368,21 +368,6 @@ append_stamp (GString    *text,
     g_string_append (text, "missing");
 }
 
-/* "file=STAMP PATH" for each of @files, the path escaped. */
-static void
-append_files (GString            *text,
-              const char * const *files)
-{
-  for (guint i = 0; files[i] != NULL; i++)
-    {
-      g_autofree char *escaped = g_strescape (files[i], NULL);
-
-      g_string_append (text, "file=");
-      append_stamp (text, files[i]);
-      g_string_append_printf (text, " %s\n", escaped);
-    }
-}
-
 /* Whether the key file @path exists, and each file it lists is as it
  * was when listed. */
 static gboolean
@@ -468,8 +453,15 @@ _reg_loading_dup_verdict_path (const RegManifest *manifest,
   /* Without its files, a verdict holds until the text above changes. */
   if (python && (files = _reg_language_loader_dup_python_files (manifest->source, &error)) == NULL)
     g_debug ("the verdicts of %s do not follow its files: %s", manifest_path, error->message);
-  if (files != NULL)
-    append_files (key, (const char * const *) files);
+  for (guint i = 0; files != NULL && files[i] != NULL; i++)
+    {
+      g_autofree char *escaped = g_strescape (files[i], NULL);
+
+      /* "file=STAMP PATH", the path escaped: key_file_holds() reads it. */
+      g_string_append (key, "file=");
+      append_stamp (key, files[i]);
+      g_string_append_printf (key, " %s\n", escaped);
+    }
 
   /* Rewritten only when it changed: its identity is what verdicts hold. */
   written = _reg_file_read (path, VERDICT_KEY_MAX_SIZE, "verdict key", NULL, NULL);
