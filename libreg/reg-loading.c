@@ -224,14 +224,12 @@ static GPrivate loading_sources = G_PRIVATE_INIT (free_sources);
 static char *
 source_key (RegManifest *manifest)
 {
-  g_autofree char *path = NULL;
-
   /* A source that is no file (a Python module) is its name: one module
    * of that name per interpreter, whichever manifest leads to it. */
-  if (manifest->loader->locate == NULL)
-    return g_strconcat (manifest->loader->name, ":", manifest->source, NULL);
+  g_autofree char *path = manifest->loader->locate != NULL
+                          ? manifest->loader->locate (manifest->dir, manifest->source)
+                          : g_strdup (manifest->source);
 
-  path = _reg_manifest_dup_source_path (manifest);
   return g_strconcat (manifest->loader->name, ":", path, NULL);
 }
 
@@ -246,7 +244,7 @@ enter_source (RegManifest  *manifest,
               GError      **error)
 {
   GSList *sources = g_private_get (&loading_sources);
-  char *key = source_key (manifest);
+  g_autofree char *key = source_key (manifest);
 
   if (g_slist_find_custom (sources, key, (GCompareFunc) strcmp) != NULL)
     {
@@ -257,11 +255,10 @@ enter_source (RegManifest  *manifest,
                    "Loader=%s) was being imported in this thread, by that import: a backend "
                    "exists only once its code is imported. Look it up after the import.",
                    name, shown_manifest, shown, manifest->loader->name);
-      g_free (key);
       return FALSE;
     }
 
-  g_private_set (&loading_sources, g_slist_prepend (sources, key));
+  g_private_set (&loading_sources, g_slist_prepend (sources, g_steal_pointer (&key)));
   return TRUE;
 }
 
@@ -275,13 +272,13 @@ leave_source (void)
 }
 
 /* Loads @manifest's source and makes the compilers of its backends
- * @wanted into @made (the one of @name setting @name_error when it
- * fails); returns what was loaded, or NULL with @error set. */
+ * named in @wanted into @made (the one of @name setting @name_error when
+ * it fails); returns what was loaded, or NULL with @error set. */
 static GObject *
 load_and_make (RegRegistry  *self,
                RegManifest  *manifest,
                const char   *name,
-               GArray       *wanted,
+               GPtrArray    *wanted,
                GArray       *made,
                GHashTable   *rejected,
                GError      **name_error,
@@ -303,8 +300,9 @@ load_and_make (RegRegistry  *self,
   g_array_set_size (made, wanted->len);
   for (guint i = 0; i < wanted->len; i++)
     {
-      guint index = g_array_index (wanted, guint, i);
-      gboolean is_name = strcmp (manifest->backends[index].name, name) == 0;
+      const char *wanted_name = g_ptr_array_index (wanted, i);
+      int index = _reg_manifest_find_backend (manifest, wanted_name);
+      gboolean is_name = strcmp (wanted_name, name) == 0;
 
       g_array_index (made, RegCompiler *, i) =
         make_compiler (manifest, loaded, index, is_name ? name_error : NULL);
@@ -486,14 +484,14 @@ static gboolean
 check_before_load (RegRegistry  *self,
                    RegManifest  *manifest,
                    const char   *name,
-                   const char   *source,
                    const char   *manifest_path,
-                   GPtrArray    *wanted_names,
+                   GPtrArray    *wanted,
                    GError      **error)
 {
   RegModuleChecks checks = g_atomic_int_get (&self->module_checks);
   g_auto(GStrv) search_path = NULL;
   g_autofree char *verdict_path = NULL;
+  g_autofree char *source = NULL;
   gboolean check_first = (checks & REG_MODULE_CHECKS_VERIFY) != 0;
 
   if (checks == REG_MODULE_CHECKS_NONE)
@@ -504,9 +502,10 @@ check_before_load (RegRegistry  *self,
   if (verdict_path == NULL)
     return TRUE;
 
+  source = _reg_manifest_dup_source_path (manifest);
   search_path = reg_registry_get_search_paths (self);
   return _reg_verify_before_load (check_first, (const char * const *) search_path, name, source,
-                                  verdict_path, manifest_path, manifest->dir, wanted_names, error);
+                                  verdict_path, manifest_path, manifest->dir, wanted, error);
 }
 
 RegCompiler *
@@ -517,16 +516,14 @@ _reg_loading_load (RegRegistry  *self,
   GError *failure = NULL;
   GError **error = &failure;
   g_autoptr(RegManifest) manifest = NULL;
-  g_autoptr(GArray) wanted = g_array_new (FALSE, FALSE, sizeof (guint));  /* backend indexes */
   g_autoptr(GArray) made = g_array_new (FALSE, TRUE, sizeof (RegCompiler *));
-  g_autoptr(GPtrArray) wanted_names = g_ptr_array_new ();
+  g_autoptr(GPtrArray) wanted = g_ptr_array_new ();  /* names */
   g_autoptr(GPtrArray) registered = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) garbage = _reg_registry_garbage_new ();
   g_autoptr(GHashTable) rejected = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr(GError) local_error = NULL;
   g_autoptr(GError) name_error = NULL;
   g_autofree char *manifest_path = NULL;
-  g_autofree char *source = NULL;
   g_autofree char *shown_manifest = NULL;
   RegCompiler *result = NULL;
   GObject *loaded = NULL;
@@ -556,10 +553,7 @@ _reg_loading_load (RegRegistry  *self,
           const RegEntry *other = g_hash_table_lookup (self->backends, manifest->backends[i].name);
 
           if (other != NULL && other->manifest == manifest && other->compiler == NULL)
-            {
-              g_array_append_val (wanted, i);
-              g_ptr_array_add (wanted_names, (gpointer) manifest->backends[i].name);
-            }
+            g_ptr_array_add (wanted, (gpointer) manifest->backends[i].name);
         }
     }
   g_rw_lock_reader_unlock (&self->lock);
@@ -568,7 +562,6 @@ _reg_loading_load (RegRegistry  *self,
     goto out;
 
   manifest_path = _reg_manifest_dup_path (manifest);
-  source = _reg_manifest_dup_source_path (manifest);
   shown_manifest = _reg_escape (manifest_path);
 
   /* An interpreter's code, and what identifies its verdicts (which may
@@ -579,7 +572,7 @@ _reg_loading_load (RegRegistry  *self,
         goto out;
       unlock_loading (self);
     }
-  if (check_before_load (self, manifest, name, source, manifest_path, wanted_names, error))
+  if (check_before_load (self, manifest, name, manifest_path, wanted, error))
     loaded = load_and_make (self, manifest, name, wanted, made, rejected, &name_error,
                             &local_error);
   if (manifest->loader->unlocked)
@@ -608,7 +601,7 @@ _reg_loading_load (RegRegistry  *self,
   for (guint i = 0; i < wanted->len; i++)
     {
       RegCompiler **compiler = &g_array_index (made, RegCompiler *, i);
-      RegEntry *target = g_hash_table_lookup (self->backends, g_ptr_array_index (wanted_names, i));
+      RegEntry *target = g_hash_table_lookup (self->backends, g_ptr_array_index (wanted, i));
 
       /* Unless another thread took the name meanwhile (a runtime
        * registration wins, docs/discovery.md), or a rescan gave it to
