@@ -200,18 +200,12 @@ language_make (Language    *language,
 
 /* Reading manifests */
 
-static gboolean
-is_name_start (char c)
-{
-  return g_ascii_isalpha (c) || c == '_';
-}
-
-/* @text is one name or, with @dots, names joined by '.': each an ASCII
- * identifier of the language (for JavaScript, '$' allowed too). */
+/* @text is, @dotted, names joined by '.' (Python) or else one name
+ * (JavaScript): each an ASCII identifier of the language, with '$'
+ * allowed in JavaScript's. */
 static gboolean
 check_names (const char  *text,
-             gboolean     dots,
-             gboolean     dollar,
+             gboolean     dotted,
              GError     **error)
 {
   gsize length = strlen (text);
@@ -229,17 +223,18 @@ check_names (const char  *text,
     {
       char c = text[i];
 
-      if (dots && c == '.' && !start && i + 1 < length)
+      if (dotted && c == '.' && !start && i + 1 < length)
         start = TRUE;
-      else if (is_name_start (c) || (dollar && c == '$') || (!start && g_ascii_isdigit (c)))
+      else if (g_ascii_isalpha (c) || c == '_' || (!dotted && c == '$') ||
+               (!start && g_ascii_isdigit (c)))
         start = FALSE;
       else
         {
           g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
                        "byte %" G_GSIZE_FORMAT " does not fit: %s", i,
-                       dots ? "names of ASCII letters, digits and '_' are expected, "
-                              "joined by '.' (acme_reg.compiler)"
-                            : "a name of ASCII letters, digits, '_' and '$' is expected");
+                       dotted ? "names of ASCII letters, digits and '_' are expected, "
+                                "joined by '.' (acme_reg.compiler)"
+                              : "a name of ASCII letters, digits, '_' and '$' is expected");
           return FALSE;
         }
     }
@@ -284,7 +279,7 @@ python_read_source (RegKeyGroup  *group,
   if (import == NULL)
     return NULL;
 
-  if (!check_names (import, TRUE, FALSE, &local_error))
+  if (!check_names (import, TRUE, &local_error))
     {
       g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
                    "Import=%s is not a dotted Python module name: %s", import, local_error->message);
@@ -298,7 +293,7 @@ static gboolean
 python_check_entry (const char  *entry,
                     GError     **error)
 {
-  return check_names (entry, TRUE, FALSE, error);
+  return check_names (entry, TRUE, error);
 }
 
 static GObject *
@@ -366,7 +361,7 @@ static gboolean
 gjs_check_entry (const char  *entry,
                  GError     **error)
 {
-  return check_names (entry, FALSE, TRUE, error);
+  return check_names (entry, FALSE, error);
 }
 
 static char *
