@@ -64,27 +64,21 @@ static Language gjs = {
   "libgjs-dev", PTHREAD_MUTEX_INITIALIZER, NULL,
 };
 
-static char *
-loader_dir (void)
-{
-  const char *dir = NULL;
-
-  /* Which code a setuid program runs is not its caller's to choose. */
-  if (_reg_environment_is_trusted ())
-    dir = g_getenv ("REG_LOADER_DIR");
-
-  return g_strdup (dir != NULL && dir[0] != '\0' ? dir : REG_LOADER_MODULE_DIR);
-}
-
 static const RegLoaderModule *
 open_module_locked (Language  *language,
                     GError   **error)
 {
-  g_autofree char *dir = loader_dir ();
-  g_autofree char *path = g_build_filename (dir, language->file, NULL);
-  g_autofree char *shown = _reg_escape (path);
+  /* Which code a setuid program runs is not its caller's to choose. */
+  const char *dir = _reg_environment_is_trusted () ? g_getenv ("REG_LOADER_DIR") : NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *shown = NULL;
   const RegLoaderModule *exported = NULL;
   GModule *module;
+
+  if (dir == NULL || dir[0] == '\0')
+    dir = REG_LOADER_MODULE_DIR;
+  path = g_build_filename (dir, language->file, NULL);
+  shown = _reg_escape (path);
 
   if (!g_file_test (path, G_FILE_TEST_EXISTS))
     {
