@@ -134,8 +134,8 @@ find_undeclared (RegRegistry *self,
                  GHashTable  *rejected)
 {
   g_auto(GStrv) offers = manifest->loader->offers (loaded);
-  g_autofree char *source = NULL;
-  g_autofree char *shown_source = NULL;
+  g_autofree char *source = _reg_manifest_dup_source_path (manifest);
+  g_autofree char *shown_source = _reg_escape (source);
 
   for (guint i = 0; offers != NULL && offers[i] != NULL; i++)
     {
@@ -145,11 +145,6 @@ find_undeclared (RegRegistry *self,
           declared_through_another_path (self, manifest, offers[i]))
         continue;
 
-      if (shown_source == NULL)
-        {
-          source = _reg_manifest_dup_source_path (manifest);
-          shown_source = _reg_escape (source);
-        }
       shown_name = _reg_escape (offers[i]);
       g_warning ("module %s offers backend '%s', which no manifest of it declares; ignored",
                  shown_source, shown_name);
@@ -420,20 +415,19 @@ _reg_loading_dup_verdict_path (const RegManifest *manifest,
   key = g_string_new ("libreg verdict key 2\n");
   g_string_append_printf (key, "loader=%s\nmanifest=%s ", manifest->loader->name, manifest_path);
   append_stamp (key, manifest_path);
-  if (manifest->loader->locate != NULL)
+  if (python)
+    {
+      /* A Python module is no file of the manifest's: its name stands. */
+      g_autofree char *environment = _reg_language_loader_dup_python_environment ();
+
+      g_string_append_printf (key, "\nsource=%s\nenvironment=%s", manifest->source, environment);
+    }
+  else
     {
       g_autofree char *source = _reg_manifest_dup_source_path (manifest);
 
       g_string_append_printf (key, "\nsource=%s ", source);
       append_stamp (key, source);
-    }
-  else
-    g_string_append_printf (key, "\nsource=%s", manifest->source);
-  if (python)
-    {
-      g_autofree char *environment = _reg_language_loader_dup_python_environment ();
-
-      g_string_append_printf (key, "\nenvironment=%s", environment);
     }
   g_string_append_c (key, '\n');
 
