@@ -17,10 +17,9 @@
  *
  * There is no Module=: a libreg without these loaders skips the manifest
  * with a warning, rather than opening a script as a shared object.
- * Everything here is text: no interpreter starts before a backend is
- * looked up.  The loading itself is the loader module's (see
- * reg-language-loader-private.h), opened once and kept; a failure to
- * open it is retried by the next lookup.
+ * The loading itself is the loader module's (see
+ * reg-language-loader-private.h); a failure to open it is retried by the
+ * next lookup.
  */
 
 #include "reg-config.h"
@@ -266,17 +265,15 @@ static char *
 python_read_source (RegKeyGroup  *group,
                     GError      **error)
 {
-  g_autoptr(GError) local_error = NULL;
   g_autofree char *import = read_import (group, "python", "Import=acme_reg.compiler, a module "
                                          "on Python's path", error);
 
   if (import == NULL)
     return NULL;
 
-  if (!check_names (import, TRUE, &local_error))
+  if (!check_names (import, TRUE, error))
     {
-      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
-                   "Import=%s is not a dotted Python module name: %s", import, local_error->message);
+      g_prefix_error (error, "Import=%s is not a dotted Python module name: ", import);
       return NULL;
     }
 
