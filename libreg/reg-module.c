@@ -203,61 +203,6 @@ reg_module_init (RegModule *self)
   self->offer_types = g_array_new (FALSE, FALSE, sizeof (GType));
 }
 
-/* The module of the file @path, loaded. */
-static RegModule *
-module_ensure (const char  *path,
-               GError     **error)
-{
-  g_autofree char *identity = _reg_file_identity (path);
-  RegModule *self;
-
-  if (modules_by_file == NULL)
-    {
-      modules_by_file = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-      modules_by_path = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-    }
-
-  /* Device and inode identify a file only while it exists: a loaded
-   * module's file stays mapped, so its inode cannot be reused, but one
-   * that failed to load may have been deleted since and its inode given
-   * to another file. */
-  self = identity != NULL ? g_hash_table_lookup (modules_by_file, identity) : NULL;
-  if (self != NULL && self->gmodule == NULL)
-    {
-      g_hash_table_remove (modules_by_file, identity);
-      self = NULL;
-    }
-  if (self == NULL)
-    self = g_hash_table_lookup (modules_by_path, path);
-  if (self == NULL)
-    {
-      self = g_object_new (REG_TYPE_MODULE, NULL);
-      self->path = g_strdup (path);
-      g_type_module_set_name (G_TYPE_MODULE (self), path);
-    }
-  if (identity != NULL && !g_hash_table_contains (modules_by_file, identity))
-    g_hash_table_insert (modules_by_file, g_steal_pointer (&identity), self);
-  if (!g_hash_table_contains (modules_by_path, path))
-    g_hash_table_insert (modules_by_path, g_strdup (path), self);
-
-  /* The first successful use is never matched by an unuse: the module
-   * stays loaded (see the class documentation). */
-  if (self->gmodule != NULL || g_type_module_use (G_TYPE_MODULE (self)))
-    return self;
-
-  if (self->load_error != NULL)
-    g_propagate_error (error, g_error_copy (self->load_error));
-  else
-    {
-      g_autofree char *shown = _reg_escape (path);
-
-      g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
-                   "module %s failed to load", shown);
-    }
-
-  return NULL;
-}
-
 /**
  * reg_module_add_backend:
  * @module: the module being loaded
@@ -347,22 +292,67 @@ locate (const char *dir,
   return g_build_filename (dir, source, NULL);
 }
 
+/* The module of the file Module= names, loaded. */
 static GObject *
 load (const char  *dir,
       const char  *source,
       GError     **error)
 {
   g_autofree char *path = locate (dir, source);
+  g_autofree char *identity = _reg_file_identity (path);
+  RegModule *self;
 
-  return G_OBJECT (module_ensure (path, error));
+  if (modules_by_file == NULL)
+    {
+      modules_by_file = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      modules_by_path = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+    }
+
+  /* Device and inode identify a file only while it exists: a loaded
+   * module's file stays mapped, so its inode cannot be reused, but one
+   * that failed to load may have been deleted since and its inode given
+   * to another file. */
+  self = identity != NULL ? g_hash_table_lookup (modules_by_file, identity) : NULL;
+  if (self != NULL && self->gmodule == NULL)
+    {
+      g_hash_table_remove (modules_by_file, identity);
+      self = NULL;
+    }
+  if (self == NULL)
+    self = g_hash_table_lookup (modules_by_path, path);
+  if (self == NULL)
+    {
+      self = g_object_new (REG_TYPE_MODULE, NULL);
+      self->path = g_strdup (path);
+      g_type_module_set_name (G_TYPE_MODULE (self), path);
+    }
+  if (identity != NULL && !g_hash_table_contains (modules_by_file, identity))
+    g_hash_table_insert (modules_by_file, g_steal_pointer (&identity), self);
+  if (!g_hash_table_contains (modules_by_path, path))
+    g_hash_table_insert (modules_by_path, g_strdup (path), self);
+
+  /* The first successful use is never matched by an unuse: the module
+   * stays loaded (see the class documentation). */
+  if (self->gmodule != NULL || g_type_module_use (G_TYPE_MODULE (self)))
+    return G_OBJECT (self);
+
+  if (self->load_error != NULL)
+    g_propagate_error (error, g_error_copy (self->load_error));
+  else
+    {
+      g_autofree char *shown = _reg_escape (path);
+
+      g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
+                   "module %s failed to load", shown);
+    }
+
+  return NULL;
 }
 
 static char **
 offers (GObject *loaded)
 {
-  RegModule *self = REG_MODULE (loaded);
-
-  return g_strdupv ((char **) self->offer_names->pdata);
+  return g_strdupv ((char **) REG_MODULE (loaded)->offer_names->pdata);
 }
 
 static RegCompiler *
