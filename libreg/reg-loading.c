@@ -403,7 +403,6 @@ _reg_loading_dup_verdict_path (const RegManifest *manifest,
   g_autofree char *manifest_path = NULL;
   g_autofree char *dir = NULL;
   g_autofree char *digest = NULL;
-  g_autofree char *name = NULL;
   g_autofree char *path = NULL;
   g_auto(GStrv) files = NULL;
   gboolean python = manifest->loader == &_reg_python_loader;
@@ -435,8 +434,7 @@ _reg_loading_dup_verdict_path (const RegManifest *manifest,
    * identity stays that of the state it names. */
   digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, key->str, key->len);
   dir = g_build_filename (g_get_user_cache_dir (), "libreg", "verdict-keys", NULL);
-  name = g_strconcat (digest, ".key", NULL);
-  path = g_build_filename (dir, name, NULL);
+  path = g_strconcat (dir, G_DIR_SEPARATOR_S, digest, ".key", NULL);
 
   /* No key file, or a module changed since: no verdict recorded holds. */
   if (!create)
