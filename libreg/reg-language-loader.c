@@ -295,13 +295,6 @@ python_load (const char  *dir,
   return language_load (&python, dir, source, error);
 }
 
-static char **
-no_offers (GObject *loaded)
-{
-  /* What such a module makes is what its manifest names: nothing else. */
-  return g_new0 (char *, 1);
-}
-
 static RegCompiler *
 python_make (GObject     *loaded,
              const char  *name,
@@ -319,9 +312,9 @@ const RegLoader _reg_python_loader = {
   .unlocked = TRUE,
   .read_source = python_read_source,
   .check_entry = python_check_entry,
-  /* No locate(): Python finds the module's file when it imports it. */
+  /* No locate(): Python finds the module's file when it imports it.  No
+   * offers(): what such a module makes is what its manifest names. */
   .load = python_load,
-  .offers = no_offers,
   .make = python_make,
 };
 
@@ -389,7 +382,6 @@ const RegLoader _reg_gjs_loader = {
   .check_entry = gjs_check_entry,
   .locate = gjs_locate,
   .load = gjs_load,
-  .offers = no_offers,
   .make = gjs_make,
 };
 

@@ -289,7 +289,8 @@ load_and_make (RegRegistry  *self,
       return NULL;
     }
 
-  find_undeclared (self, manifest, loaded, rejected);
+  if (manifest->loader->offers != NULL)
+    find_undeclared (self, manifest, loaded, rejected);
 
   /* Making a compiler runs its code: outside the contents lock. */
   g_array_set_size (made, wanted->len);
