@@ -57,7 +57,6 @@
 #include "reg-file-private.h"
 #include "reg-language-loader-private.h"
 #include "reg-message-private.h"
-#include "reg-module.h"
 #include "reg-module-private.h"
 #include "reg-registry-private.h"
 #include "reg-verify-private.h"
@@ -198,12 +197,6 @@ make_compiler (RegManifest  *manifest,
     }
 
   return compiler;
-}
-
-static void
-clear_compiler (gpointer data)
-{
-  g_clear_object ((RegCompiler **) data);
 }
 
 /* The sources an unlocked loader is loading in this thread, innermost
@@ -525,7 +518,7 @@ _reg_loading_load (RegRegistry  *self,
   gpointer key, value;
   RegEntry *entry;
 
-  g_array_set_clear_func (made, clear_compiler);
+  g_array_set_clear_func (made, (GDestroyNotify) g_clear_object);
 
   lock_loading (self);
 
