@@ -80,10 +80,9 @@ is_shared_object (const char *path)
 {
   static const char elf_magic[4] = { 0x7f, 'E', 'L', 'F' };
   char start[sizeof elf_magic];
+  int fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0);
   gssize n = -1;
-  int fd;
 
-  fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0);
   if (fd >= 0)
     {
       n = read (fd, start, sizeof start);
