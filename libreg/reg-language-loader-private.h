@@ -11,21 +11,20 @@ G_BEGIN_DECLS
 
 /* Loader=python and Loader=gjs.  Discovery reads their manifests here,
  * with no interpreter: Import= and each backend's Object= are checked as
- * text.  Their load(), offers() and make() are in a loader module of
+ * text.  Their load() and make() are in a loader module of
  * their own (loaders/ in the source tree: libreg-loader-python.so,
  * libreg-loader-gjs.so), which reg-language-loader.c opens with GModule
  * the first time a backend needs it, from the directory REG_LOADER_DIR
  * names (in a build tree; ignored in setuid programs) or else libreg's
  * installed loaders directory.  libreg itself never links an
- * interpreter.  Both set RegLoader.unlocked: their code runs with no lock
- * of libreg held. */
+ * interpreter.  Both set RegLoader.unlocked. */
 extern const RegLoader _reg_python_loader;
 extern const RegLoader _reg_gjs_loader;
 
 /* What a loader module exports, as the symbol REG_LOADER_MODULE_SYMBOL:
  * the libreg it was built with (REG_VERSION_S: a loader module is part of
- * one build of libreg) and the load(), offers() and make() of its loader;
- * the table's other fields are not read.  Its errors' messages are
+ * one build of libreg) and the load() and make() of its loader; the
+ * table's other fields are not read.  Its errors' messages are
  * escaped by libreg before anyone sees them. */
 #define REG_LOADER_MODULE_SYMBOL "reg_loader_module"
 

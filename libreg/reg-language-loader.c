@@ -17,10 +17,9 @@
  *
  * There is no Module=: a libreg without these loaders skips the manifest
  * with a warning, rather than opening a script as a shared object.
- * Everything here is text: no interpreter starts before a backend is
- * looked up.  The loading itself is the loader module's (see
- * reg-language-loader-private.h), opened once and kept; a failure to
- * open it is retried by the next lookup.
+ * The loading itself is the loader module's (see
+ * reg-language-loader-private.h); a failure to open it is retried by the
+ * next lookup.
  */
 
 #include "reg-config.h"
@@ -64,27 +63,21 @@ static Language gjs = {
   "libgjs-dev", PTHREAD_MUTEX_INITIALIZER, NULL,
 };
 
-static char *
-loader_dir (void)
-{
-  const char *dir = NULL;
-
-  /* Which code a setuid program runs is not its caller's to choose. */
-  if (_reg_environment_is_trusted ())
-    dir = g_getenv ("REG_LOADER_DIR");
-
-  return g_strdup (dir != NULL && dir[0] != '\0' ? dir : REG_LOADER_MODULE_DIR);
-}
-
 static const RegLoaderModule *
 open_module_locked (Language  *language,
                     GError   **error)
 {
-  g_autofree char *dir = loader_dir ();
-  g_autofree char *path = g_build_filename (dir, language->file, NULL);
-  g_autofree char *shown = _reg_escape (path);
+  /* Which code a setuid program runs is not its caller's to choose. */
+  const char *dir = _reg_environment_is_trusted () ? g_getenv ("REG_LOADER_DIR") : NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *shown = NULL;
   const RegLoaderModule *exported = NULL;
   GModule *module;
+
+  if (dir == NULL || dir[0] == '\0')
+    dir = REG_LOADER_MODULE_DIR;
+  path = g_build_filename (dir, language->file, NULL);
+  shown = _reg_escape (path);
 
   if (!g_file_test (path, G_FILE_TEST_EXISTS))
     {
@@ -200,18 +193,12 @@ language_make (Language    *language,
 
 /* Reading manifests */
 
-static gboolean
-is_name_start (char c)
-{
-  return g_ascii_isalpha (c) || c == '_';
-}
-
-/* @text is one name or, with @dots, names joined by '.': each an ASCII
- * identifier of the language (for JavaScript, '$' allowed too). */
+/* @text is, @dotted, names joined by '.' (Python) or else one name
+ * (JavaScript): each an ASCII identifier of the language, with '$'
+ * allowed in JavaScript's. */
 static gboolean
 check_names (const char  *text,
-             gboolean     dots,
-             gboolean     dollar,
+             gboolean     dotted,
              GError     **error)
 {
   gsize length = strlen (text);
@@ -229,17 +216,18 @@ check_names (const char  *text,
     {
       char c = text[i];
 
-      if (dots && c == '.' && !start && i + 1 < length)
+      if (dotted && c == '.' && !start && i + 1 < length)
         start = TRUE;
-      else if (is_name_start (c) || (dollar && c == '$') || (!start && g_ascii_isdigit (c)))
+      else if (g_ascii_isalpha (c) || c == '_' || (!dotted && c == '$') ||
+               (!start && g_ascii_isdigit (c)))
         start = FALSE;
       else
         {
           g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
                        "byte %" G_GSIZE_FORMAT " does not fit: %s", i,
-                       dots ? "names of ASCII letters, digits and '_' are expected, "
-                              "joined by '.' (acme_reg.compiler)"
-                            : "a name of ASCII letters, digits, '_' and '$' is expected");
+                       dotted ? "names of ASCII letters, digits and '_' are expected, "
+                                "joined by '.' (acme_reg.compiler)"
+                              : "a name of ASCII letters, digits, '_' and '$' is expected");
           return FALSE;
         }
     }
@@ -277,17 +265,15 @@ static char *
 python_read_source (RegKeyGroup  *group,
                     GError      **error)
 {
-  g_autoptr(GError) local_error = NULL;
   g_autofree char *import = read_import (group, "python", "Import=acme_reg.compiler, a module "
                                          "on Python's path", error);
 
   if (import == NULL)
     return NULL;
 
-  if (!check_names (import, TRUE, FALSE, &local_error))
+  if (!check_names (import, TRUE, error))
     {
-      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
-                   "Import=%s is not a dotted Python module name: %s", import, local_error->message);
+      g_prefix_error (error, "Import=%s is not a dotted Python module name: ", import);
       return NULL;
     }
 
@@ -298,7 +284,7 @@ static gboolean
 python_check_entry (const char  *entry,
                     GError     **error)
 {
-  return check_names (entry, TRUE, FALSE, error);
+  return check_names (entry, TRUE, error);
 }
 
 static GObject *
@@ -307,13 +293,6 @@ python_load (const char  *dir,
              GError     **error)
 {
   return language_load (&python, dir, source, error);
-}
-
-static char **
-no_offers (GObject *loaded)
-{
-  /* What such a module makes is what its manifest names: nothing else. */
-  return g_new0 (char *, 1);
 }
 
 static RegCompiler *
@@ -333,9 +312,9 @@ const RegLoader _reg_python_loader = {
   .unlocked = TRUE,
   .read_source = python_read_source,
   .check_entry = python_check_entry,
-  /* No locate(): Python finds the module's file when it imports it. */
+  /* No locate(): Python finds the module's file when it imports it.  No
+   * offers(): what such a module makes is what its manifest names. */
   .load = python_load,
-  .offers = no_offers,
   .make = python_make,
 };
 
@@ -366,7 +345,7 @@ static gboolean
 gjs_check_entry (const char  *entry,
                  GError     **error)
 {
-  return check_names (entry, FALSE, TRUE, error);
+  return check_names (entry, FALSE, error);
 }
 
 static char *
@@ -403,7 +382,6 @@ const RegLoader _reg_gjs_loader = {
   .check_entry = gjs_check_entry,
   .locate = gjs_locate,
   .load = gjs_load,
-  .offers = no_offers,
   .make = gjs_make,
 };
 

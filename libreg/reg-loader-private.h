@@ -26,9 +26,9 @@ G_BEGIN_DECLS
  *    has the manifest stand for its source.
  *  - the first lookup of one of the manifest's backends (reg-loading.c):
  *    load() loads the source (once per process, however many registries
- *    and paths lead to it) and returns what it loaded; offers() lists the
- *    backend names its code offers, which may include names no manifest
- *    declares; make() makes the compiler of one declared backend.  load()
+ *    and paths lead to it) and returns what it loaded; offers(), when
+ *    set, lists the backend names its code offers (NULL for none), which
+ *    may include names no manifest declares; make() makes the compiler of one declared backend.  load()
  *    and make() run the source's code: the caller holds the loading lock
  *    and its registry's load lock, never a registry's contents lock (the
  *    lock order is at the top of reg-loading.c); or, for a loader that

@@ -57,7 +57,6 @@
 #include "reg-file-private.h"
 #include "reg-language-loader-private.h"
 #include "reg-message-private.h"
-#include "reg-module.h"
 #include "reg-module-private.h"
 #include "reg-registry-private.h"
 #include "reg-verify-private.h"
@@ -134,8 +133,8 @@ find_undeclared (RegRegistry *self,
                  GHashTable  *rejected)
 {
   g_auto(GStrv) offers = manifest->loader->offers (loaded);
-  g_autofree char *source = NULL;
-  g_autofree char *shown_source = NULL;
+  g_autofree char *source = _reg_manifest_dup_source_path (manifest);
+  g_autofree char *shown_source = _reg_escape (source);
 
   for (guint i = 0; offers != NULL && offers[i] != NULL; i++)
     {
@@ -145,11 +144,6 @@ find_undeclared (RegRegistry *self,
           declared_through_another_path (self, manifest, offers[i]))
         continue;
 
-      if (shown_source == NULL)
-        {
-          source = _reg_manifest_dup_source_path (manifest);
-          shown_source = _reg_escape (source);
-        }
       shown_name = _reg_escape (offers[i]);
       g_warning ("module %s offers backend '%s', which no manifest of it declares; ignored",
                  shown_source, shown_name);
@@ -205,12 +199,6 @@ make_compiler (RegManifest  *manifest,
   return compiler;
 }
 
-static void
-clear_compiler (gpointer data)
-{
-  g_clear_object ((RegCompiler **) data);
-}
-
 /* The sources an unlocked loader is loading in this thread, innermost
  * first: strings "LOADER:SOURCE". */
 static void
@@ -224,14 +212,12 @@ static GPrivate loading_sources = G_PRIVATE_INIT (free_sources);
 static char *
 source_key (RegManifest *manifest)
 {
-  g_autofree char *path = NULL;
-
   /* A source that is no file (a Python module) is its name: one module
    * of that name per interpreter, whichever manifest leads to it. */
-  if (manifest->loader->locate == NULL)
-    return g_strconcat (manifest->loader->name, ":", manifest->source, NULL);
+  g_autofree char *path = manifest->loader->locate != NULL
+                          ? manifest->loader->locate (manifest->dir, manifest->source)
+                          : g_strdup (manifest->source);
 
-  path = _reg_manifest_dup_source_path (manifest);
   return g_strconcat (manifest->loader->name, ":", path, NULL);
 }
 
@@ -246,7 +232,7 @@ enter_source (RegManifest  *manifest,
               GError      **error)
 {
   GSList *sources = g_private_get (&loading_sources);
-  char *key = source_key (manifest);
+  g_autofree char *key = source_key (manifest);
 
   if (g_slist_find_custom (sources, key, (GCompareFunc) strcmp) != NULL)
     {
@@ -257,11 +243,10 @@ enter_source (RegManifest  *manifest,
                    "Loader=%s) was being imported in this thread, by that import: a backend "
                    "exists only once its code is imported. Look it up after the import.",
                    name, shown_manifest, shown, manifest->loader->name);
-      g_free (key);
       return FALSE;
     }
 
-  g_private_set (&loading_sources, g_slist_prepend (sources, key));
+  g_private_set (&loading_sources, g_slist_prepend (sources, g_steal_pointer (&key)));
   return TRUE;
 }
 
@@ -275,13 +260,13 @@ leave_source (void)
 }
 
 /* Loads @manifest's source and makes the compilers of its backends
- * @wanted into @made (the one of @name setting @name_error when it
- * fails); returns what was loaded, or NULL with @error set. */
+ * named in @wanted into @made (the one of @name setting @name_error when
+ * it fails); returns what was loaded, or NULL with @error set. */
 static GObject *
 load_and_make (RegRegistry  *self,
                RegManifest  *manifest,
                const char   *name,
-               GArray       *wanted,
+               GPtrArray    *wanted,
                GArray       *made,
                GHashTable   *rejected,
                GError      **name_error,
@@ -297,14 +282,16 @@ load_and_make (RegRegistry  *self,
       return NULL;
     }
 
-  find_undeclared (self, manifest, loaded, rejected);
+  if (manifest->loader->offers != NULL)
+    find_undeclared (self, manifest, loaded, rejected);
 
   /* Making a compiler runs its code: outside the contents lock. */
   g_array_set_size (made, wanted->len);
   for (guint i = 0; i < wanted->len; i++)
     {
-      guint index = g_array_index (wanted, guint, i);
-      gboolean is_name = strcmp (manifest->backends[index].name, name) == 0;
+      const char *wanted_name = g_ptr_array_index (wanted, i);
+      int index = _reg_manifest_find_backend (manifest, wanted_name);
+      gboolean is_name = strcmp (wanted_name, name) == 0;
 
       g_array_index (made, RegCompiler *, i) =
         make_compiler (manifest, loaded, index, is_name ? name_error : NULL);
@@ -368,21 +355,6 @@ append_stamp (GString    *text,
     g_string_append (text, "missing");
 }
 
-/* "file=STAMP PATH" for each of @files, the path escaped. */
-static void
-append_files (GString            *text,
-              const char * const *files)
-{
-  for (guint i = 0; files[i] != NULL; i++)
-    {
-      g_autofree char *escaped = g_strescape (files[i], NULL);
-
-      g_string_append (text, "file=");
-      append_stamp (text, files[i]);
-      g_string_append_printf (text, " %s\n", escaped);
-    }
-}
-
 /* Whether the key file @path exists, and each file it lists is as it
  * was when listed. */
 static gboolean
@@ -425,7 +397,6 @@ _reg_loading_dup_verdict_path (const RegManifest *manifest,
   g_autofree char *manifest_path = NULL;
   g_autofree char *dir = NULL;
   g_autofree char *digest = NULL;
-  g_autofree char *name = NULL;
   g_autofree char *path = NULL;
   g_auto(GStrv) files = NULL;
   gboolean python = manifest->loader == &_reg_python_loader;
@@ -437,20 +408,19 @@ _reg_loading_dup_verdict_path (const RegManifest *manifest,
   key = g_string_new ("libreg verdict key 2\n");
   g_string_append_printf (key, "loader=%s\nmanifest=%s ", manifest->loader->name, manifest_path);
   append_stamp (key, manifest_path);
-  if (manifest->loader->locate != NULL)
+  if (python)
+    {
+      /* A Python module is no file of the manifest's: its name stands. */
+      g_autofree char *environment = _reg_language_loader_dup_python_environment ();
+
+      g_string_append_printf (key, "\nsource=%s\nenvironment=%s", manifest->source, environment);
+    }
+  else
     {
       g_autofree char *source = _reg_manifest_dup_source_path (manifest);
 
       g_string_append_printf (key, "\nsource=%s ", source);
       append_stamp (key, source);
-    }
-  else
-    g_string_append_printf (key, "\nsource=%s", manifest->source);
-  if (python)
-    {
-      g_autofree char *environment = _reg_language_loader_dup_python_environment ();
-
-      g_string_append_printf (key, "\nenvironment=%s", environment);
     }
   g_string_append_c (key, '\n');
 
@@ -458,8 +428,7 @@ _reg_loading_dup_verdict_path (const RegManifest *manifest,
    * identity stays that of the state it names. */
   digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, key->str, key->len);
   dir = g_build_filename (g_get_user_cache_dir (), "libreg", "verdict-keys", NULL);
-  name = g_strconcat (digest, ".key", NULL);
-  path = g_build_filename (dir, name, NULL);
+  path = g_strconcat (dir, G_DIR_SEPARATOR_S, digest, ".key", NULL);
 
   /* No key file, or a module changed since: no verdict recorded holds. */
   if (!create)
@@ -468,8 +437,15 @@ _reg_loading_dup_verdict_path (const RegManifest *manifest,
   /* Without its files, a verdict holds until the text above changes. */
   if (python && (files = _reg_language_loader_dup_python_files (manifest->source, &error)) == NULL)
     g_debug ("the verdicts of %s do not follow its files: %s", manifest_path, error->message);
-  if (files != NULL)
-    append_files (key, (const char * const *) files);
+  for (guint i = 0; files != NULL && files[i] != NULL; i++)
+    {
+      g_autofree char *escaped = g_strescape (files[i], NULL);
+
+      /* "file=STAMP PATH", the path escaped: key_file_holds() reads it. */
+      g_string_append (key, "file=");
+      append_stamp (key, files[i]);
+      g_string_append_printf (key, " %s\n", escaped);
+    }
 
   /* Rewritten only when it changed: its identity is what verdicts hold. */
   written = _reg_file_read (path, VERDICT_KEY_MAX_SIZE, "verdict key", NULL, NULL);
@@ -494,14 +470,14 @@ static gboolean
 check_before_load (RegRegistry  *self,
                    RegManifest  *manifest,
                    const char   *name,
-                   const char   *source,
                    const char   *manifest_path,
-                   GPtrArray    *wanted_names,
+                   GPtrArray    *wanted,
                    GError      **error)
 {
   RegModuleChecks checks = g_atomic_int_get (&self->module_checks);
   g_auto(GStrv) search_path = NULL;
   g_autofree char *verdict_path = NULL;
+  g_autofree char *source = NULL;
   gboolean check_first = (checks & REG_MODULE_CHECKS_VERIFY) != 0;
 
   if (checks == REG_MODULE_CHECKS_NONE)
@@ -512,9 +488,10 @@ check_before_load (RegRegistry  *self,
   if (verdict_path == NULL)
     return TRUE;
 
+  source = _reg_manifest_dup_source_path (manifest);
   search_path = reg_registry_get_search_paths (self);
   return _reg_verify_before_load (check_first, (const char * const *) search_path, name, source,
-                                  verdict_path, manifest_path, manifest->dir, wanted_names, error);
+                                  verdict_path, manifest_path, manifest->dir, wanted, error);
 }
 
 RegCompiler *
@@ -525,16 +502,14 @@ _reg_loading_load (RegRegistry  *self,
   GError *failure = NULL;
   GError **error = &failure;
   g_autoptr(RegManifest) manifest = NULL;
-  g_autoptr(GArray) wanted = g_array_new (FALSE, FALSE, sizeof (guint));  /* backend indexes */
   g_autoptr(GArray) made = g_array_new (FALSE, TRUE, sizeof (RegCompiler *));
-  g_autoptr(GPtrArray) wanted_names = g_ptr_array_new ();
+  g_autoptr(GPtrArray) wanted = g_ptr_array_new ();  /* names */
   g_autoptr(GPtrArray) registered = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) garbage = _reg_registry_garbage_new ();
   g_autoptr(GHashTable) rejected = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr(GError) local_error = NULL;
   g_autoptr(GError) name_error = NULL;
   g_autofree char *manifest_path = NULL;
-  g_autofree char *source = NULL;
   g_autofree char *shown_manifest = NULL;
   RegCompiler *result = NULL;
   GObject *loaded = NULL;
@@ -543,7 +518,7 @@ _reg_loading_load (RegRegistry  *self,
   gpointer key, value;
   RegEntry *entry;
 
-  g_array_set_clear_func (made, clear_compiler);
+  g_array_set_clear_func (made, (GDestroyNotify) g_clear_object);
 
   lock_loading (self);
 
@@ -564,10 +539,7 @@ _reg_loading_load (RegRegistry  *self,
           const RegEntry *other = g_hash_table_lookup (self->backends, manifest->backends[i].name);
 
           if (other != NULL && other->manifest == manifest && other->compiler == NULL)
-            {
-              g_array_append_val (wanted, i);
-              g_ptr_array_add (wanted_names, (gpointer) manifest->backends[i].name);
-            }
+            g_ptr_array_add (wanted, (gpointer) manifest->backends[i].name);
         }
     }
   g_rw_lock_reader_unlock (&self->lock);
@@ -576,7 +548,6 @@ _reg_loading_load (RegRegistry  *self,
     goto out;
 
   manifest_path = _reg_manifest_dup_path (manifest);
-  source = _reg_manifest_dup_source_path (manifest);
   shown_manifest = _reg_escape (manifest_path);
 
   /* An interpreter's code, and what identifies its verdicts (which may
@@ -587,7 +558,7 @@ _reg_loading_load (RegRegistry  *self,
         goto out;
       unlock_loading (self);
     }
-  if (check_before_load (self, manifest, name, source, manifest_path, wanted_names, error))
+  if (check_before_load (self, manifest, name, manifest_path, wanted, error))
     loaded = load_and_make (self, manifest, name, wanted, made, rejected, &name_error,
                             &local_error);
   if (manifest->loader->unlocked)
@@ -616,7 +587,7 @@ _reg_loading_load (RegRegistry  *self,
   for (guint i = 0; i < wanted->len; i++)
     {
       RegCompiler **compiler = &g_array_index (made, RegCompiler *, i);
-      RegEntry *target = g_hash_table_lookup (self->backends, g_ptr_array_index (wanted_names, i));
+      RegEntry *target = g_hash_table_lookup (self->backends, g_ptr_array_index (wanted, i));
 
       /* Unless another thread took the name meanwhile (a runtime
        * registration wins, docs/discovery.md), or a rescan gave it to

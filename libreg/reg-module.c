@@ -49,20 +49,16 @@
 
 typedef void (*RegModuleLoadFunc) (RegModule *module);
 
-/* A backend a loaded module offers: reg_module_add_backend()'s arguments. */
-typedef struct
-{
-  char  *name;
-  GType  type;
-} RegModuleOffer;
-
 struct _RegModule
 {
   GTypeModule  parent_instance;
 
   char        *path;
   GModule     *gmodule;
-  GArray      *offers;      /* of RegModuleOffer, filled during load */
+  /* The backends the module offered while it loaded, in order: each
+   * reg_module_add_backend() appends to both. */
+  GPtrArray   *offer_names; /* NULL-terminated */
+  GArray      *offer_types; /* of GType */
   gboolean     in_load;     /* reg_module_add_backend() is allowed */
   GError      *load_error;  /* why the last load failed */
 };
@@ -78,24 +74,15 @@ static GHashTable *modules_by_path;  /* path -> RegModule, for a file that
                                       * was replaced since it was loaded
                                       * (its code stays what was loaded) */
 
-static void
-offer_clear (gpointer data)
-{
-  RegModuleOffer *offer = data;
-
-  g_free (offer->name);
-}
-
 /* Whether @path begins as an ELF file does. */
 static gboolean
 is_shared_object (const char *path)
 {
   static const char elf_magic[4] = { 0x7f, 'E', 'L', 'F' };
   char start[sizeof elf_magic];
+  int fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0);
   gssize n = -1;
-  int fd;
 
-  fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0);
   if (fd >= 0)
     {
       n = read (fd, start, sizeof start);
@@ -171,12 +158,12 @@ reg_module_load_module (GTypeModule *type_module)
 
   if (self->load_error != NULL)
     {
-      g_module_close (self->gmodule);
-      self->gmodule = NULL;
+      g_clear_pointer (&self->gmodule, g_module_close);
       return FALSE;
     }
 
-  g_array_set_size (self->offers, 0);
+  g_ptr_array_set_size (self->offer_names, 0);
+  g_array_set_size (self->offer_types, 0);
   self->in_load = TRUE;
   load (self);
   self->in_load = FALSE;
@@ -194,9 +181,9 @@ reg_module_unload_module (GTypeModule *type_module)
       unload != NULL)
     unload (self);
 
-  g_array_set_size (self->offers, 0);
-  g_module_close (self->gmodule);
-  self->gmodule = NULL;
+  g_ptr_array_set_size (self->offer_names, 0);
+  g_array_set_size (self->offer_types, 0);
+  g_clear_pointer (&self->gmodule, g_module_close);
 }
 
 static void
@@ -211,63 +198,8 @@ reg_module_class_init (RegModuleClass *klass)
 static void
 reg_module_init (RegModule *self)
 {
-  self->offers = g_array_new (FALSE, TRUE, sizeof (RegModuleOffer));
-  g_array_set_clear_func (self->offers, offer_clear);
-}
-
-/* The module of the file @path, loaded. */
-static RegModule *
-module_ensure (const char  *path,
-               GError     **error)
-{
-  g_autofree char *identity = _reg_file_identity (path);
-  RegModule *self;
-
-  if (modules_by_file == NULL)
-    {
-      modules_by_file = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-      modules_by_path = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-    }
-
-  /* Device and inode identify a file only while it exists: a loaded
-   * module's file stays mapped, so its inode cannot be reused, but one
-   * that failed to load may have been deleted since and its inode given
-   * to another file. */
-  self = identity != NULL ? g_hash_table_lookup (modules_by_file, identity) : NULL;
-  if (self != NULL && self->gmodule == NULL)
-    {
-      g_hash_table_remove (modules_by_file, identity);
-      self = NULL;
-    }
-  if (self == NULL)
-    self = g_hash_table_lookup (modules_by_path, path);
-  if (self == NULL)
-    {
-      self = g_object_new (REG_TYPE_MODULE, NULL);
-      self->path = g_strdup (path);
-      g_type_module_set_name (G_TYPE_MODULE (self), path);
-    }
-  if (identity != NULL && !g_hash_table_contains (modules_by_file, identity))
-    g_hash_table_insert (modules_by_file, g_steal_pointer (&identity), self);
-  if (!g_hash_table_contains (modules_by_path, path))
-    g_hash_table_insert (modules_by_path, g_strdup (path), self);
-
-  /* The first successful use is never matched by an unuse: the module
-   * stays loaded (see the class documentation). */
-  if (self->gmodule != NULL || g_type_module_use (G_TYPE_MODULE (self)))
-    return self;
-
-  if (self->load_error != NULL)
-    g_propagate_error (error, g_error_copy (self->load_error));
-  else
-    {
-      g_autofree char *shown = _reg_escape (path);
-
-      g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
-                   "module %s failed to load", shown);
-    }
-
-  return NULL;
+  self->offer_names = g_ptr_array_new_null_terminated (0, g_free, TRUE);
+  self->offer_types = g_array_new (FALSE, FALSE, sizeof (GType));
 }
 
 /**
@@ -286,30 +218,24 @@ reg_module_add_backend (RegModule  *module,
                         const char *name,
                         GType       type)
 {
-  RegModuleOffer offer;
-
   g_return_if_fail (REG_IS_MODULE (module));
   g_return_if_fail (name != NULL);
   g_return_if_fail (g_type_is_a (type, REG_TYPE_COMPILER));
   g_return_if_fail (G_TYPE_IS_INSTANTIATABLE (type) && !G_TYPE_IS_ABSTRACT (type));
   g_return_if_fail (module->in_load);
 
-  for (guint i = 0; i < module->offers->len; i++)
+  if (g_ptr_array_find_with_equal_func (module->offer_names, name, g_str_equal, NULL))
     {
-      if (g_str_equal (g_array_index (module->offers, RegModuleOffer, i).name, name))
-        {
-          g_autofree char *shown_path = _reg_escape (module->path);
-          g_autofree char *shown_name = _reg_escape (name);
+      g_autofree char *shown_path = _reg_escape (module->path);
+      g_autofree char *shown_name = _reg_escape (name);
 
-          g_warning ("module %s offers backend '%s' twice; the first one is kept",
-                     shown_path, shown_name);
-          return;
-        }
+      g_warning ("module %s offers backend '%s' twice; the first one is kept",
+                 shown_path, shown_name);
+      return;
     }
 
-  offer.name = g_strdup (name);
-  offer.type = type;
-  g_array_append_val (module->offers, offer);
+  g_ptr_array_add (module->offer_names, g_strdup (name));
+  g_array_append_val (module->offer_types, type);
 }
 
 /**
@@ -365,26 +291,67 @@ locate (const char *dir,
   return g_build_filename (dir, source, NULL);
 }
 
+/* The module of the file Module= names, loaded. */
 static GObject *
 load (const char  *dir,
       const char  *source,
       GError     **error)
 {
   g_autofree char *path = locate (dir, source);
+  g_autofree char *identity = _reg_file_identity (path);
+  RegModule *self;
 
-  return G_OBJECT (module_ensure (path, error));
+  if (modules_by_file == NULL)
+    {
+      modules_by_file = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      modules_by_path = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+    }
+
+  /* Device and inode identify a file only while it exists: a loaded
+   * module's file stays mapped, so its inode cannot be reused, but one
+   * that failed to load may have been deleted since and its inode given
+   * to another file. */
+  self = identity != NULL ? g_hash_table_lookup (modules_by_file, identity) : NULL;
+  if (self != NULL && self->gmodule == NULL)
+    {
+      g_hash_table_remove (modules_by_file, identity);
+      self = NULL;
+    }
+  if (self == NULL)
+    self = g_hash_table_lookup (modules_by_path, path);
+  if (self == NULL)
+    {
+      self = g_object_new (REG_TYPE_MODULE, NULL);
+      self->path = g_strdup (path);
+      g_type_module_set_name (G_TYPE_MODULE (self), path);
+    }
+  if (identity != NULL && !g_hash_table_contains (modules_by_file, identity))
+    g_hash_table_insert (modules_by_file, g_steal_pointer (&identity), self);
+  if (!g_hash_table_contains (modules_by_path, path))
+    g_hash_table_insert (modules_by_path, g_strdup (path), self);
+
+  /* The first successful use is never matched by an unuse: the module
+   * stays loaded (see the class documentation). */
+  if (self->gmodule != NULL || g_type_module_use (G_TYPE_MODULE (self)))
+    return G_OBJECT (self);
+
+  if (self->load_error != NULL)
+    g_propagate_error (error, g_error_copy (self->load_error));
+  else
+    {
+      g_autofree char *shown = _reg_escape (path);
+
+      g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
+                   "module %s failed to load", shown);
+    }
+
+  return NULL;
 }
 
 static char **
 offers (GObject *loaded)
 {
-  RegModule *self = REG_MODULE (loaded);
-  GPtrArray *names = g_ptr_array_new_null_terminated (self->offers->len, g_free, TRUE);
-
-  for (guint i = 0; i < self->offers->len; i++)
-    g_ptr_array_add (names, g_strdup (g_array_index (self->offers, RegModuleOffer, i).name));
-
-  return (char **) g_ptr_array_free (names, FALSE);
+  return g_strdupv ((char **) REG_MODULE (loaded)->offer_names->pdata);
 }
 
 static RegCompiler *
@@ -395,14 +362,10 @@ make (GObject     *loaded,
 {
   RegModule *self = REG_MODULE (loaded);
   g_autofree char *shown = NULL;
+  guint index;
 
-  for (guint i = 0; i < self->offers->len; i++)
-    {
-      const RegModuleOffer *offer = &g_array_index (self->offers, RegModuleOffer, i);
-
-      if (g_str_equal (offer->name, name))
-        return g_object_new (offer->type, NULL);
-    }
+  if (g_ptr_array_find_with_equal_func (self->offer_names, name, g_str_equal, &index))
+    return g_object_new (g_array_index (self->offer_types, GType, index), NULL);
 
   shown = _reg_escape (self->path);
   g_set_error (error, REG_REGISTRY_ERROR, REG_REGISTRY_ERROR_LOAD_FAILED,
