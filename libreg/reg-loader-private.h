@@ -28,13 +28,13 @@ G_BEGIN_DECLS
  *    load() loads the source (once per process, however many registries
  *    and paths lead to it) and returns what it loaded; offers(), when
  *    set, lists the backend names its code offers (NULL for none), which
- *    may include names no manifest declares; make() makes the compiler of one declared backend.  load()
- *    and make() run the source's code: the caller holds the loading lock
- *    and its registry's load lock, never a registry's contents lock (the
- *    lock order is at the top of reg-loading.c); or, for a loader that
- *    sets unlocked (one that runs an interpreter, whose own locks must
- *    never be waited for under one of libreg's), no lock of libreg at
- *    all.
+ *    may include names no manifest declares; make() makes the compiler
+ *    of one declared backend.  load() and make() run the source's code:
+ *    the caller holds the loading lock and its registry's load lock,
+ *    never a registry's contents lock (the lock order is at the top of
+ *    reg-loading.c); or, for a loader that sets unlocked (one that runs
+ *    an interpreter, whose own locks must never be waited for under one
+ *    of libreg's), no lock of libreg at all.
  *  - verification (reg-verify.c): a check looks the backend up in a child
  *    process, which loads it through the same loader; its verdict is
  *    recorded against the identity of the file locate() gives.

@@ -330,7 +330,11 @@ _reg_verdict_store_record (RegVerdict  *verdict,
         lock_fd = -1;
       }
   if (lock_fd < 0)
-    g_debug ("verdict store in %s written without a lock: %s", dir, g_strerror (lock_errno));
+    {
+      g_autofree char *shown_dir = _reg_text_for_message (dir, -1, 4096);
+
+      g_debug ("verdict store in %s written without a lock: %s", shown_dir, g_strerror (lock_errno));
+    }
 
   /* The verdicts of module files that changed or are gone no longer hold:
    * dropped, so that the store does not grow without end.  A store that

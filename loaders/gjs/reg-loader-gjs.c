@@ -462,12 +462,6 @@ load (const char  *dir,
   return call.loaded;
 }
 
-static char **
-offers (GObject *loaded)
-{
-  return g_new0 (char *, 1);
-}
-
 /* The proxies */
 
 /* Whether @object's class is defined in JavaScript (GJS marks its types):
@@ -924,7 +918,6 @@ make (GObject     *loaded,
 static const RegLoader gjs_loader = {
   .name = "gjs",
   .load = load,
-  .offers = offers,
   .make = make,
 };
 

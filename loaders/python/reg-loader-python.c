@@ -587,12 +587,6 @@ out:
   return G_OBJECT (loaded);
 }
 
-static char **
-offers (GObject *loaded)
-{
-  return g_new0 (char *, 1);
-}
-
 /* The object @entry names in @module (a dotted path), a new reference. */
 static PyObject *
 find_entry (RegPythonSource  *self,
@@ -827,7 +821,6 @@ source_files (const char  *source,
 static const RegLoader python_loader = {
   .name = "python",
   .load = load,
-  .offers = offers,
   .make = make,
 };
 

@@ -3,8 +3,8 @@
  * Built as libreg-loader-python.so, it stands in for the Python loader
  * when REG_LOADER_DIR names this directory (tests/test-module.c).  For the
  * source "silent_load" its load() returns nothing and sets no error; for
- * any other it loads an object whose offers() are NULL and whose make()
- * returns nothing and sets no error.  libreg must give a reason anyway.
+ * any other it loads an object whose make() returns nothing and sets no
+ * error.  libreg must give a reason anyway.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -32,12 +32,6 @@ load (const char  *dir,
   return loaded;
 }
 
-static char **
-offers (GObject *loaded)
-{
-  return NULL;
-}
-
 static RegCompiler *
 make (GObject     *loaded,
       const char  *name,
@@ -50,7 +44,6 @@ make (GObject     *loaded,
 static const RegLoader silent_loader = {
   .name = "python",
   .load = load,
-  .offers = offers,
   .make = make,
 };
 
